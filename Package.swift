@@ -1,0 +1,45 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "DownloadLedger",
+    products: [
+        .library(name: "DownloadLedger", targets: ["DownloadLedger"]),
+        .library(name: "LoopbackHTTP", targets: ["LoopbackHTTP"]),
+        .executable(name: "dledger", targets: ["dledger"]),
+        .executable(name: "ledger-bench", targets: ["ledger-bench"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(
+            name: "CCurl", pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(
+            name: "CCrypto", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]),
+        .target(name: "LedgerCore"),
+        .target(name: "LedgerStore", dependencies: ["LedgerCore", "CSQLite", "CCrypto"]),
+        .target(name: "LedgerTransfer", dependencies: ["CCurl", "CCrypto"]),
+        .target(
+            name: "DownloadLedger",
+            dependencies: ["LedgerCore", "LedgerStore", "LedgerTransfer"]),
+        .target(name: "LoopbackHTTP"),
+        .executableTarget(
+            name: "dledger", dependencies: ["DownloadLedger", "LoopbackHTTP"],
+            path: "tools/dledger"),
+        .executableTarget(
+            name: "ledger-bench",
+            dependencies: ["DownloadLedger", "LoopbackHTTP", "LedgerStore", "CSQLite"],
+            path: "tools/bench"),
+        .testTarget(name: "LedgerCoreTests", dependencies: ["LedgerCore"]),
+        .testTarget(name: "LedgerStoreTests", dependencies: ["LedgerStore", "LedgerCore", "CSQLite"]),
+        .testTarget(
+            name: "LedgerTransferTests", dependencies: ["LedgerTransfer", "LoopbackHTTP"]),
+        .testTarget(
+            name: "DownloadLedgerTests", dependencies: ["DownloadLedger", "LoopbackHTTP"]),
+        .testTarget(name: "LoopbackHTTPTests", dependencies: ["LoopbackHTTP"]),
+        .testTarget(name: "DledgerTests", dependencies: ["LoopbackHTTP"]),
+    ]
+)

@@ -1,0 +1,15 @@
+#ifndef CSQLITE_SHIM_H
+#define CSQLITE_SHIM_H
+#include <sqlite3.h>
+
+/// SQLITE_TRANSIENT is a cast macro Swift cannot import; bind calls use it through these.
+static inline int csqlite_bind_text_transient(sqlite3_stmt *s, int i, const char *t, int n) {
+    return sqlite3_bind_text(s, i, t, n, SQLITE_TRANSIENT);
+}
+static inline int csqlite_bind_blob_transient(sqlite3_stmt *s, int i, const void *b, int n) {
+    return sqlite3_bind_blob(s, i, b, n, SQLITE_TRANSIENT);
+}
+static inline int csqlite_config_busy_timeout(sqlite3 *db, int ms) {
+    return sqlite3_busy_timeout(db, ms);
+}
+#endif

@@ -1,0 +1,1 @@
+// DownloadLedger module: see ARCHITECTURE.md.

@@ -1,0 +1,1 @@
+// LedgerCore module: see ARCHITECTURE.md.

@@ -1,0 +1,1 @@
+// LedgerStore module: see ARCHITECTURE.md.

@@ -1,0 +1,1 @@
+// LedgerTransfer module: see ARCHITECTURE.md.

@@ -1,0 +1,1 @@
+// LoopbackHTTP module: see ARCHITECTURE.md.
