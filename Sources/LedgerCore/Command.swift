@@ -1,0 +1,73 @@
+/// Where new URLs go.
+public enum AddPlacement: Sendable, Equatable {
+    /// The end of the first section (a section "Downloads" is created when the list has none).
+    case end
+    /// Into an existing section, at an index (nil: its end).
+    case section(Int, index: Int?)
+    /// The end of the first section with this title, created at the end of the list when there is none.
+    case titled(String)
+    /// Into a new section with this title, inserted at `at` (nil: after the last section).
+    case newSection(title: String, at: Int?)
+}
+
+/// Which tasks a bulk command covers.
+public enum Selection: Sendable, Equatable {
+    case tasks([TaskID])
+    case section(Int)
+    case all
+}
+
+/// A user's intent. Validated against the current projection, it becomes one event, or a `LedgerError`.
+public enum Command: Sendable, Equatable {
+    case add(urls: [String], placement: AddPlacement, name: String?, sha256: String?, directory: String?)
+    case move([TaskID], to: Location)
+    case insertSection(title: String, at: Int?)
+    case renameSection(Int, title: String)
+    case moveSection(Int, to: Int)
+    case removeSection(Int)
+    case delete(Selection, mode: DeleteMode)
+    /// Restore the given tasks (nil: the whole to-delete list) to `to`, or where each was when nil.
+    case restore([TaskID]?, to: Location?)
+    /// Purge the given tasks (nil: the whole to-delete list).
+    case purge([TaskID]?)
+    case redownload([TaskID])
+    case rename(TaskID, name: String)
+    case pause(Selection)
+    case resume(Selection)
+    case stop(Selection)
+    case setMaxDownloads(Int)
+    case setSpeedLimit(Int64)
+    case sort(SortMode, descending: Bool)
+    case setAutoRemoveEmptySections(Bool)
+    case undo
+    case redo
+}
+
+/// What a valid command decided: the entry to append, and what to tell the user.
+public struct Decision: Sendable, Equatable {
+    public var entry: Entry
+    /// Ids assigned by an add, in URL order.
+    public var added: [TaskID] = []
+    /// URLs an add skipped, with the reason.
+    public var skipped: [(url: String, reason: String)] = []
+    /// For undo and redo: the seq of the action undone or redone, and its kind.
+    public var target: (seq: Int64, kind: String)?
+
+    public init(entry: Entry) { self.entry = entry }
+
+    public static func == (a: Decision, b: Decision) -> Bool {
+        a.entry == b.entry && a.added == b.added && a.skipped.map(\.url) == b.skipped.map(\.url)
+            && a.skipped.map(\.reason) == b.skipped.map(\.reason) && a.target?.seq == b.target?.seq
+    }
+}
+
+/// An add whose every URL was skipped: nothing to append, but the user must hear why.
+public struct NothingAdded: Error, Sendable, CustomStringConvertible {
+    public var skipped: [(url: String, reason: String)]
+
+    public var description: String {
+        skipped.count == 1
+            ? "nothing added: \(skipped[0].url): \(skipped[0].reason)"
+            : "nothing added: all \(skipped.count) URLs were skipped"
+    }
+}

@@ -1,0 +1,256 @@
+extension DownloadList {
+    /// Validates a command against this state and decides the one entry that records it.
+    /// - Throws: `LedgerError` (or `NothingAdded`) when the command is invalid; nothing is to be appended then.
+    /// - Complexity: O(tasks the command names), plus one pass over the list for moves and deletes.
+    public func decide(_ command: Command) throws -> Decision {
+        switch command {
+        case .add(let urls, let placement, let name, let sha256, let directory):
+            return try decideAdd(urls, placement, name: name, sha256: sha256, directory: directory)
+        case .move(let ids, let to):
+            try requireManual()
+            let live = try liveTasks(ids)
+            let s = try sectionIndex(to.section)
+            let remaining = sections[s].tasks.filter { !live.contains($0) }.count
+            let index = to.index ?? remaining
+            guard (0...remaining).contains(index) else {
+                throw LedgerError.indexOutOfRange(index, section: s, count: remaining)
+            }
+            return Decision(entry: Entry(.tasksMoved(ids: unique(live), section: s, index: index)))
+        case .insertSection(let title, let at):
+            let title = try Validation.title(title)
+            let index = at ?? sections.count
+            guard (0...sections.count).contains(index) else {
+                throw LedgerError.noSuchSection(index, count: sections.count + 1)
+            }
+            return Decision(entry: Entry(.sectionInserted(index: index, title: title)))
+        case .renameSection(let index, let title):
+            let title = try Validation.title(title)
+            return Decision(entry: Entry(.sectionRenamed(index: try sectionIndex(index), title: title)))
+        case .moveSection(let from, let to):
+            let from = try sectionIndex(from)
+            let to = try sectionIndex(to)
+            guard from != to else { throw LedgerError.nothingToDo("section \(from) is already at \(to)") }
+            return Decision(entry: Entry(.sectionMoved(from: from, to: to)))
+        case .removeSection(let index):
+            let s = try sectionIndex(index)
+            guard sections[s].tasks.isEmpty else { throw LedgerError.sectionNotEmpty(s, tasks: sections[s].tasks.count) }
+            return Decision(entry: Entry(.sectionRemoved(index: s)))
+        case .delete(let selection, let mode):
+            let ids = try select(selection)
+            guard !ids.isEmpty else { throw LedgerError.nothingToDo("nothing to delete") }
+            if mode == .file { return Decision(entry: Entry(.filesDeleted(ids: ids))) }
+            return Decision(entry: Entry(.tasksDeleted(ids: ids, modes: [mode])))
+        case .restore(let ids, let to):
+            let chosen = try trashed(ids)
+            if let to {
+                if sortMode != .manual { throw LedgerError.needsManualSort(sortMode) }
+                let s = try sectionIndex(to.section)
+                if let i = to.index, !(0...sections[s].tasks.count).contains(i) {
+                    throw LedgerError.indexOutOfRange(i, section: s, count: sections[s].tasks.count)
+                }
+            }
+            return Decision(entry: Entry(.tasksRestored(ids: chosen, to: to)))
+        case .purge(let ids):
+            return Decision(entry: Entry(.trashPurged(ids: try trashed(ids))))
+        case .redownload(let ids):
+            return Decision(entry: Entry(.tasksRedownloaded(ids: unique(try liveTasks(ids)))))
+        case .rename(let id, let raw):
+            let name = try Validation.name(raw)
+            guard let t = tasks[id] else { throw LedgerError.noSuchTask(id) }
+            guard t.displayName != name || (t.fileName != nil && t.fileName != name) else {
+                throw LedgerError.nothingToDo("task #\(id) is already named '\(name)'")
+            }
+            let file = t.state == .finished && t.fileName != nil ? name : nil
+            return Decision(entry: Entry(.taskRenamed(id: id, name: name, fileName: file)))
+        case .pause(let selection):
+            return try decideState(selection, verb: "pause", from: [.waiting, .downloading]) { .tasksPaused(ids: $0) }
+        case .stop(let selection):
+            return try decideState(selection, verb: "stop", from: [.waiting, .downloading, .paused]) {
+                .tasksStopped(ids: $0)
+            }
+        case .resume(let selection):
+            return try decideState(selection, verb: "resume", from: [.paused, .stopped, .failed]) {
+                .tasksResumed(ids: $0)
+            }
+        case .setMaxDownloads(let n):
+            guard n >= 0 else { throw LedgerError.invalidValue("maximum download count must be 0 or more, not \(n)") }
+            guard n != maxDownloads else { throw LedgerError.nothingToDo("maximum download count is already \(n)") }
+            return Decision(entry: Entry(.maxDownloadsChanged(n)))
+        case .setSpeedLimit(let n):
+            guard n >= 0 else { throw LedgerError.invalidValue("speed limit must be 0 or more, not \(n)") }
+            guard n != speedLimit else { throw LedgerError.nothingToDo("speed limit is already \(n) B/s") }
+            return Decision(entry: Entry(.speedLimitChanged(n)))
+        case .sort(let mode, let descending):
+            guard mode != sortMode || descending != sortDescending else {
+                throw LedgerError.nothingToDo("the list is already sorted that way")
+            }
+            return Decision(entry: Entry(.sortChanged(mode, descending: descending)))
+        case .setAutoRemoveEmptySections(let on):
+            guard on != autoRemoveEmptySections else { throw LedgerError.nothingToDo("nothing changes") }
+            return Decision(entry: Entry(.emptySectionsPolicyChanged(autoRemove: on)))
+        case .undo:
+            guard let step = undoStack.last else { throw LedgerError.nothingToUndo }
+            try check(step)
+            var d = Decision(entry: Entry(step.inverse, undoes: step.seq))
+            d.target = (step.seq, step.kind)
+            return d
+        case .redo:
+            guard let step = redoStack.last else { throw LedgerError.nothingToRedo }
+            try check(step)
+            var d = Decision(entry: Entry(step.inverse, redoes: step.seq))
+            d.target = (step.seq, step.kind)
+            return d
+        }
+    }
+
+    private func requireManual() throws {
+        if sortMode != .manual { throw LedgerError.needsManualSort(sortMode) }
+    }
+
+    private func sectionIndex(_ index: Int) throws -> Int {
+        guard sections.indices.contains(index) else { throw LedgerError.noSuchSection(index, count: sections.count) }
+        return index
+    }
+
+    private func unique(_ ids: [TaskID]) -> [TaskID] {
+        var seen: Set<TaskID> = []
+        return ids.filter { seen.insert($0).inserted }
+    }
+
+    /// The ids, each a task in the list (not the to-delete list).
+    private func liveTasks(_ ids: [TaskID]) throws -> [TaskID] {
+        guard !ids.isEmpty else { throw LedgerError.nothingToDo("no task given") }
+        for id in ids {
+            guard tasks[id] != nil else { throw LedgerError.noSuchTask(id) }
+            if isTrashed(id) { throw LedgerError.taskInTrash(id) }
+        }
+        return ids
+    }
+
+    private func trashed(_ ids: [TaskID]?) throws -> [TaskID] {
+        guard let ids else {
+            guard !trash.isEmpty else { throw LedgerError.nothingToDo("the to-delete list is empty") }
+            return trash.map(\.id)
+        }
+        guard !ids.isEmpty else { throw LedgerError.nothingToDo("no task given") }
+        for id in ids {
+            guard tasks[id] != nil else { throw LedgerError.noSuchTask(id) }
+            guard isTrashed(id) else { throw LedgerError.taskNotInTrash(id) }
+        }
+        return unique(ids)
+    }
+
+    private func select(_ selection: Selection) throws -> [TaskID] {
+        switch selection {
+        case .tasks(let ids): return unique(try liveTasks(ids))
+        case .section(let s): return sections[try sectionIndex(s)].tasks
+        case .all: return sections.flatMap(\.tasks)
+        }
+    }
+
+    private func decideState(
+        _ selection: Selection, verb: String, from states: Set<TaskState>, _ make: ([TaskID]) -> Event
+    ) throws -> Decision {
+        let ids = try select(selection).filter { states.contains(tasks[$0]!.state) }
+        guard !ids.isEmpty else {
+            if case .tasks(let given) = selection, given.count == 1, let t = tasks[given[0]] {
+                throw LedgerError.nothingToDo("task #\(t.id) is \(t.state.rawValue): nothing to \(verb)")
+            }
+            throw LedgerError.nothingToDo("nothing to \(verb)")
+        }
+        return Decision(entry: Entry(make(ids)))
+    }
+
+    private func decideAdd(
+        _ urls: [String], _ placement: AddPlacement, name: String?, sha256: String?, directory: String?
+    ) throws -> Decision {
+        guard !urls.isEmpty else { throw LedgerError.nothingToDo("no URL given") }
+        let name = try name.map(Validation.name)
+        let sha = try sha256.map(Validation.sha256)
+        if urls.count > 1, name != nil || sha != nil {
+            throw LedgerError.invalidValue("--name and --sha256 apply to a single URL")
+        }
+        let (section, index, title) = try resolve(placement)
+        var seen: Set<String> = []
+        var next = nextID
+        var new: [NewTask] = []
+        var skipped: [(url: String, reason: String)] = []
+        for raw in urls {
+            let url: String
+            do { url = try Validation.url(raw) } catch let e as LedgerError {
+                if case .invalidURL(_, let reason) = e { skipped.append((raw, "not a URL (\(reason))")) }
+                continue
+            }
+            if let existing = urlIndex[url] {
+                skipped.append((url, "duplicate of task #\(existing)\(isTrashed(existing) ? " (in the to-delete list)" : "")"))
+                continue
+            }
+            guard seen.insert(url).inserted else {
+                skipped.append((url, "given twice"))
+                continue
+            }
+            new.append(NewTask(id: next, url: url, name: name, sha256: sha, directory: directory ?? self.directory))
+            next += 1
+        }
+        guard !new.isEmpty else { throw NothingAdded(skipped: skipped) }
+        var d = Decision(entry: Entry(.tasksAdded(tasks: new, section: section, index: index, newSectionTitle: title)))
+        d.added = new.map(\.id)
+        d.skipped = skipped
+        return d
+    }
+
+    /// Section, index and new-section title for an add.
+    private func resolve(_ placement: AddPlacement) throws -> (Int, Int, String?) {
+        switch placement {
+        case .end:
+            return sections.isEmpty ? (0, 0, "Downloads") : (0, sections[0].tasks.count, nil)
+        case .section(let s, let index):
+            try requireManual()
+            let s = try sectionIndex(s)
+            let count = sections[s].tasks.count
+            let i = index ?? count
+            guard (0...count).contains(i) else { throw LedgerError.indexOutOfRange(i, section: s, count: count) }
+            return (s, i, nil)
+        case .titled(let raw):
+            let title = try Validation.title(raw)
+            if let s = sections.firstIndex(where: { $0.title == title }) { return (s, sections[s].tasks.count, nil) }
+            return (sections.count, 0, title)
+        case .newSection(let raw, let at):
+            try requireManual()
+            let title = try Validation.title(raw)
+            let s = at ?? sections.count
+            guard (0...sections.count).contains(s) else { throw LedgerError.noSuchSection(s, count: sections.count + 1) }
+            return (s, 0, title)
+        }
+    }
+
+    /// An undo or redo step is still possible: everything it names is where it must be.
+    private func check(_ step: UndoStep) throws {
+        let fail = { (reason: String) in LedgerError.cannotUndo(seq: step.seq, kind: step.kind, reason: reason) }
+        switch step.inverse {
+        case .tasksDeleted(let ids, _):
+            for id in ids where tasks[id] == nil || isTrashed(id) {
+                throw fail(tasks[id] == nil ? "task #\(id) was purged" : "task #\(id) is already in the to-delete list")
+            }
+        case .tasksRestored(let ids, _):
+            for id in ids where !isTrashed(id) {
+                throw fail(tasks[id] == nil ? "task #\(id) was purged" : "task #\(id) is no longer in the to-delete list")
+            }
+        case .tasksPlaced(let ps):
+            for p in ps where tasks[p.id] == nil || isTrashed(p.id) { throw fail("task #\(p.id) is no longer in the list") }
+        case .sectionRemoved(let i):
+            guard sections.indices.contains(i) else { throw fail("section \(i) is gone") }
+            guard sections[i].tasks.isEmpty else { throw fail("section \(i) is no longer empty") }
+        case .sectionRenamed(let i, _):
+            guard sections.indices.contains(i) else { throw fail("section \(i) is gone") }
+        case .sectionMoved(let from, let to):
+            guard sections.indices.contains(from), sections.indices.contains(to) else { throw fail("the sections changed") }
+        case .taskRenamed(let id, _, _):
+            guard tasks[id] != nil else { throw fail("task #\(id) was purged") }
+        case .statesRestored(let ids, _):
+            for id in ids where tasks[id] == nil { throw fail("task #\(id) was purged") }
+        default:
+            break
+        }
+    }
+}

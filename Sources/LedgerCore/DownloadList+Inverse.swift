@@ -1,0 +1,62 @@
+extension DownloadList {
+    /// The event that undoes `event` if it were applied to this state now, or nil when it cannot be undone
+    /// (purges, redownloads and file deletions destroy data; downloader facts are never undone).
+    func inverseOf(_ event: Event) -> Event? {
+        switch event {
+        case .tasksAdded(let new, _, _, _):
+            let ids = new.map(\.id).filter { tasks[$0] == nil && urlIndex[urlOf(new, $0)] == nil }
+            return ids.isEmpty ? nil : .tasksDeleted(ids: ids, modes: [.all])
+        case .tasksMoved(let ids, _, _):
+            return .tasksPlaced(placements(of: ids))
+        case .tasksPlaced(let ps):
+            return .tasksPlaced(placements(of: ps.map(\.id)))
+        case .sectionInserted(let index, _):
+            return .sectionRemoved(index: Swift.max(0, Swift.min(index, sections.count)))
+        case .sectionRenamed(let index, _):
+            guard sections.indices.contains(index) else { return nil }
+            return .sectionRenamed(index: index, title: sections[index].title)
+        case .sectionMoved(let from, let to):
+            return .sectionMoved(from: Swift.max(0, Swift.min(to, sections.count - 1)), to: from)
+        case .sectionRemoved(let index):
+            guard sections.indices.contains(index) else { return nil }
+            return .sectionInserted(index: index, title: sections[index].title)
+        case .tasksDeleted(let ids, _):
+            let live = ids.filter { tasks[$0] != nil && !isTrashed($0) }
+            return live.isEmpty ? nil : .tasksRestored(ids: live, to: nil)
+        case .tasksRestored(let ids, _):
+            let modes = ids.compactMap { id in trash.first { $0.id == id }?.mode }
+            guard modes.count == ids.count, !ids.isEmpty else { return nil }
+            return .tasksDeleted(ids: ids, modes: Set(modes).count == 1 ? [modes[0]] : modes)
+        case .taskRenamed(let id, _, let fileName):
+            guard let t = tasks[id] else { return nil }
+            return .taskRenamed(id: id, name: t.displayName, fileName: fileName == nil ? nil : t.fileName)
+        case .tasksPaused(let ids), .tasksResumed(let ids), .tasksStopped(let ids), .statesRestored(let ids, _):
+            let known = ids.filter { tasks[$0] != nil }
+            let states = known.map { tasks[$0]!.state == .downloading ? TaskState.waiting : tasks[$0]!.state }
+            return .statesRestored(ids: known, states: states)
+        case .maxDownloadsChanged:
+            return .maxDownloadsChanged(maxDownloads)
+        case .speedLimitChanged:
+            return .speedLimitChanged(speedLimit)
+        case .sortChanged:
+            return .sortChanged(sortMode, descending: sortDescending)
+        case .emptySectionsPolicyChanged:
+            return .emptySectionsPolicyChanged(autoRemove: autoRemoveEmptySections)
+        case .ledgerCreated, .filesDeleted, .trashPurged, .tasksRedownloaded, .transferStarted, .transferResolved,
+            .transferPaused, .transferCompleted, .transferFailed:
+            return nil
+        }
+    }
+
+    private func urlOf(_ new: [NewTask], _ id: TaskID) -> String {
+        new.first { $0.id == id }?.url ?? ""
+    }
+
+    /// Where the given live tasks are now, in list order.
+    func placements(of ids: [TaskID]) -> [Placement] {
+        let found = locations(of: Set(ids))
+        return found.map { id, loc in
+            Placement(id: id, sectionTitle: sections[loc.section].title, section: loc.section, index: loc.index)
+        }.sorted { ($0.section, $0.index) < ($1.section, $1.index) }
+    }
+}

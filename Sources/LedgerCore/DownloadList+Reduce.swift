@@ -1,0 +1,290 @@
+extension DownloadList {
+    /// Folds one logged entry into the list. Pure and deterministic: no clock, no I/O; time comes with the entry.
+    /// Entries were validated when they were appended; replay of a foreign or damaged log never traps: indexes
+    /// are clamped and unknown ids ignored.
+    /// - Complexity: O(tasks the event names) for most events; moves and deletes also search their sections.
+    public mutating func apply(_ logged: LoggedEntry) {
+        let event = logged.entry.event
+        let inverse = event.isTransferFact ? nil : inverseOf(event)
+        reduce(event, time: logged.time)
+        head = logged.seq
+        headTime = logged.time
+        guard !event.isTransferFact else { return }
+        recordUndo(logged, inverse: inverse)
+    }
+
+    private mutating func recordUndo(_ logged: LoggedEntry, inverse: Event?) {
+        let entry = logged.entry
+        if let undone = entry.undoes {
+            guard let i = undoStack.lastIndex(where: { $0.seq == undone }) else { return }
+            let step = undoStack.remove(at: i)
+            if let inverse { redoStack.append(UndoStep(seq: undone, kind: step.kind, inverse: inverse)) }
+        } else if let redone = entry.redoes {
+            guard let i = redoStack.lastIndex(where: { $0.seq == redone }) else { return }
+            let step = redoStack.remove(at: i)
+            if let inverse { pushUndo(UndoStep(seq: logged.seq, kind: step.kind, inverse: inverse)) }
+        } else {
+            redoStack.removeAll()
+            if let inverse { pushUndo(UndoStep(seq: logged.seq, kind: entry.event.kind, inverse: inverse)) }
+        }
+    }
+
+    private mutating func pushUndo(_ step: UndoStep) {
+        undoStack.append(step)
+        if undoStack.count > Self.undoDepth { undoStack.removeFirst(undoStack.count - Self.undoDepth) }
+    }
+
+    private mutating func reduce(_ event: Event, time: Int64) {
+        switch event {
+        case .ledgerCreated(let directory, let max):
+            self.directory = directory
+            maxDownloads = max
+        case .tasksAdded(let new, let section, let index, let title):
+            addTasks(new, section: section, index: index, newSectionTitle: title, time: time)
+        case .tasksMoved(let ids, let section, let index):
+            moveTasks(ids, section: section, index: index)
+        case .tasksPlaced(let placements):
+            place(placements)
+        case .sectionInserted(let index, let title):
+            sections.insert(Section(title: title), at: clamp(index, sections.count))
+        case .sectionRenamed(let index, let title):
+            if sections.indices.contains(index) { sections[index].title = title }
+        case .sectionMoved(let from, let to):
+            guard sections.indices.contains(from) else { return }
+            let moved = sections.remove(at: from)
+            sections.insert(moved, at: clamp(to, sections.count))
+        case .sectionRemoved(let index):
+            if sections.indices.contains(index), sections[index].tasks.isEmpty { sections.remove(at: index) }
+        case .tasksDeleted(let ids, let modes):
+            deleteTasks(ids, modes: modes, time: time)
+        case .filesDeleted(let ids), .tasksRedownloaded(let ids):
+            for id in ids { tasks[id]?.resetTransfer() }
+        case .tasksRestored(let ids, let to):
+            restore(ids, to: to)
+        case .trashPurged(let ids):
+            purge(ids)
+        case .taskRenamed(let id, let name, let fileName):
+            tasks[id]?.displayName = name
+            tasks[id]?.nameIsUserChosen = true
+            if let fileName { tasks[id]?.fileName = fileName }
+        case .tasksPaused(let ids):
+            setStates(ids, to: .paused)
+        case .tasksStopped(let ids):
+            setStates(ids, to: .stopped)
+        case .tasksResumed(let ids):
+            for id in ids where tasks[id].map({ [.paused, .stopped, .failed].contains($0.state) }) == true {
+                tasks[id]?.state = .waiting
+                tasks[id]?.failure = nil
+            }
+        case .statesRestored(let ids, let states):
+            for (id, state) in zip(ids, states) where tasks[id] != nil { tasks[id]!.state = state }
+        case .maxDownloadsChanged(let max):
+            maxDownloads = max
+        case .speedLimitChanged(let limit):
+            speedLimit = limit
+        case .sortChanged(let mode, let descending):
+            sortMode = mode
+            sortDescending = descending
+        case .emptySectionsPolicyChanged(let autoRemove):
+            autoRemoveEmptySections = autoRemove
+        case .transferStarted, .transferResolved, .transferPaused, .transferCompleted, .transferFailed:
+            reduceTransfer(event, time: time)
+        }
+    }
+
+    private func clamp(_ value: Int, _ upper: Int) -> Int { Swift.max(0, Swift.min(value, upper)) }
+
+    private mutating func setStates(_ ids: [TaskID], to state: TaskState) {
+        for id in ids where tasks[id].map({ $0.state != .finished }) == true { tasks[id]!.state = state }
+    }
+
+    private mutating func addTasks(_ new: [NewTask], section: Int, index: Int, newSectionTitle: String?, time: Int64) {
+        var s = clamp(section, sections.count)
+        if let newSectionTitle {
+            sections.insert(Section(title: newSectionTitle), at: s)
+        } else if sections.isEmpty {
+            sections.append(Section(title: "Downloads"))
+            s = 0
+        } else if s == sections.count {
+            s -= 1
+        }
+        var fresh: [TaskID] = []
+        fresh.reserveCapacity(new.count)
+        for t in new where tasks[t.id] == nil && urlIndex[t.url] == nil {
+            tasks[t.id] = DownloadTask(
+                id: t.id, url: t.url, displayName: t.name ?? DownloadList.defaultName(forURL: t.url),
+                nameIsUserChosen: t.name != nil, directory: t.directory, expectedSHA256: t.sha256, added: time)
+            urlIndex[t.url] = t.id
+            fresh.append(t.id)
+            nextID = Swift.max(nextID, t.id + 1)
+        }
+        let at = clamp(index, sections[s].tasks.count)
+        if at == sections[s].tasks.count {
+            sections[s].tasks.append(contentsOf: fresh)
+        } else {
+            sections[s].tasks.insert(contentsOf: fresh, at: at)
+        }
+    }
+
+    /// Removes live tasks from their sections; returns the indexes of sections they emptied.
+    private mutating func detach(_ ids: Set<TaskID>) -> Set<Int> {
+        var emptied: Set<Int> = []
+        for s in sections.indices {
+            let before = sections[s].tasks.count
+            sections[s].tasks.removeAll { ids.contains($0) }
+            if before > 0, sections[s].tasks.isEmpty { emptied.insert(s) }
+        }
+        return emptied
+    }
+
+    private mutating func removeEmptied(_ emptied: Set<Int>) {
+        guard autoRemoveEmptySections else { return }
+        for s in emptied.sorted(by: >) where sections.indices.contains(s) && sections[s].tasks.isEmpty {
+            sections.remove(at: s)
+        }
+    }
+
+    private mutating func moveTasks(_ ids: [TaskID], section: Int, index: Int) {
+        let live = ids.filter { tasks[$0] != nil && !isTrashed($0) }
+        guard !sections.isEmpty else { return }
+        var emptied = detach(Set(live))
+        let s = clamp(section, sections.count - 1)
+        sections[s].tasks.insert(contentsOf: live, at: clamp(index, sections[s].tasks.count))
+        emptied.remove(s)
+        removeEmptied(emptied)
+    }
+
+    /// The section for a remembered (index, title): the same index if the title still matches, else the first
+    /// section with that title, else a new section with that title at the remembered index.
+    private mutating func sectionIndex(title: String, near index: Int) -> Int {
+        if sections.indices.contains(index), sections[index].title == title { return index }
+        if let i = sections.firstIndex(where: { $0.title == title }) { return i }
+        let at = clamp(index, sections.count)
+        sections.insert(Section(title: title), at: at)
+        return at
+    }
+
+    private mutating func place(_ placements: [Placement]) {
+        let ids = placements.map(\.id).filter { tasks[$0] != nil && !isTrashed($0) }
+        _ = detach(Set(ids))
+        let ordered = placements.filter { ids.contains($0.id) }.sorted { ($0.section, $0.index) < ($1.section, $1.index) }
+        for p in ordered {
+            let s = sectionIndex(title: p.sectionTitle, near: p.section)
+            sections[s].tasks.insert(p.id, at: clamp(p.index, sections[s].tasks.count))
+        }
+    }
+
+    private mutating func deleteTasks(_ ids: [TaskID], modes: [DeleteMode], time: Int64) {
+        var entries: [TrashEntry] = []
+        let found = locations(of: Set(ids))
+        for (n, id) in ids.enumerated() {
+            guard let (s, i) = found[id] else { continue }
+            let mode = modes.count == 1 ? modes[0] : modes[n]
+            entries.append(
+                TrashEntry(id: id, mode: mode, sectionTitle: sections[s].title, section: s, index: i, deleted: time))
+            if tasks[id]!.state == .downloading { tasks[id]!.state = .waiting }
+        }
+        let emptied = detach(Set(entries.map(\.id)))
+        trash.insert(contentsOf: entries, at: 0)
+        trashed.formUnion(entries.map(\.id))
+        removeEmptied(emptied)
+    }
+
+    private mutating func restore(_ ids: [TaskID], to: Location?) {
+        let wanted = Set(ids)
+        let entries = trash.filter { wanted.contains($0.id) }
+        trash.removeAll { wanted.contains($0.id) }
+        trashed.subtract(entries.map(\.id))
+        if let to {
+            if sections.isEmpty { sections.append(Section(title: "Downloads")) }
+            let s = clamp(to.section, sections.count - 1)
+            let byID = Dictionary(uniqueKeysWithValues: entries.map { ($0.id, $0) })
+            let restored = ids.filter { byID[$0] != nil }
+            sections[s].tasks.insert(contentsOf: restored, at: clamp(to.index ?? .max, sections[s].tasks.count))
+        } else {
+            for e in entries.sorted(by: { ($0.section, $0.index) < ($1.section, $1.index) }) {
+                let s = sectionIndex(title: e.sectionTitle, near: e.section)
+                sections[s].tasks.insert(e.id, at: clamp(e.index, sections[s].tasks.count))
+            }
+        }
+    }
+
+    private mutating func purge(_ ids: [TaskID]) {
+        let wanted = Set(ids.filter(isTrashed))
+        trash.removeAll { wanted.contains($0.id) }
+        trashed.subtract(wanted)
+        for id in wanted {
+            if let url = tasks[id]?.url { urlIndex[url] = nil }
+            tasks[id] = nil
+        }
+    }
+
+    private mutating func reduceTransfer(_ event: Event, time: Int64) {
+        switch event {
+        case .transferStarted(let id, let attempt, let offset):
+            guard var t = tasks[id] else { return }
+            if t.state == .waiting || t.state == .failed || t.state == .downloading { t.state = .downloading }
+            t.attempts = attempt
+            t.bytes = offset
+            t.failure = nil
+            tasks[id] = t
+        case .transferResolved(let id, let size, let serverName, let validator, _, let restarted):
+            guard var t = tasks[id] else { return }
+            t.size = size
+            t.validator = validator
+            if restarted != nil { t.bytes = 0 }
+            if !t.nameIsUserChosen, let serverName { t.displayName = serverName }
+            tasks[id] = t
+        case .transferPaused(let id, let bytes):
+            guard var t = tasks[id] else { return }
+            t.bytes = bytes
+            if t.state == .downloading { t.state = .waiting }
+            tasks[id] = t
+        case .transferCompleted(let id, let bytes, let sha256, let fileName):
+            guard var t = tasks[id] else { return }
+            t.state = .finished
+            t.bytes = bytes
+            t.size = bytes
+            t.sha256 = sha256
+            t.fileName = fileName
+            t.finished = time
+            t.failure = nil
+            if !t.nameIsUserChosen { t.displayName = fileName }
+            tasks[id] = t
+        case .transferFailed(let id, let failure, let bytes):
+            guard var t = tasks[id] else { return }
+            t.state = .failed
+            t.failure = failure
+            t.bytes = bytes
+            tasks[id] = t
+        default:
+            return
+        }
+    }
+
+    /// The name shown before the server says better: the URL's last path component, else its host.
+    public static func defaultName(forURL url: String) -> String {
+        var s = Substring(url)
+        if let q = s.firstIndex(where: { $0 == "?" || $0 == "#" }) { s = s[..<q] }
+        if let colon = s.firstIndex(of: ":"), s[colon...].hasPrefix("://") { s = s[s.index(colon, offsetBy: 3)...] }
+        let parts = s.split(separator: "/", omittingEmptySubsequences: true)
+        let last = parts.count > 1 ? parts.last! : (parts.first ?? "download")
+        let decoded = percentDecoded(last)
+        return decoded.isEmpty ? "download" : decoded
+    }
+
+    static func percentDecoded(_ s: Substring) -> String {
+        guard s.contains("%") else { return String(s) }
+        var out: [UInt8] = []
+        var it = Array(s.utf8)[...]
+        while let b = it.popFirst() {
+            if b == UInt8(ascii: "%"), it.count >= 2, let v = UInt8(String(decoding: it.prefix(2), as: UTF8.self), radix: 16) {
+                out.append(v)
+                it = it.dropFirst(2)
+            } else {
+                out.append(b)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

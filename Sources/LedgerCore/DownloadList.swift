@@ -1,0 +1,83 @@
+/// One user action that can be undone: the seq it was logged at and the event that compensates it.
+public struct UndoStep: Sendable, Equatable {
+    public var seq: Int64
+    public var kind: String
+    public var inverse: Event
+
+    public init(seq: Int64, kind: String, inverse: Event) {
+        self.seq = seq
+        self.kind = kind
+        self.inverse = inverse
+    }
+}
+
+/// The projection of the log: the sectioned list, the to-delete list, settings and undo history.
+/// Changed only by `apply(_:)`, a pure fold over logged entries.
+public struct DownloadList: Sendable, Equatable {
+    /// Bump when `apply` changes meaning: snapshots of other versions are ignored.
+    public static let reducerVersion = 1
+    /// How many user actions undo can reach back.
+    public static let undoDepth = 200
+
+    public internal(set) var tasks: [TaskID: DownloadTask] = [:]
+    /// The user's sections in manual order. Kept whatever the sort mode.
+    public internal(set) var sections: [Section] = []
+    /// The to-delete list, most recently deleted first.
+    public internal(set) var trash: [TrashEntry] = []
+    public internal(set) var nextID: TaskID = 1
+    /// Default download directory, set when the ledger was created.
+    public internal(set) var directory: String = ""
+    /// 0 means unlimited.
+    public internal(set) var maxDownloads: Int = 0
+    /// Bytes per second for all transfers together; 0 means none.
+    public internal(set) var speedLimit: Int64 = 0
+    public internal(set) var sortMode: SortMode = .manual
+    public internal(set) var sortDescending = false
+    public internal(set) var autoRemoveEmptySections = false
+    /// The last seq folded in.
+    public internal(set) var head: Int64 = 0
+    /// Commit time of the last folded event, ms.
+    public internal(set) var headTime: Int64 = 0
+    public internal(set) var undoStack: [UndoStep] = []
+    public internal(set) var redoStack: [UndoStep] = []
+    /// URL → task, over the list and the to-delete list: a URL appears at most once.
+    public internal(set) var urlIndex: [String: TaskID] = [:]
+    /// Ids in `trash`, for O(1) membership.
+    var trashed: Set<TaskID> = []
+
+    public init() {}
+
+    /// Whether the task is in the to-delete list.
+    public func isTrashed(_ id: TaskID) -> Bool { trashed.contains(id) }
+
+    /// Places of the given live tasks, found in one pass over the list.
+    /// - Complexity: O(tasks in the list).
+    public func locations(of ids: Set<TaskID>) -> [TaskID: (section: Int, index: Int)] {
+        var found: [TaskID: (section: Int, index: Int)] = [:]
+        guard !ids.isEmpty else { return found }
+        for (s, section) in sections.enumerated() {
+            for (i, id) in section.tasks.enumerated() where ids.contains(id) {
+                found[id] = (s, i)
+                if found.count == ids.count { return found }
+            }
+        }
+        return found
+    }
+
+    /// The task's place in the manual list, or nil when it is in the to-delete list or unknown.
+    /// - Complexity: O(tasks in the list).
+    public func location(of id: TaskID) -> (section: Int, index: Int)? {
+        for (s, section) in sections.enumerated() {
+            if let i = section.tasks.firstIndex(of: id) { return (s, i) }
+        }
+        return nil
+    }
+
+    /// Tasks in list order: sections top to bottom, then index. Not the to-delete list.
+    public var orderedTasks: [DownloadTask] {
+        sections.flatMap { $0.tasks.compactMap { tasks[$0] } }
+    }
+
+    /// Ids of the tasks in the list (not the to-delete list).
+    public var liveCount: Int { tasks.count - trash.count }
+}

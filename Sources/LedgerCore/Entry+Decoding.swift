@@ -1,0 +1,274 @@
+/// Every field any payload may carry, filled in one pass over the JSON.
+private struct PayloadFields {
+    var id: Int64?
+    var ids: [TaskID] = []
+    var tasks: [NewTask] = []
+    var placements: [Placement] = []
+    var section: Int64?
+    var index: Int64?
+    var from: Int64?
+    var toIndex: Int64?
+    var to: Location?
+    var title: String?
+    var newSection: String?
+    var name: String?
+    var file: String?
+    var dir: String?
+    var max: Int64?
+    var mode: String?
+    var modes: [String] = []
+    var states: [String] = []
+    var bytes: Int64?
+    var size: Int64?
+    var attempt: Int64?
+    var offset: Int64?
+    var sha256: String?
+    var serverName: String?
+    var validator: String?
+    var restarted: String?
+    var code: String?
+    var detail: String?
+    var flag: Bool?
+    var bytesPerSecond: Int64?
+    var undoes: Int64?
+    var redoes: Int64?
+}
+
+extension Entry {
+    /// Decodes a logged payload of the given kind.
+    /// - Throws: `PayloadError` when the bytes are not a payload this version understands.
+    /// - Complexity: O(payload size); no intermediate tree.
+    public static func decode(kind: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer) throws -> Entry {
+        var r = JSONReader(payload)
+        var f = PayloadFields()
+        try r.object { r, key in try read(key, into: &f, &r) }
+        let k = kind.bindMemory(to: UInt8.self)
+        return Entry(try event(kind: k, f, r), undoes: f.undoes, redoes: f.redoes)
+    }
+
+    /// Decodes from Swift values (tests, tools).
+    public static func decode(kind: String, payload: [UInt8]) throws -> Entry {
+        var kindBytes = Array(kind.utf8)
+        return try kindBytes.withUnsafeMutableBytes { k in
+            try payload.withUnsafeBytes { p in try decode(kind: UnsafeRawBufferPointer(k), payload: p) }
+        }
+    }
+
+    private static func read(_ key: UnsafeBufferPointer<UInt8>, into f: inout PayloadFields, _ r: inout JSONReader)
+        throws
+    {
+        if key.equals("id") {
+            f.id = try r.int()
+        } else if key.equals("ids") {
+            try r.array { r in f.ids.append(try r.int()) }
+        } else if key.equals("tasks") {
+            try r.array { r in f.tasks.append(try readTask(&r)) }
+        } else if key.equals("section") {
+            f.section = try r.int()
+        } else if key.equals("index") {
+            f.index = try r.int()
+        } else if key.equals("bytes") {
+            f.bytes = try r.int()
+        } else if key.equals("attempt") {
+            f.attempt = try r.int()
+        } else if key.equals("offset") {
+            f.offset = try r.int()
+        } else if key.equals("size") {
+            f.size = try r.int()
+        } else if key.equals("sha256") {
+            f.sha256 = try r.string()
+        } else if key.equals("file") {
+            f.file = try r.string()
+        } else if key.equals("title") {
+            f.title = try r.string()
+        } else if key.equals("newSection") {
+            f.newSection = try r.string()
+        } else if key.equals("name") {
+            f.name = try r.string()
+        } else if key.equals("dir") {
+            f.dir = try r.string()
+        } else if key.equals("max") {
+            f.max = try r.int()
+        } else if key.equals("mode") {
+            f.mode = try r.string()
+        } else if key.equals("modes") {
+            try r.array { r in f.modes.append(try r.string()) }
+        } else if key.equals("states") {
+            try r.array { r in f.states.append(try r.string()) }
+        } else if key.equals("from") {
+            f.from = try r.int()
+        } else if key.equals("toIndex") {
+            f.toIndex = try r.int()
+        } else if key.equals("to") {
+            var section: Int64?
+            var index: Int64?
+            try r.object { r, k in
+                if k.equals("section") {
+                    section = try r.int()
+                } else if k.equals("index") {
+                    index = try r.int()
+                } else {
+                    try r.skip()
+                }
+            }
+            guard let section else { throw r.fail("'to' without a section") }
+            f.to = Location(section: Int(section), index: index.map { Int($0) })
+        } else if key.equals("placements") {
+            try r.array { r in f.placements.append(try readPlacement(&r)) }
+        } else if key.equals("serverName") {
+            f.serverName = try r.string()
+        } else if key.equals("validator") {
+            f.validator = try r.string()
+        } else if key.equals("restarted") {
+            f.restarted = try r.string()
+        } else if key.equals("code") {
+            f.code = try r.string()
+        } else if key.equals("detail") {
+            f.detail = try r.string()
+        } else if key.equals("retryable") || key.equals("acceptsRanges") || key.equals("descending")
+            || key.equals("autoRemove")
+        {
+            f.flag = try r.bool()
+        } else if key.equals("bytesPerSecond") {
+            f.bytesPerSecond = try r.int()
+        } else if key.equals("undoes") {
+            f.undoes = try r.int()
+        } else if key.equals("redoes") {
+            f.redoes = try r.int()
+        } else {
+            try r.skip()
+        }
+    }
+
+    private static func readTask(_ r: inout JSONReader) throws -> NewTask {
+        var id: Int64?
+        var url: String?
+        var name: String?
+        var sha: String?
+        var dir: String?
+        try r.object { r, k in
+            if k.equals("id") {
+                id = try r.int()
+            } else if k.equals("url") {
+                url = try r.string()
+            } else if k.equals("name") {
+                name = try r.string()
+            } else if k.equals("sha256") {
+                sha = try r.string()
+            } else if k.equals("dir") {
+                dir = try r.string()
+            } else {
+                try r.skip()
+            }
+        }
+        guard let id, let url, let dir else { throw r.fail("task without id, url or dir") }
+        return NewTask(id: id, url: url, name: name, sha256: sha, directory: dir)
+    }
+
+    private static func readPlacement(_ r: inout JSONReader) throws -> Placement {
+        var id: Int64?
+        var title: String?
+        var section: Int64?
+        var index: Int64?
+        try r.object { r, k in
+            if k.equals("id") {
+                id = try r.int()
+            } else if k.equals("title") {
+                title = try r.string()
+            } else if k.equals("section") {
+                section = try r.int()
+            } else if k.equals("index") {
+                index = try r.int()
+            } else {
+                try r.skip()
+            }
+        }
+        guard let id, let title, let section, let index else { throw r.fail("incomplete placement") }
+        return Placement(id: id, sectionTitle: title, section: Int(section), index: Int(index))
+    }
+
+    private static func need<T>(_ value: T?, _ name: String, _ r: JSONReader) throws -> T {
+        guard let value else { throw r.fail("missing '\(name)'") }
+        return value
+    }
+
+    private static func modes(_ f: PayloadFields, _ r: JSONReader) throws -> [DeleteMode] {
+        let raw = f.mode.map { [$0] } ?? f.modes
+        let modes = raw.compactMap(DeleteMode.init(rawValue:))
+        guard !modes.isEmpty, modes.count == raw.count, modes.count == 1 || modes.count == f.ids.count else {
+            throw r.fail("bad delete modes")
+        }
+        return modes
+    }
+
+    private static func event(kind k: UnsafeBufferPointer<UInt8>, _ f: PayloadFields, _ r: JSONReader) throws -> Event {
+        if k.equals("transferStarted") {
+            return .transferStarted(
+                id: try need(f.id, "id", r), attempt: Int(f.attempt ?? 1), offset: f.offset ?? 0)
+        } else if k.equals("transferResolved") {
+            return .transferResolved(
+                id: try need(f.id, "id", r), size: f.size, serverName: f.serverName, validator: f.validator,
+                acceptsRanges: f.flag ?? false, restartedFromZero: f.restarted)
+        } else if k.equals("transferPaused") {
+            return .transferPaused(id: try need(f.id, "id", r), bytes: f.bytes ?? 0)
+        } else if k.equals("transferCompleted") {
+            return .transferCompleted(
+                id: try need(f.id, "id", r), bytes: f.bytes ?? 0, sha256: f.sha256 ?? "",
+                fileName: try need(f.file, "file", r))
+        } else if k.equals("transferFailed") {
+            let failure = TaskFailure(code: f.code ?? "unknown", detail: f.detail ?? "", retryable: f.flag ?? false)
+            return .transferFailed(id: try need(f.id, "id", r), failure: failure, bytes: f.bytes ?? 0)
+        } else if k.equals("tasksAdded") {
+            return .tasksAdded(
+                tasks: f.tasks, section: Int(try need(f.section, "section", r)),
+                index: Int(try need(f.index, "index", r)), newSectionTitle: f.newSection)
+        } else if k.equals("ledgerCreated") {
+            return .ledgerCreated(directory: try need(f.dir, "dir", r), maxDownloads: Int(f.max ?? 0))
+        } else if k.equals("tasksMoved") {
+            return .tasksMoved(
+                ids: f.ids, section: Int(try need(f.section, "section", r)), index: Int(try need(f.index, "index", r)))
+        } else if k.equals("tasksPlaced") {
+            return .tasksPlaced(f.placements)
+        } else if k.equals("sectionInserted") {
+            return .sectionInserted(index: Int(try need(f.index, "index", r)), title: try need(f.title, "title", r))
+        } else if k.equals("sectionRenamed") {
+            return .sectionRenamed(index: Int(try need(f.index, "index", r)), title: try need(f.title, "title", r))
+        } else if k.equals("sectionMoved") {
+            return .sectionMoved(from: Int(try need(f.from, "from", r)), to: Int(try need(f.toIndex, "toIndex", r)))
+        } else if k.equals("sectionRemoved") {
+            return .sectionRemoved(index: Int(try need(f.index, "index", r)))
+        } else if k.equals("tasksDeleted") {
+            return .tasksDeleted(ids: f.ids, modes: try modes(f, r))
+        } else if k.equals("filesDeleted") {
+            return .filesDeleted(ids: f.ids)
+        } else if k.equals("tasksRestored") {
+            return .tasksRestored(ids: f.ids, to: f.to)
+        } else if k.equals("trashPurged") {
+            return .trashPurged(ids: f.ids)
+        } else if k.equals("tasksRedownloaded") {
+            return .tasksRedownloaded(ids: f.ids)
+        } else if k.equals("taskRenamed") {
+            return .taskRenamed(id: try need(f.id, "id", r), name: try need(f.name, "name", r), fileName: f.file)
+        } else if k.equals("tasksPaused") {
+            return .tasksPaused(ids: f.ids)
+        } else if k.equals("tasksResumed") {
+            return .tasksResumed(ids: f.ids)
+        } else if k.equals("tasksStopped") {
+            return .tasksStopped(ids: f.ids)
+        } else if k.equals("statesRestored") {
+            let states = f.states.compactMap(TaskState.init(rawValue:))
+            guard states.count == f.ids.count, f.states.count == states.count else { throw r.fail("bad states") }
+            return .statesRestored(ids: f.ids, states: states)
+        } else if k.equals("maxDownloadsChanged") {
+            return .maxDownloadsChanged(Int(try need(f.max, "max", r)))
+        } else if k.equals("speedLimitChanged") {
+            return .speedLimitChanged(try need(f.bytesPerSecond, "bytesPerSecond", r))
+        } else if k.equals("sortChanged") {
+            guard let mode = f.mode.flatMap(SortMode.init(rawValue:)) else { throw r.fail("bad sort mode") }
+            return .sortChanged(mode, descending: f.flag ?? false)
+        } else if k.equals("emptySectionsPolicyChanged") {
+            return .emptySectionsPolicyChanged(autoRemove: try need(f.flag, "autoRemove", r))
+        }
+        throw r.fail("unknown event kind '\(String(decoding: k, as: UTF8.self))'")
+    }
+}

@@ -1,0 +1,115 @@
+extension Entry {
+    /// The canonical payload: compact JSON, fields in a fixed order, absent optionals omitted.
+    /// - Complexity: O(size of the event).
+    public func encodedPayload() -> [UInt8] {
+        var w = JSONWriter()
+        w.beginObject()
+        switch event {
+        case .ledgerCreated(let directory, let maxDownloads):
+            w.field("dir", directory)
+            w.field("max", maxDownloads)
+        case .tasksAdded(let tasks, let section, let index, let title):
+            w.beginArray("tasks")
+            for t in tasks {
+                w.beginObject()
+                w.field("id", t.id)
+                w.field("url", t.url)
+                w.field("name", t.name)
+                w.field("sha256", t.sha256)
+                w.field("dir", t.directory)
+                w.endObject()
+            }
+            w.endArray()
+            w.field("section", section)
+            w.field("index", index)
+            w.field("newSection", title)
+        case .tasksMoved(let ids, let section, let index):
+            w.field("ids", ids: ids)
+            w.field("section", section)
+            w.field("index", index)
+        case .tasksPlaced(let placements):
+            w.beginArray("placements")
+            for p in placements {
+                w.beginObject()
+                w.field("id", p.id)
+                w.field("title", p.sectionTitle)
+                w.field("section", p.section)
+                w.field("index", p.index)
+                w.endObject()
+            }
+            w.endArray()
+        case .sectionInserted(let index, let title), .sectionRenamed(let index, let title):
+            w.field("index", index)
+            w.field("title", title)
+        case .sectionMoved(let from, let to):
+            w.field("from", from)
+            w.field("toIndex", to)
+        case .sectionRemoved(let index):
+            w.field("index", index)
+        case .tasksDeleted(let ids, let modes):
+            w.field("ids", ids: ids)
+            if modes.count == 1 {
+                w.field("mode", modes[0].rawValue)
+            } else {
+                w.field("modes", strings: modes.map(\.rawValue))
+            }
+        case .filesDeleted(let ids), .trashPurged(let ids), .tasksRedownloaded(let ids),
+            .tasksPaused(let ids), .tasksResumed(let ids), .tasksStopped(let ids):
+            w.field("ids", ids: ids)
+        case .tasksRestored(let ids, let to):
+            w.field("ids", ids: ids)
+            if let to {
+                w.key("to")
+                w.beginObject()
+                w.field("section", to.section)
+                w.field("index", to.index.map(Int64.init))
+                w.endObject()
+            }
+        case .taskRenamed(let id, let name, let fileName):
+            w.field("id", id)
+            w.field("name", name)
+            w.field("file", fileName)
+        case .statesRestored(let ids, let states):
+            w.field("ids", ids: ids)
+            w.field("states", strings: states.map(\.rawValue))
+        case .maxDownloadsChanged(let max):
+            w.field("max", max)
+        case .speedLimitChanged(let limit):
+            w.field("bytesPerSecond", limit)
+        case .sortChanged(let mode, let descending):
+            w.field("mode", mode.rawValue)
+            w.field("descending", descending)
+        case .emptySectionsPolicyChanged(let autoRemove):
+            w.field("autoRemove", autoRemove)
+        case .transferStarted(let id, let attempt, let offset):
+            w.field("id", id)
+            w.field("attempt", attempt)
+            w.field("offset", offset)
+        case .transferResolved(let id, let size, let serverName, let validator, let acceptsRanges, let restarted):
+            w.field("id", id)
+            w.field("size", size)
+            w.field("serverName", serverName)
+            w.field("validator", validator)
+            w.field("acceptsRanges", acceptsRanges)
+            w.field("restarted", restarted)
+        case .transferPaused(let id, let bytes):
+            w.field("id", id)
+            w.field("bytes", bytes)
+        case .transferCompleted(let id, let bytes, let sha256, let fileName):
+            w.field("id", id)
+            w.field("bytes", bytes)
+            w.field("sha256", sha256)
+            w.field("file", fileName)
+        case .transferFailed(let id, let failure, let bytes):
+            w.field("id", id)
+            w.field("code", failure.code)
+            w.field("detail", failure.detail)
+            w.field("retryable", failure.retryable)
+            w.field("bytes", bytes)
+        }
+        w.field("undoes", undoes)
+        w.field("redoes", redoes)
+        w.endObject()
+        return w.bytes
+    }
+}

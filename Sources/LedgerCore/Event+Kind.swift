@@ -1,0 +1,46 @@
+extension Event {
+    /// The payload schema version written with every event.
+    public static let payloadVersion = 1
+
+    /// The event's name in the log's `kind` column.
+    public var kind: String {
+        switch self {
+        case .ledgerCreated: return "ledgerCreated"
+        case .tasksAdded: return "tasksAdded"
+        case .tasksMoved: return "tasksMoved"
+        case .tasksPlaced: return "tasksPlaced"
+        case .sectionInserted: return "sectionInserted"
+        case .sectionRenamed: return "sectionRenamed"
+        case .sectionMoved: return "sectionMoved"
+        case .sectionRemoved: return "sectionRemoved"
+        case .tasksDeleted: return "tasksDeleted"
+        case .filesDeleted: return "filesDeleted"
+        case .tasksRestored: return "tasksRestored"
+        case .trashPurged: return "trashPurged"
+        case .tasksRedownloaded: return "tasksRedownloaded"
+        case .taskRenamed: return "taskRenamed"
+        case .tasksPaused: return "tasksPaused"
+        case .tasksResumed: return "tasksResumed"
+        case .tasksStopped: return "tasksStopped"
+        case .statesRestored: return "statesRestored"
+        case .maxDownloadsChanged: return "maxDownloadsChanged"
+        case .speedLimitChanged: return "speedLimitChanged"
+        case .sortChanged: return "sortChanged"
+        case .emptySectionsPolicyChanged: return "emptySectionsPolicyChanged"
+        case .transferStarted: return "transferStarted"
+        case .transferResolved: return "transferResolved"
+        case .transferPaused: return "transferPaused"
+        case .transferCompleted: return "transferCompleted"
+        case .transferFailed: return "transferFailed"
+        }
+    }
+
+    /// Every kind name, in catalog order.
+    public static let allKinds: [String] = [
+        "ledgerCreated", "tasksAdded", "tasksMoved", "tasksPlaced", "sectionInserted", "sectionRenamed",
+        "sectionMoved", "sectionRemoved", "tasksDeleted", "filesDeleted", "tasksRestored", "trashPurged",
+        "tasksRedownloaded", "taskRenamed", "tasksPaused", "tasksResumed", "tasksStopped", "statesRestored",
+        "maxDownloadsChanged", "speedLimitChanged", "sortChanged", "emptySectionsPolicyChanged",
+        "transferStarted", "transferResolved", "transferPaused", "transferCompleted", "transferFailed",
+    ]
+}

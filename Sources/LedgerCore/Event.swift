@@ -1,0 +1,123 @@
+/// How predefined views order and group the list; `manual` shows the user's sections.
+public enum SortMode: String, Sendable, CaseIterable {
+    case manual, added, name, size, type
+}
+
+/// A task as an add event records it.
+public struct NewTask: Sendable, Equatable {
+    public var id: TaskID
+    public var url: String
+    public var name: String?
+    public var sha256: String?
+    public var directory: String
+
+    public init(id: TaskID, url: String, name: String? = nil, sha256: String? = nil, directory: String) {
+        self.id = id
+        self.url = url
+        self.name = name
+        self.sha256 = sha256
+        self.directory = directory
+    }
+}
+
+/// A fact in the log. User actions come first; the downloader's facts (`transfer…`) follow.
+/// Each user action is exactly one event, however many tasks it covers.
+public enum Event: Sendable, Equatable {
+    case ledgerCreated(directory: String, maxDownloads: Int)
+    /// Tasks inserted at `section`/`index`; with `newSectionTitle`, a section with that title is first
+    /// inserted at `section`.
+    case tasksAdded(tasks: [NewTask], section: Int, index: Int, newSectionTitle: String?)
+    /// Tasks removed from where they are, then inserted in the given order at `section`/`index`
+    /// (the index counts in the section without the moved tasks).
+    case tasksMoved(ids: [TaskID], section: Int, index: Int)
+    /// Tasks put back at exact positions (the inverse of a move), recreating sections by title if needed.
+    case tasksPlaced([Placement])
+    case sectionInserted(index: Int, title: String)
+    case sectionRenamed(index: Int, title: String)
+    case sectionMoved(from: Int, to: Int)
+    case sectionRemoved(index: Int)
+    /// To the to-delete list. `modes` has one mode for all tasks, or one per task.
+    case tasksDeleted(ids: [TaskID], modes: [DeleteMode])
+    /// Only the files went; the tasks stay and wait again.
+    case filesDeleted(ids: [TaskID])
+    /// Out of the to-delete list: to `to`, or where each task was when nil.
+    case tasksRestored(ids: [TaskID], to: Location?)
+    case trashPurged(ids: [TaskID])
+    case tasksRedownloaded(ids: [TaskID])
+    /// A new display name; `fileName` is set when a finished file was renamed on disk.
+    case taskRenamed(id: TaskID, name: String, fileName: String?)
+    case tasksPaused(ids: [TaskID])
+    case tasksResumed(ids: [TaskID])
+    case tasksStopped(ids: [TaskID])
+    /// Puts states back (the inverse of pause, resume and stop).
+    case statesRestored(ids: [TaskID], states: [TaskState])
+    case maxDownloadsChanged(Int)
+    case speedLimitChanged(Int64)
+    case sortChanged(SortMode, descending: Bool)
+    case emptySectionsPolicyChanged(autoRemove: Bool)
+
+    case transferStarted(id: TaskID, attempt: Int, offset: Int64)
+    case transferResolved(
+        id: TaskID, size: Int64?, serverName: String?, validator: String?, acceptsRanges: Bool,
+        restartedFromZero: String?)
+    case transferPaused(id: TaskID, bytes: Int64)
+    case transferCompleted(id: TaskID, bytes: Int64, sha256: String, fileName: String)
+    case transferFailed(id: TaskID, failure: TaskFailure, bytes: Int64)
+
+    /// True for the downloader's facts, which undo never touches.
+    public var isTransferFact: Bool {
+        switch self {
+        case .transferStarted, .transferResolved, .transferPaused, .transferCompleted, .transferFailed:
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Every task id the event names, for the audit index.
+    public var taskIDs: [TaskID] {
+        switch self {
+        case .tasksAdded(let tasks, _, _, _): return tasks.map(\.id)
+        case .tasksPlaced(let placements): return placements.map(\.id)
+        case .tasksMoved(let ids, _, _), .tasksDeleted(let ids, _), .filesDeleted(let ids),
+            .tasksRestored(let ids, _), .trashPurged(let ids), .tasksRedownloaded(let ids),
+            .tasksPaused(let ids), .tasksResumed(let ids), .tasksStopped(let ids),
+            .statesRestored(let ids, _):
+            return ids
+        case .taskRenamed(let id, _, _), .transferStarted(let id, _, _),
+            .transferResolved(let id, _, _, _, _, _), .transferPaused(let id, _),
+            .transferCompleted(let id, _, _, _), .transferFailed(let id, _, _):
+            return [id]
+        case .ledgerCreated, .sectionInserted, .sectionRenamed, .sectionMoved, .sectionRemoved,
+            .maxDownloadsChanged, .speedLimitChanged, .sortChanged, .emptySectionsPolicyChanged:
+            return []
+        }
+    }
+}
+
+/// An event as logged: the fact plus, for compensating events, the seq they undo or redo.
+public struct Entry: Sendable, Equatable {
+    public var event: Event
+    public var undoes: Int64?
+    public var redoes: Int64?
+
+    public init(_ event: Event, undoes: Int64? = nil, redoes: Int64? = nil) {
+        self.event = event
+        self.undoes = undoes
+        self.redoes = redoes
+    }
+}
+
+/// An entry with its place and commit time in the log.
+public struct LoggedEntry: Sendable, Equatable {
+    public var seq: Int64
+    /// Commit time, milliseconds since the Unix epoch.
+    public var time: Int64
+    public var entry: Entry
+
+    public init(seq: Int64, time: Int64, entry: Entry) {
+        self.seq = seq
+        self.time = time
+        self.entry = entry
+    }
+}

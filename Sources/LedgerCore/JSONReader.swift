@@ -1,0 +1,242 @@
+/// A payload that is not the JSON this ledger writes.
+public struct PayloadError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+    public var offset: Int
+
+    public var description: String { "bad event payload at byte \(offset): \(message)" }
+}
+
+/// Reads JSON straight from borrowed bytes, without building a tree: the replay hot path.
+struct JSONReader {
+    private let base: UnsafePointer<UInt8>
+    private let end: Int
+    private(set) var offset = 0
+
+    init(_ buffer: UnsafeRawBufferPointer) {
+        // An empty buffer may have no base address; with `end == 0` the pointer is never read.
+        base = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self) ?? UnsafePointer(bitPattern: 1)!
+        end = buffer.count
+    }
+
+    func fail(_ message: String) -> PayloadError { PayloadError(message: message, offset: offset) }
+
+    private mutating func skipSpace() {
+        while offset < end {
+            switch base[offset] {
+            case 0x20, 0x0A, 0x0D, 0x09: offset += 1
+            default: return
+            }
+        }
+    }
+
+    private mutating func expect(_ byte: UInt8) throws {
+        skipSpace()
+        guard offset < end, base[offset] == byte else {
+            throw fail("expected '\(Character(Unicode.Scalar(byte)))'")
+        }
+        offset += 1
+    }
+
+    private mutating func peek() -> UInt8? {
+        skipSpace()
+        return offset < end ? base[offset] : nil
+    }
+
+    /// Calls `body` with each key of an object; `body` must read or skip the value.
+    mutating func object(_ body: (inout JSONReader, UnsafeBufferPointer<UInt8>) throws -> Void) throws {
+        try expect(UInt8(ascii: "{"))
+        if peek() == UInt8(ascii: "}") {
+            offset += 1
+            return
+        }
+        while true {
+            let key = try rawString()
+            try expect(UInt8(ascii: ":"))
+            try body(&self, key)
+            skipSpace()
+            guard offset < end else { throw fail("unterminated object") }
+            if base[offset] == UInt8(ascii: ",") {
+                offset += 1
+                continue
+            }
+            try expect(UInt8(ascii: "}"))
+            return
+        }
+    }
+
+    /// Calls `body` for each element of an array.
+    mutating func array(_ body: (inout JSONReader) throws -> Void) throws {
+        try expect(UInt8(ascii: "["))
+        if peek() == UInt8(ascii: "]") {
+            offset += 1
+            return
+        }
+        while true {
+            try body(&self)
+            skipSpace()
+            guard offset < end else { throw fail("unterminated array") }
+            if base[offset] == UInt8(ascii: ",") {
+                offset += 1
+                continue
+            }
+            try expect(UInt8(ascii: "]"))
+            return
+        }
+    }
+
+    mutating func int() throws -> Int64 {
+        skipSpace()
+        var negative = false
+        if offset < end, base[offset] == UInt8(ascii: "-") {
+            negative = true
+            offset += 1
+        }
+        let start = offset
+        var value: Int64 = 0
+        while offset < end, base[offset] >= 48, base[offset] <= 57 {
+            let (m, o1) = value.multipliedReportingOverflow(by: 10)
+            let (a, o2) = m.addingReportingOverflow(Int64(base[offset] - 48))
+            if o1 || o2 { throw fail("integer too large") }
+            value = a
+            offset += 1
+        }
+        if offset == start { throw fail("expected an integer") }
+        return negative ? -value : value
+    }
+
+    mutating func bool() throws -> Bool {
+        skipSpace()
+        if match("true") { return true }
+        if match("false") { return false }
+        throw fail("expected a boolean")
+    }
+
+    /// True (and consumed) when the next value is null.
+    mutating func null() -> Bool {
+        skipSpace()
+        return match("null")
+    }
+
+    private mutating func match(_ word: StaticString) -> Bool {
+        let n = word.utf8CodeUnitCount
+        guard offset + n <= end else { return false }
+        let p = word.utf8Start
+        for i in 0..<n where base[offset + i] != p[i] { return false }
+        offset += n
+        return true
+    }
+
+    mutating func string() throws -> String {
+        skipSpace()
+        guard offset < end, base[offset] == UInt8(ascii: "\"") else { throw fail("expected a string") }
+        offset += 1
+        let start = offset
+        while offset < end {
+            let b = base[offset]
+            if b == UInt8(ascii: "\"") {
+                let s = String(decoding: UnsafeBufferPointer(start: base + start, count: offset - start), as: UTF8.self)
+                offset += 1
+                return s
+            }
+            if b == UInt8(ascii: "\\") {
+                offset = start
+                return try escapedString()
+            }
+            offset += 1
+        }
+        throw fail("unterminated string")
+    }
+
+    private mutating func escapedString() throws -> String {
+        var out: [UInt8] = []
+        while offset < end {
+            let b = base[offset]
+            offset += 1
+            if b == UInt8(ascii: "\"") { return String(decoding: out, as: UTF8.self) }
+            guard b == UInt8(ascii: "\\") else {
+                out.append(b)
+                continue
+            }
+            guard offset < end else { break }
+            let e = base[offset]
+            offset += 1
+            switch e {
+            case UInt8(ascii: "n"): out.append(0x0A)
+            case UInt8(ascii: "r"): out.append(0x0D)
+            case UInt8(ascii: "t"): out.append(0x09)
+            case UInt8(ascii: "b"): out.append(0x08)
+            case UInt8(ascii: "f"): out.append(0x0C)
+            case UInt8(ascii: "u"):
+                let scalar = try hex4()
+                var code = scalar
+                if (0xD800..<0xDC00).contains(scalar), match("\\u") {
+                    let low = try hex4()
+                    code = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                }
+                let s = String(Unicode.Scalar(code) ?? "\u{FFFD}")
+                out.append(contentsOf: s.utf8)
+            default: out.append(e)
+            }
+        }
+        throw fail("unterminated string")
+    }
+
+    private mutating func hex4() throws -> UInt32 {
+        guard offset + 4 <= end else { throw fail("bad \\u escape") }
+        var v: UInt32 = 0
+        for _ in 0..<4 {
+            let c = base[offset]
+            offset += 1
+            v <<= 4
+            switch c {
+            case 48...57: v |= UInt32(c - 48)
+            case 65...70: v |= UInt32(c - 55)
+            case 97...102: v |= UInt32(c - 87)
+            default: throw fail("bad \\u escape")
+            }
+        }
+        return v
+    }
+
+    /// The raw bytes of a string without escapes (keys): no allocation.
+    private mutating func rawString() throws -> UnsafeBufferPointer<UInt8> {
+        skipSpace()
+        guard offset < end, base[offset] == UInt8(ascii: "\"") else { throw fail("expected a key") }
+        offset += 1
+        let start = offset
+        while offset < end, base[offset] != UInt8(ascii: "\"") { offset += 1 }
+        guard offset < end else { throw fail("unterminated key") }
+        defer { offset += 1 }
+        return UnsafeBufferPointer(start: base + start, count: offset - start)
+    }
+
+    /// Skips any value (unknown keys from newer writers are ignored).
+    mutating func skip() throws {
+        switch peek() {
+        case UInt8(ascii: "{"): try object { r, _ in try r.skip() }
+        case UInt8(ascii: "["): try array { r in try r.skip() }
+        case UInt8(ascii: "\""): _ = try string()
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): _ = try bool()
+        case UInt8(ascii: "n"): _ = null()
+        default: _ = try int()
+        }
+    }
+
+    func atEnd() -> Bool {
+        var copy = self
+        copy.skipSpace()
+        return copy.offset >= copy.end
+    }
+}
+
+extension UnsafeBufferPointer where Element == UInt8 {
+    /// Compares with an ASCII literal without allocating.
+    @inline(__always)
+    func equals(_ literal: StaticString) -> Bool {
+        let n = literal.utf8CodeUnitCount
+        guard count == n else { return false }
+        let p = literal.utf8Start
+        for i in 0..<n where self[i] != p[i] { return false }
+        return true
+    }
+}

@@ -1,1 +1,0 @@
-// LedgerCore module: see ARCHITECTURE.md.
