@@ -1,0 +1,85 @@
+/// Compact binary writer for snapshots: zigzag LEB128 integers and length-prefixed UTF-8 strings.
+struct BinaryWriter {
+    var bytes: [UInt8] = []
+
+    mutating func int(_ v: Int64) {
+        var z = UInt64(bitPattern: (v << 1) ^ (v >> 63))
+        while z >= 0x80 {
+            bytes.append(UInt8(z & 0x7F) | 0x80)
+            z >>= 7
+        }
+        bytes.append(UInt8(z))
+    }
+
+    mutating func int(_ v: Int) { int(Int64(v)) }
+    mutating func bool(_ v: Bool) { bytes.append(v ? 1 : 0) }
+
+    mutating func string(_ s: String) {
+        int(s.utf8.count)
+        bytes.append(contentsOf: s.utf8)
+    }
+
+    mutating func optional(_ s: String?) {
+        bool(s != nil)
+        if let s { string(s) }
+    }
+
+    mutating func optional(_ v: Int64?) {
+        bool(v != nil)
+        if let v { int(v) }
+    }
+
+    mutating func raw(_ b: [UInt8]) {
+        int(b.count)
+        bytes.append(contentsOf: b)
+    }
+}
+
+/// Reads what `BinaryWriter` wrote; any inconsistency throws, never traps.
+struct BinaryReader {
+    let bytes: [UInt8]
+    var offset = 0
+
+    struct Truncated: Error {}
+
+    mutating func int() throws -> Int64 {
+        var z: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            guard offset < bytes.count, shift < 64 else { throw Truncated() }
+            let b = bytes[offset]
+            offset += 1
+            z |= UInt64(b & 0x7F) << shift
+            if b < 0x80 { break }
+            shift += 7
+        }
+        return Int64(bitPattern: z >> 1) ^ -Int64(bitPattern: z & 1)
+    }
+
+    mutating func count() throws -> Int {
+        let n = try int()
+        guard n >= 0, n <= Int64(bytes.count - offset) * 8 + 64 else { throw Truncated() }
+        return Int(n)
+    }
+
+    mutating func bool() throws -> Bool {
+        guard offset < bytes.count else { throw Truncated() }
+        defer { offset += 1 }
+        return bytes[offset] != 0
+    }
+
+    mutating func string() throws -> String {
+        let b = try raw()
+        return String(decoding: b, as: UTF8.self)
+    }
+
+    mutating func raw() throws -> ArraySlice<UInt8> {
+        let n = try count()
+        guard offset + n <= bytes.count else { throw Truncated() }
+        defer { offset += n }
+        return bytes[offset..<offset + n]
+    }
+
+    mutating func optionalString() throws -> String? { try bool() ? try string() : nil }
+    mutating func optionalInt() throws -> Int64? { try bool() ? try int() : nil }
+}

@@ -1,0 +1,158 @@
+/// A snapshot that cannot be read: the caller replays from zero instead.
+public struct SnapshotError: Error, Sendable, CustomStringConvertible {
+    public var description: String { "unreadable snapshot" }
+}
+
+extension DownloadList {
+    private static let snapshotMagic: [UInt8] = Array("DLS1".utf8)
+
+    /// The whole projection as compact bytes: the snapshot cache. Reading it back gives an equal list.
+    /// - Complexity: O(tasks + sections + trash).
+    public func snapshotBytes() -> [UInt8] {
+        var w = BinaryWriter()
+        w.bytes.reserveCapacity(64 + tasks.count * 96)
+        w.bytes.append(contentsOf: Self.snapshotMagic)
+        w.int(head)
+        w.int(headTime)
+        w.int(nextID)
+        w.string(directory)
+        w.int(maxDownloads)
+        w.int(speedLimit)
+        w.string(sortMode.rawValue)
+        w.bool(sortDescending)
+        w.bool(autoRemoveEmptySections)
+        w.int(tasks.count)
+        for t in tasks.values.sorted(by: { $0.id < $1.id }) { write(t, &w) }
+        w.int(sections.count)
+        for s in sections {
+            w.string(s.title)
+            w.int(s.tasks.count)
+            for id in s.tasks { w.int(id) }
+        }
+        w.int(trash.count)
+        for e in trash {
+            w.int(e.id)
+            w.string(e.mode.rawValue)
+            w.string(e.sectionTitle)
+            w.int(e.section)
+            w.int(e.index)
+            w.int(e.deleted)
+        }
+        for stack in [undoStack, redoStack] {
+            w.int(stack.count)
+            for step in stack {
+                w.int(step.seq)
+                w.string(step.kind)
+                w.string(step.inverse.kind)
+                w.raw(Entry(step.inverse).encodedPayload())
+            }
+        }
+        return w.bytes
+    }
+
+    private func write(_ t: DownloadTask, _ w: inout BinaryWriter) {
+        w.int(t.id)
+        w.string(t.url)
+        w.string(t.displayName)
+        w.bool(t.nameIsUserChosen)
+        w.optional(t.fileName)
+        w.string(t.directory)
+        w.optional(t.expectedSHA256)
+        w.string(t.state.rawValue)
+        w.int(t.bytes)
+        w.optional(t.size)
+        w.bool(t.failure != nil)
+        if let f = t.failure {
+            w.string(f.code)
+            w.string(f.detail)
+            w.bool(f.retryable)
+        }
+        w.int(t.attempts)
+        w.int(t.added)
+        w.optional(t.finished)
+        w.optional(t.validator)
+        w.optional(t.sha256)
+    }
+
+    /// Reads a snapshot written by `snapshotBytes()`.
+    /// - Throws: `SnapshotError` for anything else.
+    public init(snapshot bytes: [UInt8]) throws {
+        guard bytes.starts(with: Self.snapshotMagic) else { throw SnapshotError() }
+        var r = BinaryReader(bytes: bytes, offset: Self.snapshotMagic.count)
+        do {
+            self.init()
+            head = try r.int()
+            headTime = try r.int()
+            nextID = try r.int()
+            directory = try r.string()
+            maxDownloads = Int(try r.int())
+            speedLimit = try r.int()
+            guard let mode = SortMode(rawValue: try r.string()) else { throw SnapshotError() }
+            sortMode = mode
+            sortDescending = try r.bool()
+            autoRemoveEmptySections = try r.bool()
+            let taskCount = try r.count()
+            tasks.reserveCapacity(taskCount)
+            urlIndex.reserveCapacity(taskCount)
+            for _ in 0..<taskCount {
+                let t = try Self.readTask(&r)
+                tasks[t.id] = t
+                urlIndex[t.url] = t.id
+            }
+            for _ in 0..<(try r.count()) {
+                var s = Section(title: try r.string())
+                let n = try r.count()
+                s.tasks.reserveCapacity(n)
+                for _ in 0..<n { s.tasks.append(try r.int()) }
+                sections.append(s)
+            }
+            for _ in 0..<(try r.count()) {
+                let id = try r.int()
+                guard let mode = DeleteMode(rawValue: try r.string()) else { throw SnapshotError() }
+                trash.append(
+                    TrashEntry(
+                        id: id, mode: mode, sectionTitle: try r.string(), section: Int(try r.int()),
+                        index: Int(try r.int()), deleted: try r.int()))
+                trashed.insert(id)
+            }
+            undoStack = try Self.readSteps(&r)
+            redoStack = try Self.readSteps(&r)
+        } catch {
+            throw SnapshotError()
+        }
+    }
+
+    private static func readSteps(_ r: inout BinaryReader) throws -> [UndoStep] {
+        var steps: [UndoStep] = []
+        for _ in 0..<(try r.count()) {
+            let seq = try r.int()
+            let kind = try r.string()
+            let inverseKind = try r.string()
+            let payload = Array(try r.raw())
+            steps.append(UndoStep(seq: seq, kind: kind, inverse: try Entry.decode(kind: inverseKind, payload: payload).event))
+        }
+        return steps
+    }
+
+    private static func readTask(_ r: inout BinaryReader) throws -> DownloadTask {
+        var t = DownloadTask(
+            id: try r.int(), url: try r.string(), displayName: try r.string(), nameIsUserChosen: try r.bool(),
+            directory: "", expectedSHA256: nil, added: 0)
+        t.fileName = try r.optionalString()
+        t.directory = try r.string()
+        t.expectedSHA256 = try r.optionalString()
+        guard let state = TaskState(rawValue: try r.string()) else { throw SnapshotError() }
+        t.state = state
+        t.bytes = try r.int()
+        t.size = try r.optionalInt()
+        if try r.bool() {
+            t.failure = TaskFailure(code: try r.string(), detail: try r.string(), retryable: try r.bool())
+        }
+        t.attempts = Int(try r.int())
+        t.added = try r.int()
+        t.finished = try r.optionalInt()
+        t.validator = try r.optionalString()
+        t.sha256 = try r.optionalString()
+        return t
+    }
+}
