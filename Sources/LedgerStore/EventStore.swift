@@ -1,0 +1,60 @@
+/// An append-only log of events with gapless seqs, a SHA-256 hash chain and a snapshot cache.
+///
+/// ```swift
+/// let store = try SQLiteEventStore(path: "ledger.sqlite")
+/// let head = try store.head()
+/// let event = NewEvent(kind: "tasksAdded", version: 1, tasks: [7], payload: Array(#"{"id":7}"#.utf8))
+/// do {
+///     _ = try store.append([event], expectingHead: head, time: nowMilliseconds)
+/// } catch StoreError.conflict(let newHead) {
+///     // another writer got there first: re-read, re-validate, retry
+/// }
+/// try store.scan(after: 0, through: nil) { view in replay(view) }
+/// ```
+///
+/// Implementations are not thread-safe: give each thread its own store (for SQLite, its own connection).
+public protocol EventStore: AnyObject {
+    /// The last seq, 0 when the log is empty.
+    func head() throws -> Int64
+
+    /// Appends `events` atomically after `expectingHead`, or nothing at all.
+    ///
+    /// The events get seqs `expectingHead + 1`… and commit time `time` (ms since the Unix epoch), raised to the
+    /// head's time when earlier, so that times never decrease along the log.
+    /// - Returns: the new head.
+    /// - Throws: `StoreError.conflict(head:)` when the head is not `expectingHead` (nothing appended).
+    /// - Complexity: O(events), one transaction.
+    func append(_ events: [NewEvent], expectingHead: Int64, time: Int64) throws -> Int64
+
+    /// Calls `body` for each event with `after < seq <= through` (`nil`: to the end), in seq order.
+    ///
+    /// The view's buffers are borrowed: valid only during the call. Do not use the store from inside `body`.
+    func scan(after: Int64, through: Int64?, _ body: (RawEventView) throws -> Void) throws
+
+    /// The events with `after < seq <= through`, at most `limit` of them, in seq order.
+    func events(after: Int64, through: Int64?, limit: Int?) throws -> [StoredEvent]
+
+    /// Every event that touches `task`, in seq order (the task's audit trail).
+    func events(touching task: Int64) throws -> [StoredEvent]
+
+    /// The last seq committed at or before `time` (ms since the Unix epoch), 0 if none: replay "as of" a time.
+    /// - Complexity: O(log n).
+    func lastSeq(atOrBefore time: Int64) throws -> Int64
+
+    /// Caches the state reduced from events `1...seq` by reducer version `reducerVersion`.
+    ///
+    /// Only the latest few snapshots per reducer version are kept; losing them costs only replay time.
+    func saveSnapshot(seq: Int64, reducerVersion: Int, bytes: [UInt8]) throws
+
+    /// The snapshot with the largest seq (at or before `atOrBefore` when given) for `reducerVersion`.
+    func latestSnapshot(reducerVersion: Int, atOrBefore seq: Int64?) throws -> (seq: Int64, bytes: [UInt8])?
+
+    /// Recomputes the whole hash chain and reports the first row that breaks it.
+    /// - Complexity: O(n).
+    func verifyChain() throws -> ChainReport
+
+    /// A token that changes whenever another connection or process commits (it may also change on own commits).
+    ///
+    /// Poll it cheaply; when it changes, read the events after the last seq you know.
+    func changeToken() throws -> Int64
+}

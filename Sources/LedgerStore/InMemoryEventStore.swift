@@ -1,0 +1,119 @@
+/// The reference `EventStore`: the same semantics as `SQLiteEventStore`, kept in arrays (tests, previews).
+public final class InMemoryEventStore: EventStore {
+    private var log: [StoredEvent] = []
+    private var snapshots: [Int: [(seq: Int64, bytes: [UInt8])]] = [:]
+    private var appendCount: Int64 = 0
+    private let hasher = ChainHasher()
+
+    public init() {}
+
+    public func head() throws -> Int64 { log.last?.seq ?? 0 }
+
+    /// Counts appends: there is no other connection, so every change comes through this instance.
+    public func changeToken() throws -> Int64 { appendCount }
+
+    public func append(_ events: [NewEvent], expectingHead: Int64, time: Int64) throws -> Int64 {
+        let head = try head()
+        guard head == expectingHead else { throw StoreError.conflict(head: head) }
+        let commitTime = max(time, log.last?.time ?? time)
+        var previous = log.last?.hash ?? ChainHasher.zeroHash
+        var seq = head
+        for event in events {
+            seq += 1
+            var kind = event.kind
+            kind.withUTF8 { kindBytes in
+                event.payload.withUnsafeBytes { payload in
+                    previous.withUnsafeBytes { previousBytes in
+                        hasher.layout(
+                            previous: previousBytes, seq: seq, time: commitTime,
+                            kind: UnsafeRawBufferPointer(kindBytes), version: event.version, tasks: event.tasks,
+                            payload: payload)
+                    }
+                }
+            }
+            previous = hasher.digest()
+            log.append(
+                StoredEvent(
+                    seq: seq, time: commitTime, kind: event.kind, version: event.version, tasks: event.tasks,
+                    payload: event.payload, hash: previous))
+        }
+        if !events.isEmpty { appendCount += 1 }
+        return seq
+    }
+
+    public func scan(after: Int64, through: Int64?, _ body: (RawEventView) throws -> Void) throws {
+        for event in try events(after: after, through: through, limit: nil) {
+            var kind = event.kind
+            try kind.withUTF8 { kindBytes in
+                try event.payload.withUnsafeBytes { payload in
+                    try body(
+                        RawEventView(
+                            seq: event.seq, time: event.time, kind: UnsafeRawBufferPointer(kindBytes),
+                            payload: payload))
+                }
+            }
+        }
+    }
+
+    public func events(after: Int64, through: Int64?, limit: Int?) throws -> [StoredEvent] {
+        let head = log.last?.seq ?? 0
+        let lower = min(max(after, 0), head)
+        let upper = max(min(through ?? head, head), lower)
+        let slice = log[Int(lower)..<Int(upper)]
+        return Array(slice.prefix(max(limit ?? slice.count, 0)))
+    }
+
+    public func events(touching task: Int64) throws -> [StoredEvent] {
+        log.filter { $0.tasks.contains(task) }
+    }
+
+    public func lastSeq(atOrBefore time: Int64) throws -> Int64 {
+        var low = 0
+        var high = log.count
+        while low < high {
+            let middle = low + (high - low + 1) / 2
+            if log[middle - 1].time <= time { low = middle } else { high = middle - 1 }
+        }
+        return Int64(low)
+    }
+
+    public func saveSnapshot(seq: Int64, reducerVersion: Int, bytes: [UInt8]) throws {
+        let head = try head()
+        guard seq <= head else { throw StoreError.snapshotBeyondHead(seq: seq, head: head) }
+        var kept = snapshots[reducerVersion, default: []].filter { $0.seq != seq }
+        kept.append((seq, bytes))
+        kept.sort { $0.seq < $1.seq }
+        snapshots[reducerVersion] = Array(kept.suffix(Int(SQLiteEventStore.snapshotsKept)))
+    }
+
+    public func latestSnapshot(reducerVersion: Int, atOrBefore seq: Int64?) throws -> (seq: Int64, bytes: [UInt8])? {
+        snapshots[reducerVersion]?.last { $0.seq <= seq ?? Int64.max }
+    }
+
+    public func verifyChain() throws -> ChainReport {
+        var previous = ChainHasher.zeroHash
+        var problem: ChainReport.Problem?
+        for (index, event) in log.enumerated() where problem == nil {
+            if event.seq != Int64(index + 1) {
+                problem = .init(seq: event.seq, reason: .gap(expected: Int64(index + 1)))
+                break
+            }
+            var kind = event.kind
+            kind.withUTF8 { kindBytes in
+                event.payload.withUnsafeBytes { payload in
+                    previous.withUnsafeBytes { previousBytes in
+                        hasher.layout(
+                            previous: previousBytes, seq: event.seq, time: event.time,
+                            kind: UnsafeRawBufferPointer(kindBytes), version: event.version, tasks: event.tasks,
+                            payload: payload)
+                    }
+                }
+            }
+            previous = hasher.digest()
+            if previous != event.hash { problem = .init(seq: event.seq, reason: .hashMismatch) }
+        }
+        return ChainReport(
+            rowCount: Int64(log.count), head: log.last?.seq ?? 0, headHash: log.last?.hash ?? [],
+            firstProblem: problem)
+    }
+}

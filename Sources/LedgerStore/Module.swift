@@ -1,1 +1,0 @@
-// LedgerStore module: see ARCHITECTURE.md.

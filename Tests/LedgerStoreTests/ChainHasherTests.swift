@@ -1,0 +1,35 @@
+import Testing
+
+@testable import LedgerStore
+
+struct ChainHasherTests {
+    /// Known answers computed independently (Python hashlib) from the format in docs/store.md.
+    @Test func hashesFollowTheDocumentedCanonicalForm() throws {
+        let store = InMemoryEventStore()
+        let first = NewEvent(kind: "tasksAdded", version: 1, tasks: [7, 8], payload: Array(#"{"id":7}"#.utf8))
+        let second = NewEvent(kind: "tasksPaused", version: 2, tasks: [], payload: Array("{}".utf8))
+        _ = try store.append([first], expectingHead: 0, time: 1_700_000_000_000)
+        _ = try store.append([second], expectingHead: 1, time: 1_700_000_000_500)
+        let hashes = try store.events(after: 0, through: nil, limit: nil).map { hex($0.hash) }
+        #expect(
+            hashes == [
+                "25ca3ecec5d7f6ea9bccc0bce878e728bf44d9189dfc34d30a3cd3ebf1945369",
+                "2f8b0c5885a345873bcc736076692b72cac2f53acd8a0b68c08d55a47c6ddb65",
+            ])
+    }
+
+    @Test func tasksTextRoundTrips() {
+        let tasks: [Int64] = [7, 0, -3, Int64.max, Int64.min]
+        let text = ChainHasher.tasksText(tasks)
+        #expect(String(decoding: text, as: UTF8.self) == "7,0,-3,9223372036854775807,-9223372036854775808")
+        #expect(text.withUnsafeBytes { ChainHasher.parseTasks($0) } == tasks)
+        #expect([UInt8]().withUnsafeBytes { ChainHasher.parseTasks($0) } == [])
+        #expect(Array("7,,8".utf8).withUnsafeBytes { ChainHasher.parseTasks($0) } == nil)
+        #expect(Array("7,x".utf8).withUnsafeBytes { ChainHasher.parseTasks($0) } == nil)
+    }
+
+    private func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }
+            .joined()
+    }
+}

@@ -1,0 +1,172 @@
+import LedgerStore
+import Testing
+
+/// The behaviour every `EventStore` must have, run against each implementation.
+struct EventStoreContractTests {
+    enum Kind: String, CaseIterable, CustomTestStringConvertible {
+        case inMemory, sqlite
+        var testDescription: String { rawValue }
+    }
+
+    /// A store of `kind`, with the temporary directory that must outlive it.
+    final class Subject {
+        let directory: TemporaryDirectory?
+        let store: any EventStore
+
+        init(_ kind: Kind) throws {
+            switch kind {
+            case .inMemory:
+                directory = nil
+                store = InMemoryEventStore()
+            case .sqlite:
+                let directory = try TemporaryDirectory()
+                self.directory = directory
+                store = try SQLiteEventStore(path: directory.file("ledger.sqlite"))
+            }
+        }
+    }
+
+    @Test(arguments: Kind.allCases) func anEmptyStoreHasNothing(kind: Kind) throws {
+        let store = try Subject(kind).store
+        #expect(try store.head() == 0)
+        #expect(try store.events(after: 0, through: nil, limit: nil).isEmpty)
+        #expect(try store.lastSeq(atOrBefore: Int64.max) == 0)
+        #expect(try store.latestSnapshot(reducerVersion: 1, atOrBefore: nil) == nil)
+        let report = try store.verifyChain()
+        #expect(report == ChainReport(rowCount: 0, head: 0, headHash: [], firstProblem: nil))
+    }
+
+    @Test(arguments: Kind.allCases) func appendsGetGaplessSeqs(kind: Kind) throws {
+        let store = try Subject(kind).store
+        #expect(try store.append([sampleEvent(1), sampleEvent(2), sampleEvent(3)], expectingHead: 0, time: 10) == 3)
+        #expect(try store.append([sampleEvent(4), sampleEvent(5)], expectingHead: 3, time: 20) == 5)
+        #expect(try store.append([], expectingHead: 5, time: 30) == 5)
+        let events = try store.events(after: 0, through: nil, limit: nil)
+        #expect(events.map(\.seq) == [1, 2, 3, 4, 5])
+        #expect(events.map(\.time) == [10, 10, 10, 20, 20])
+        #expect(events[3].kind == "tasksAdded" && events[3].version == 1 && events[3].tasks == [4])
+        #expect(events[3].payload == sampleEvent(4).payload)
+        #expect(try store.head() == 5)
+    }
+
+    @Test(arguments: Kind.allCases) func aStaleHeadAppendsNothing(kind: Kind) throws {
+        let store = try Subject(kind).store
+        _ = try store.append([sampleEvent(1), sampleEvent(2)], expectingHead: 0, time: 10)
+        #expect(throws: StoreError.conflict(head: 2)) {
+            try store.append([sampleEvent(3), sampleEvent(4)], expectingHead: 1, time: 20)
+        }
+        #expect(throws: StoreError.conflict(head: 2)) {
+            try store.append([], expectingHead: 3, time: 20)
+        }
+        #expect(try store.head() == 2)
+        #expect(try store.events(after: 0, through: nil, limit: nil).count == 2)
+        #expect(try store.verifyChain().isValid)
+    }
+
+    @Test(arguments: Kind.allCases) func scanReadsRangesInOrder(kind: Kind) throws {
+        let store = try Subject(kind).store
+        _ = try store.append((1...6).map { sampleEvent($0) }, expectingHead: 0, time: 10)
+        func scanned(_ after: Int64, _ through: Int64?) throws -> [Int64] {
+            var seqs: [Int64] = []
+            try store.scan(after: after, through: through) { view in
+                #expect(Array(view.payload) == sampleEvent(view.seq).payload)
+                #expect(String(decoding: view.kind, as: UTF8.self) == "tasksAdded")
+                #expect(view.time == 10)
+                seqs.append(view.seq)
+            }
+            return seqs
+        }
+        #expect(try scanned(0, nil) == [1, 2, 3, 4, 5, 6])
+        #expect(try scanned(2, 4) == [3, 4])
+        #expect(try scanned(4, nil) == [5, 6])
+        #expect(try scanned(6, nil) == [])
+        #expect(try scanned(3, 3) == [])
+        #expect(try scanned(0, 100) == [1, 2, 3, 4, 5, 6])
+        #expect(try store.events(after: 1, through: 5, limit: 2).map(\.seq) == [2, 3])
+        #expect(try store.events(after: 1, through: 5, limit: nil).map(\.seq) == [2, 3, 4, 5])
+        #expect(try store.events(after: 1, through: nil, limit: 0).isEmpty)
+    }
+
+    @Test(arguments: Kind.allCases) func auditListsEveryEventTouchingATask(kind: Kind) throws {
+        let store = try Subject(kind).store
+        _ = try store.append(
+            [
+                sampleEvent(7), sampleEvent(8), sampleEvent(70, kind: "tasksMoved", tasks: [7, 8]),
+                sampleEvent(0, kind: "sortChanged", tasks: []), sampleEvent(17), sampleEvent(7, kind: "taskRenamed"),
+            ], expectingHead: 0, time: 10)
+        #expect(try store.events(touching: 7).map(\.seq) == [1, 3, 6])
+        #expect(try store.events(touching: 8).map(\.seq) == [2, 3])
+        #expect(try store.events(touching: 9).isEmpty)
+        #expect(try store.events(touching: 7).last?.kind == "taskRenamed")
+        #expect(try store.events(after: 3, through: 4, limit: nil).first?.tasks == [])
+    }
+
+    @Test(arguments: Kind.allCases) func lastSeqAtOrBeforeATime(kind: Kind) throws {
+        let store = try Subject(kind).store
+        _ = try store.append([sampleEvent(1)], expectingHead: 0, time: 100)
+        _ = try store.append([sampleEvent(2), sampleEvent(3)], expectingHead: 1, time: 200)
+        _ = try store.append([sampleEvent(4)], expectingHead: 3, time: 300)
+        // A clock that went back: the commit time is raised to the head's so times never decrease.
+        _ = try store.append([sampleEvent(5)], expectingHead: 4, time: 150)
+        #expect(try store.events(after: 4, through: nil, limit: nil).first?.time == 300)
+        #expect(try store.lastSeq(atOrBefore: 50) == 0)
+        #expect(try store.lastSeq(atOrBefore: 100) == 1)
+        #expect(try store.lastSeq(atOrBefore: 199) == 1)
+        #expect(try store.lastSeq(atOrBefore: 250) == 3)
+        #expect(try store.lastSeq(atOrBefore: 300) == 5)
+        #expect(try store.lastSeq(atOrBefore: Int64.max) == 5)
+    }
+
+    @Test(arguments: Kind.allCases) func snapshotsAreFoundLatestFirst(kind: Kind) throws {
+        let store = try Subject(kind).store
+        _ = try store.append((1...10).map { sampleEvent($0) }, expectingHead: 0, time: 10)
+        try store.saveSnapshot(seq: 2, reducerVersion: 1, bytes: [2])
+        try store.saveSnapshot(seq: 4, reducerVersion: 1, bytes: [4])
+        try store.saveSnapshot(seq: 3, reducerVersion: 2, bytes: [3])
+        #expect(try store.latestSnapshot(reducerVersion: 1, atOrBefore: nil)?.seq == 4)
+        #expect(try store.latestSnapshot(reducerVersion: 1, atOrBefore: nil)?.bytes == [4])
+        #expect(try store.latestSnapshot(reducerVersion: 1, atOrBefore: 3)?.bytes == [2])
+        #expect(try store.latestSnapshot(reducerVersion: 1, atOrBefore: 1) == nil)
+        #expect(try store.latestSnapshot(reducerVersion: 2, atOrBefore: nil)?.bytes == [3])
+        #expect(try store.latestSnapshot(reducerVersion: 3, atOrBefore: nil) == nil)
+        try store.saveSnapshot(seq: 4, reducerVersion: 1, bytes: [44])
+        #expect(try store.latestSnapshot(reducerVersion: 1, atOrBefore: nil)?.bytes == [44])
+        #expect(throws: StoreError.snapshotBeyondHead(seq: 11, head: 10)) {
+            try store.saveSnapshot(seq: 11, reducerVersion: 1, bytes: [])
+        }
+    }
+
+    @Test(arguments: Kind.allCases) func onlyTheLatestFewSnapshotsAreKept(kind: Kind) throws {
+        let store = try Subject(kind).store
+        _ = try store.append((1...10).map { sampleEvent($0) }, expectingHead: 0, time: 10)
+        for seq in Int64(1)...8 { try store.saveSnapshot(seq: seq, reducerVersion: 1, bytes: [UInt8(seq)]) }
+        #expect(try store.latestSnapshot(reducerVersion: 1, atOrBefore: nil)?.seq == 8)
+        #expect(try store.latestSnapshot(reducerVersion: 1, atOrBefore: 6)?.seq == 6)
+        #expect(try store.latestSnapshot(reducerVersion: 1, atOrBefore: 5) == nil)
+    }
+
+    @Test(arguments: Kind.allCases) func theChainLinksEveryEvent(kind: Kind) throws {
+        let store = try Subject(kind).store
+        _ = try store.append((1...5).map { sampleEvent($0) }, expectingHead: 0, time: 10)
+        _ = try store.append([sampleEvent(6)], expectingHead: 5, time: 11)
+        let events = try store.events(after: 0, through: nil, limit: nil)
+        #expect(events.allSatisfy { $0.hash.count == 32 })
+        #expect(Set(events.map(\.hash)).count == 6)
+        let report = try store.verifyChain()
+        #expect(report.isValid)
+        #expect(report.rowCount == 6 && report.head == 6)
+        #expect(report.headHash == events.last?.hash)
+    }
+
+    @Test func bothStoresComputeTheSameEventsAndHashes() throws {
+        let memory = try Subject(.inMemory).store
+        let sqlite = try Subject(.sqlite).store
+        for store in [memory, sqlite] {
+            _ = try store.append([sampleEvent(1), sampleEvent(5, kind: "x", tasks: [5, 6])], expectingHead: 0, time: 7)
+            _ = try store.append([NewEvent(kind: "", version: 0, tasks: [], payload: [])], expectingHead: 2, time: 9)
+        }
+        let expected = try memory.events(after: 0, through: nil, limit: nil)
+        #expect(try sqlite.events(after: 0, through: nil, limit: nil) == expected)
+        #expect(try sqlite.verifyChain() == memory.verifyChain())
+    }
+}
