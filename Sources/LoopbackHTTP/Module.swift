@@ -1,1 +1,0 @@
-// LoopbackHTTP module: see ARCHITECTURE.md.
