@@ -17,4 +17,13 @@ static inline CURLcode ccurl_getinfo_off(CURL *h, CURLINFO i, curl_off_t *v) { r
 static inline CURLcode ccurl_getinfo_string(CURL *h, CURLINFO i, char **v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLcode ccurl_getinfo_pointer(CURL *h, CURLINFO i, void **v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLMcode ccurlm_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
+
+/* LedgerTransfer: rename without replacing (renameat2 RENAME_NOREPLACE), for file systems without link(2).
+   glibc only declares renameat2 under _GNU_SOURCE, so go through syscall(2). */
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+static inline int ccurl_rename_noreplace(const char *from, const char *to) {
+    return (int)syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, 1u /* RENAME_NOREPLACE */);
+}
 #endif

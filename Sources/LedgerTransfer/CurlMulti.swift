@@ -1,0 +1,57 @@
+import CCurl
+
+/// Owns one `CURLM` handle.
+///
+/// Only ``wakeup()`` may be called from another thread than the loop's (curl_multi_wakeup is thread-safe), which is
+/// why the class is `@unchecked Sendable`.
+final class CurlMulti: @unchecked Sendable {
+    let handle: UnsafeMutableRawPointer
+
+    /// Initialises libcurl once per process, then creates the multi handle.
+    init() throws(TransferEngineError) {
+        guard Self.globalInit == CURLE_OK else { throw TransferEngineError(message: "curl_global_init failed") }
+        guard let handle = curl_multi_init() else { throw TransferEngineError(message: "curl_multi_init failed") }
+        self.handle = handle
+    }
+
+    deinit {
+        curl_multi_cleanup(handle)
+    }
+
+    private static let globalInit: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+
+    /// Interrupts a running `curl_multi_poll` from any thread.
+    func wakeup() {
+        curl_multi_wakeup(handle)
+    }
+
+    func add(_ easy: CurlEasy) -> Bool {
+        curl_multi_add_handle(handle, easy.handle) == CURLM_OK
+    }
+
+    func remove(_ easy: CurlEasy) {
+        curl_multi_remove_handle(handle, easy.handle)
+    }
+
+    /// Drives every transfer as far as it can go without blocking.
+    func perform() {
+        var running: Int32 = 0
+        curl_multi_perform(handle, &running)
+    }
+
+    /// Waits for socket activity, curl's own timers, a wakeup, or at most `milliseconds`.
+    func poll(milliseconds: Int32) {
+        curl_multi_poll(handle, nil, 0, max(milliseconds, 0), nil)
+    }
+
+    /// The finished transfers since the last call: each easy handle with its result code.
+    func finished() -> [(easy: UnsafeMutableRawPointer, result: CURLcode)] {
+        var done: [(UnsafeMutableRawPointer, CURLcode)] = []
+        var left: Int32 = 0
+        while let message = curl_multi_info_read(handle, &left) {
+            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+            done.append((easy, message.pointee.data.result))
+        }
+        return done
+    }
+}

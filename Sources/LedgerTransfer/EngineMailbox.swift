@@ -1,0 +1,86 @@
+import Synchronization
+
+/// What the engine's callers and its loop thread share: a command queue, the running set, the last activity
+/// snapshot and the two stream continuations.
+final class EngineMailbox: Sendable {
+    enum Command: Sendable {
+        case start(TransferRequest)
+        case cancel(Int64)
+        case speedLimit(Int64)
+        case shutdown
+    }
+
+    private struct State {
+        var commands: [Command] = []
+        var running: Set<Int64> = []
+        var activity: [TransferActivity] = []
+        var closed = false
+    }
+
+    let multi: CurlMulti
+    let events: AsyncStream<TransferEvent>
+    let activityUpdates: AsyncStream<[TransferActivity]>
+    private let eventSink: AsyncStream<TransferEvent>.Continuation
+    private let activitySink: AsyncStream<[TransferActivity]>.Continuation
+    private let state = Mutex(State())
+
+    init(multi: CurlMulti) {
+        self.multi = multi
+        (events, eventSink) = AsyncStream.makeStream(of: TransferEvent.self, bufferingPolicy: .unbounded)
+        (activityUpdates, activitySink) = AsyncStream.makeStream(
+            of: [TransferActivity].self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Queues a start unless that id is running or the engine is shut down.
+    func start(_ request: TransferRequest) {
+        let accepted = state.withLock { state in
+            guard !state.closed, state.running.insert(request.id).inserted else { return false }
+            state.commands.append(.start(request))
+            return true
+        }
+        if accepted { multi.wakeup() }
+    }
+
+    /// Queues a command for the loop and wakes it. Returns false once the engine is shut down.
+    @discardableResult
+    func post(_ command: Command) -> Bool {
+        let accepted = state.withLock { state in
+            guard !state.closed else { return false }
+            if case .shutdown = command { state.closed = true }
+            state.commands.append(command)
+            return true
+        }
+        if accepted { multi.wakeup() }
+        return accepted
+    }
+
+    func takeCommands() -> [Command] {
+        state.withLock { state in
+            defer { state.commands.removeAll() }
+            return state.commands
+        }
+    }
+
+    var running: Set<Int64> { state.withLock { $0.running } }
+    var activity: [TransferActivity] { state.withLock { $0.activity } }
+
+    /// Delivers an event; a terminal event first frees the id so the consumer may start it again at once.
+    func emit(_ event: TransferEvent) {
+        if event.isTerminal {
+            _ = state.withLock { $0.running.remove(event.id) }
+        }
+        eventSink.yield(event)
+    }
+
+    func publish(_ activity: [TransferActivity]) {
+        state.withLock { $0.activity = activity }
+        activitySink.yield(activity)
+    }
+
+    /// Ends both streams; called by the loop when it exits.
+    func finish() {
+        state.withLock { $0.activity = [] }
+        eventSink.finish()
+        activitySink.finish()
+    }
+}

@@ -1,1 +1,0 @@
-// LedgerTransfer module: see ARCHITECTURE.md.

@@ -1,0 +1,100 @@
+import Glibc
+
+/// The partial file of one transfer, `<dir>/.dledger/partial/<id>.part`, opened for appending; owns its descriptor.
+///
+/// Every byte goes straight to the kernel with write(2), so it survives the death of the process.
+final class PartialFile {
+    let path: String
+    private let fd: Int32
+    /// Bytes in the file.
+    private(set) var size: Int64
+
+    /// Opens (creating if needed) the partial file of `request`, creating its hidden folders with mode 0700.
+    init(request: TransferRequest) throws(TransferError) {
+        try Self.makeDirectory(request.directory, mode: 0o755)
+        try Self.makeDirectory(request.directory + "/.dledger", mode: 0o700)
+        try Self.makeDirectory(request.partialDirectory, mode: 0o700)
+        path = request.partialPath
+        fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw Self.error("cannot open \(request.partialPath)") }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            throw .fileSystem("\(request.partialPath) is not a regular file")
+        }
+        size = Int64(info.st_size)
+    }
+
+    deinit {
+        close(fd)
+    }
+
+    /// Appends all of `bytes`.
+    func append(_ bytes: UnsafeRawBufferPointer) throws(TransferError) {
+        guard var base = bytes.baseAddress else { return }
+        var left = bytes.count
+        while left > 0 {
+            let written = write(fd, base, left)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw Self.error("cannot write \(path)")
+            }
+            size += Int64(written)
+            left -= written
+            base += written
+        }
+    }
+
+    /// Cuts the file to `length` bytes; later appends continue from there.
+    func truncate(to length: Int64) throws(TransferError) {
+        guard ftruncate(fd, off_t(length)) == 0 else { throw Self.error("cannot truncate \(path)") }
+        size = length
+    }
+
+    /// Flushes the file to stable storage.
+    func sync() throws(TransferError) {
+        guard fsync(fd) == 0 else { throw Self.error("cannot fsync \(path)") }
+    }
+
+    /// SHA-256 of the whole file at `path`, read in 1 MiB blocks.
+    static func sha256(path: String) throws(TransferError) -> String {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw error("cannot read \(path)") }
+        defer { close(fd) }
+        let hasher = try SHA256Hasher()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let count = read(fd, buffer.baseAddress, buffer.count)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw error("cannot read \(path)")
+            }
+            if count == 0 { break }
+            hasher.update(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+        }
+        return hasher.finish()
+    }
+
+    /// Size of the file at `path`, 0 when it does not exist.
+    static func size(atPath path: String) -> Int64 {
+        var info = stat()
+        return lstat(path, &info) == 0 ? Int64(info.st_size) : 0
+    }
+
+    /// A ``TransferError`` for the current `errno`: ENOSPC and EDQUOT become ``TransferError/diskFull``.
+    static func error(_ what: String) -> TransferError {
+        let code = errno
+        if code == ENOSPC || code == EDQUOT { return .diskFull }
+        return .fileSystem("\(what): \(String(cString: strerror(code)))")
+    }
+
+    /// Creates `path` if missing; refuses anything that exists but is not a real directory (e.g. a symlink).
+    private static func makeDirectory(_ path: String, mode: mode_t) throws(TransferError) {
+        if mkdir(path, mode) != 0 && errno != EEXIST { throw error("cannot create \(path)") }
+        var info = stat()
+        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw .fileSystem("\(path) is not a directory")
+        }
+    }
+}

@@ -1,0 +1,46 @@
+/// Ephemeral progress of one running transfer (not a ledger event).
+public struct TransferActivity: Sendable, Equatable {
+    /// The task id.
+    public var id: Int64
+    /// Bytes in the partial file.
+    public var bytes: Int64
+    /// Size of the whole file, when the server announced it.
+    public var expected: Int64?
+    /// Smoothed speed in bytes per second (exponential average over about one second).
+    public var speed: Double
+    /// Seconds left at the current speed, when both size and speed are known.
+    public var eta: Double?
+    /// Human-readable progress, e.g. `"10.2 MB / 117 MB"`, or `"10.2 MB"` when the size is unknown.
+    public var detail: String
+
+    /// Creates an activity; ``detail`` is derived from `bytes` and `expected`.
+    public init(id: Int64, bytes: Int64, expected: Int64?, speed: Double, eta: Double?) {
+        self.id = id
+        self.bytes = bytes
+        self.expected = expected
+        self.speed = speed
+        self.eta = eta
+        self.detail = Self.detail(bytes: bytes, expected: expected)
+    }
+
+    /// `"10.2 MB / 117 MB"`, or `"10.2 MB"` without a size.
+    public static func detail(bytes: Int64, expected: Int64?) -> String {
+        guard let expected else { return formatBytes(bytes) }
+        return "\(formatBytes(bytes)) / \(formatBytes(expected))"
+    }
+
+    /// Decimal units (1 KB = 1000 B): one decimal below 100, none from 100 up: `"512 B"`, `"10.2 MB"`, `"117 MB"`.
+    public static func formatBytes(_ bytes: Int64) -> String {
+        let units = ["B", "KB", "MB", "GB", "TB", "PB"]
+        var value = Double(max(bytes, 0))
+        var unit = 0
+        while value >= 1000, unit < units.count - 1 {
+            value /= 1000
+            unit += 1
+        }
+        if unit == 0 { return "\(Int(value)) B" }
+        if value >= 99.95 { return "\(Int(value.rounded())) \(units[unit])" }
+        let tenths = Int((value * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10) \(units[unit])"
+    }
+}

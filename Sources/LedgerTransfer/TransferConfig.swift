@@ -1,0 +1,30 @@
+/// Tunables of a ``TransferEngine``; the defaults suit an interactive download manager.
+///
+/// ```swift
+/// var config = TransferConfig()
+/// config.speedLimit = 2_000_000  // 2 MB/s shared by all transfers
+/// let engine = try TransferEngine(config: config)
+/// ```
+public struct TransferConfig: Sendable {
+    /// Sent as `User-Agent` on every request.
+    public var userAgent = "DownloadLedger/0.1 (+libcurl)"
+    /// Redirects followed before failing with ``FailureReason/tooManyRedirects``.
+    public var maxRedirects = 10
+    /// Retryable faults retried per ``TransferEngine/start(_:)`` before ``TransferEvent/failed(id:reason:retryable:bytes:)``.
+    public var maxRetries = 5
+    /// First backoff delay in seconds; doubles each retry, with jitter, capped by ``backoffCap``.
+    public var backoffBase: Double = 0.5
+    /// Longest wait between two attempts, also the cap of a server's `Retry-After`.
+    public var backoffCap: Double = 30
+    /// Seconds allowed to establish a connection.
+    public var connectTimeout: Double = 15
+    /// A transfer slower than 1 byte/s for this many seconds fails as ``FailureReason/timeout`` (retryable).
+    public var lowSpeedTime: Double = 30
+    /// Bytes per second shared by all running transfers; 0 means unlimited.
+    public var speedLimit: Int64 = 0
+    /// Verify TLS certificates and host names. On by default; turn off only for a test server you control.
+    public var verifyTLS = true
+
+    /// The defaults.
+    public init() {}
+}

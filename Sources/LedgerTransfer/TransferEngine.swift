@@ -1,0 +1,82 @@
+import Foundation
+import Synchronization
+
+/// Downloads files over HTTP(S) with libcurl's multi interface, on one thread of its own.
+///
+/// Bytes go only to `<directory>/.dledger/partial/<id>.part`; a finished, verified file is linked to a free name
+/// in the directory, never over an existing file. The engine knows nothing of the ledger: it reports
+/// ``TransferEvent``s and ephemeral ``TransferActivity``.
+///
+/// ```swift
+/// let engine = try TransferEngine()
+/// engine.start(TransferRequest(id: 7, url: "https://example.org/a.iso", directory: "/home/me/Downloads"))
+/// for await event in engine.events {
+///     if case .completed(_, _, let sha256, let fileName) = event { print(fileName, sha256) }
+/// }
+/// ```
+public final class TransferEngine: Sendable {
+    private let mailbox: EngineMailbox
+    private let stoppedLoop = DispatchSemaphore(value: 0)
+    private let joined = Mutex(false)
+
+    /// Starts the loop thread.
+    /// - Throws: ``TransferEngineError`` when libcurl cannot be initialised.
+    public init(config: TransferConfig = .init()) throws {
+        let multi = try CurlMulti()
+        let mailbox = EngineMailbox(multi: multi)
+        self.mailbox = mailbox
+        let loop = TransferLoop(config: config, mailbox: mailbox)
+        let stopped = stoppedLoop
+        let thread = Thread {
+            loop.run()
+            stopped.signal()
+        }
+        thread.name = "LedgerTransfer"
+        thread.start()
+    }
+
+    deinit {
+        shutdown()
+    }
+
+    /// Every event of every transfer, in order per id, each exactly once. Single consumer; ends after
+    /// ``shutdown()``.
+    public var events: AsyncStream<TransferEvent> { mailbox.events }
+
+    /// Snapshots of the running transfers, about four per second while any runs (newest kept if unread), then
+    /// one empty snapshot when the last one ends.
+    public var activityUpdates: AsyncStream<[TransferActivity]> { mailbox.activityUpdates }
+
+    /// Starts (or resumes from its partial file) a transfer; ignored if that id is already running.
+    public func start(_ request: TransferRequest) {
+        mailbox.start(request)
+    }
+
+    /// Stops a transfer promptly, keeping its partial file; it then reports ``TransferEvent/stopped(id:bytes:)``.
+    public func cancel(id: Int64) {
+        mailbox.post(.cancel(id))
+    }
+
+    /// Changes the shared speed limit (bytes/s, 0 = none); applies to running transfers too.
+    public func setSpeedLimit(_ bytesPerSecond: Int64) {
+        mailbox.post(.speedLimit(max(bytesPerSecond, 0)))
+    }
+
+    /// The latest snapshot of the running transfers.
+    public func activity() -> [TransferActivity] {
+        mailbox.activity
+    }
+
+    /// Ids started and not yet ended by a terminal event (including those waiting to retry).
+    public var running: Set<Int64> { mailbox.running }
+
+    /// Cancels every transfer (each reports `.stopped`), ends the streams and joins the loop thread. Idempotent.
+    public func shutdown() {
+        mailbox.post(.shutdown)
+        let mustWait = joined.withLock { joined in
+            defer { joined = true }
+            return !joined
+        }
+        if mustWait { stoppedLoop.wait() }
+    }
+}

@@ -1,0 +1,36 @@
+/// What a transfer did; the Scheduler turns these into ledger events.
+///
+/// Every event is delivered exactly once, in order per id. A transfer ends with exactly one of
+/// ``completed(id:bytes:sha256:fileName:)``, ``failed(id:reason:retryable:bytes:)`` or ``stopped(id:bytes:)``.
+public enum TransferEvent: Sendable, Equatable {
+    /// An attempt began (1, 2, ...); `offset` is the number of bytes already in the partial file.
+    case started(id: Int64, attempt: Int, offset: Int64)
+    /// The response headers arrived. `restartedFromZero` says why the partial file was discarded, if it was.
+    case resolved(
+        id: Int64, size: Int64?, serverName: String?, etag: String?, lastModified: String?, acceptsRanges: Bool,
+        restartedFromZero: String?)
+    /// The file is at `directory/fileName`: complete, fsynced and verified.
+    case completed(id: Int64, bytes: Int64, sha256: String, fileName: String)
+    /// Retries are exhausted or the fault is not retryable. The partial file is kept, except after a checksum
+    /// mismatch.
+    case failed(id: Int64, reason: FailureReason, retryable: Bool, bytes: Int64)
+    /// The transfer stopped after ``TransferEngine/cancel(id:)``; `bytes` are safe in the partial file.
+    case stopped(id: Int64, bytes: Int64)
+
+    /// The task id the event is about.
+    public var id: Int64 {
+        switch self {
+        case .started(let id, _, _), .resolved(let id, _, _, _, _, _, _), .completed(let id, _, _, _),
+            .failed(let id, _, _, _), .stopped(let id, _):
+            id
+        }
+    }
+
+    /// Whether this event ends the transfer.
+    public var isTerminal: Bool {
+        switch self {
+        case .completed, .failed, .stopped: true
+        case .started, .resolved: false
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import CCurl
+import Glibc
+
+/// What happens when a request ends: retry, restart, fail, or finish the file.
+extension TransferLoop {
+    func finish(easy handle: UnsafeMutableRawPointer, result: CURLcode) {
+        guard let id = idsByHandle[handle], let job = jobs[id], let attempt = job.attempt else { return }
+        job.effectiveURL = attempt.easy.effectiveURL ?? job.effectiveURL
+        detachAttempt(of: job)
+        if result == CURLE_OK { attempt.decideIfNeeded() }
+        switch attempt.outcome {
+        case .fail(let reason, let retryAfter):
+            fault(job, reason, retryAfter: retryAfter)
+        case .alreadyComplete:
+            complete(job)
+        case .restartFromZero(let reason):
+            restartFromZero(job, reason: reason)
+        case nil:
+            if result != CURLE_OK {
+                fault(job, reason(for: result, attempt: attempt), retryAfter: nil)
+            } else if let expected = attempt.total ?? attempt.limit, expected != job.file.size {
+                fault(job, .sizeMismatch(expected: expected, actual: job.file.size), retryAfter: nil)
+            } else {
+                complete(job)
+            }
+        }
+    }
+
+    private func reason(for result: CURLcode, attempt: Attempt) -> FailureReason {
+        let message = attempt.easy.message(for: result)
+        switch result {
+        case CURLE_OPERATION_TIMEDOUT: return .timeout
+        case CURLE_TOO_MANY_REDIRECTS: return .tooManyRedirects
+        case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL: return .invalidURL(message)
+        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
+            CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+            return .tls(message)
+        case CURLE_PARTIAL_FILE:
+            guard let expected = attempt.total ?? attempt.limit else { return .connection(message) }
+            return .sizeMismatch(expected: expected, actual: attempt.job.file.size)
+        default: return .connection(message)
+        }
+    }
+
+    /// Retries a retryable fault after a backoff (or the server's Retry-After), else fails the job.
+    private func fault(_ job: Job, _ reason: FailureReason, retryAfter: Double?) {
+        guard reason.isRetryable, job.retries < config.maxRetries else {
+            end(job, failure: reason)
+            return
+        }
+        job.retries += 1
+        let delay = retryAfter.map { min($0, config.backoffCap) } ?? backoff(retry: job.retries)
+        job.retryAt = Self.now() + delay
+    }
+
+    /// Exponential backoff with "equal jitter": half the step fixed, half random.
+    private func backoff(retry: Int) -> Double {
+        let step = min(config.backoffBase * Double(1 << min(retry - 1, 30)), config.backoffCap)
+        return step / 2 + Double.random(in: 0...(step / 2))
+    }
+
+    private func restartFromZero(_ job: Job, reason: String) {
+        guard !job.restartedFromZero else {
+            end(job, failure: .rangeNotSatisfiable)
+            return
+        }
+        job.restartedFromZero = true
+        job.pendingRestartReason = reason
+        job.validator = nil
+        do {
+            try job.discardPartial()
+        } catch {
+            end(job, failure: error.reason)
+            return
+        }
+        beginAttempt(job)
+    }
+
+    /// fsync, hash, verify, then link to a free final name.
+    private func complete(_ job: Job) {
+        let request = job.request
+        do {
+            try job.file.sync()
+            let sha256 = try job.sha256()
+            if let expected = request.expectedSHA256?.lowercased(), expected != sha256 {
+                let bytes = job.file.size
+                unlink(job.file.path)
+                end(
+                    job,
+                    .failed(
+                        id: request.id, reason: .checksumMismatch(expected: expected, actual: sha256),
+                        retryable: false, bytes: bytes))
+                return
+            }
+            let name = try FilePlacement.place(
+                partial: job.file.path, directory: request.directory, base: finalName(of: job))
+            end(job, .completed(id: request.id, bytes: job.file.size, sha256: sha256, fileName: name))
+        } catch {
+            end(job, failure: error.reason)
+        }
+    }
+
+    /// The user's name, else the server's, else the (final) URL's, else "download"; always sanitized.
+    private func finalName(of job: Job) -> String {
+        if let preferred = job.request.preferredName.flatMap(FileNaming.sanitize) { return preferred }
+        if let server = job.serverName { return server }
+        if let url = job.effectiveURL.flatMap(FileNaming.name(fromURL:)) { return url }
+        return FileNaming.name(fromURL: job.request.url) ?? "download"
+    }
+}

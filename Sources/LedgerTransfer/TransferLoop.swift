@@ -1,0 +1,214 @@
+import CCurl
+import Glibc
+
+/// The curl multi loop: owns every ``Job`` and runs on the engine's thread only, which is what makes the
+/// `@unchecked Sendable` hand-over to that thread sound.
+final class TransferLoop: @unchecked Sendable {
+    let config: TransferConfig
+    let mailbox: EngineMailbox
+    let multi: CurlMulti
+    var jobs: [Int64: Job] = [:]
+    var idsByHandle: [UnsafeMutableRawPointer: Int64] = [:]
+    var speedLimit: Int64
+    private var nextTick: Double = 0
+    private var publishedActivity = false
+    static let tickInterval = 0.25
+
+    init(config: TransferConfig, mailbox: EngineMailbox) {
+        self.config = config
+        self.mailbox = mailbox
+        self.multi = mailbox.multi
+        self.speedLimit = config.speedLimit
+    }
+
+    func run() {
+        while handleCommands() {
+            startDueRetries()
+            multi.perform()
+            for (easy, result) in multi.finished() {
+                finish(easy: easy, result: result)
+            }
+            publishActivityIfDue()
+            multi.poll(milliseconds: waitMilliseconds())
+        }
+        for id in jobs.keys.sorted() {
+            cancel(id: id)
+        }
+        mailbox.finish()
+    }
+
+    /// Applies queued commands; false on shutdown.
+    private func handleCommands() -> Bool {
+        for command in mailbox.takeCommands() {
+            switch command {
+            case .start(let request): start(request)
+            case .cancel(let id): cancel(id: id)
+            case .speedLimit(let limit):
+                speedLimit = limit
+                applySpeedLimit()
+            case .shutdown: return false
+            }
+        }
+        return true
+    }
+
+    private func start(_ request: TransferRequest) {
+        guard jobs[request.id] == nil else { return }
+        let scheme = request.url.prefix { $0 != ":" }.lowercased()
+        guard scheme == "http" || scheme == "https", request.url.contains("://") else {
+            mailbox.emit(
+                .failed(id: request.id, reason: .invalidURL(request.url), retryable: false, bytes: 0))
+            return
+        }
+        guard request.directory.hasPrefix("/") else {
+            mailbox.emit(
+                .failed(
+                    id: request.id, reason: .fileSystem("directory is not absolute: \(request.directory)"),
+                    retryable: false, bytes: 0))
+            return
+        }
+        do {
+            let job = try Job(request: request)
+            jobs[request.id] = job
+            beginAttempt(job)
+        } catch {
+            mailbox.emit(.failed(id: request.id, reason: error.reason, retryable: false, bytes: 0))
+        }
+    }
+
+    func cancel(id: Int64) {
+        guard let job = jobs[id] else { return }
+        detachAttempt(of: job)
+        try? job.file.sync()
+        end(job, .stopped(id: id, bytes: job.file.size))
+    }
+
+    /// Sends the next request of `job`, resuming from its partial file.
+    func beginAttempt(_ job: Job) {
+        job.retryAt = nil
+        job.attempts += 1
+        let easy: CurlEasy
+        do {
+            easy = try CurlEasy()
+        } catch {
+            end(job, failure: error.reason)
+            return
+        }
+        let attempt = Attempt(job: job, easy: easy, number: job.attempts, emit: mailbox.emit)
+        configure(easy, for: attempt)
+        mailbox.emit(.started(id: job.request.id, attempt: attempt.number, offset: attempt.offset))
+        guard multi.add(easy) else {
+            end(job, failure: .connection("curl_multi_add_handle failed"))
+            return
+        }
+        job.attempt = attempt
+        idsByHandle[easy.handle] = job.request.id
+        applySpeedLimit()
+    }
+
+    private func configure(_ easy: CurlEasy, for attempt: Attempt) {
+        easy.set(CURLOPT_URL, attempt.job.request.url)
+        easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
+        easy.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        easy.set(CURLOPT_FOLLOWLOCATION, 1)
+        easy.set(CURLOPT_MAXREDIRS, config.maxRedirects)
+        easy.set(CURLOPT_USERAGENT, config.userAgent)
+        easy.set(CURLOPT_CONNECTTIMEOUT_MS, Int(config.connectTimeout * 1000))
+        easy.set(CURLOPT_LOW_SPEED_LIMIT, 1)
+        easy.set(CURLOPT_LOW_SPEED_TIME, max(Int(config.lowSpeedTime.rounded(.up)), 1))
+        easy.set(CURLOPT_SSL_VERIFYPEER, config.verifyTLS ? 1 : 0)
+        easy.set(CURLOPT_SSL_VERIFYHOST, config.verifyTLS ? 2 : 0)
+        easy.set(CURLOPT_HTTP_CONTENT_DECODING, 0)
+        easy.set(CURLOPT_NOSIGNAL, 1)
+        easy.setHeaders(attempt.requestHeaders)
+        let context = Unmanaged.passUnretained(attempt).toOpaque()
+        easy.set(CURLOPT_HEADERFUNCTION, callback: Self.headerCallback)
+        easy.set(CURLOPT_HEADERDATA, pointer: context)
+        easy.set(CURLOPT_WRITEFUNCTION, callback: Self.bodyCallback)
+        easy.set(CURLOPT_WRITEDATA, pointer: context)
+    }
+
+    private static let headerCallback: ccurl_data_callback = { data, size, count, context in
+        let attempt = Unmanaged<Attempt>.fromOpaque(context!).takeUnretainedValue()
+        let ok = attempt.receiveHeader(UnsafeRawBufferPointer(start: data, count: size * count))
+        return ok ? size * count : 0
+    }
+
+    private static let bodyCallback: ccurl_data_callback = { data, size, count, context in
+        let attempt = Unmanaged<Attempt>.fromOpaque(context!).takeUnretainedValue()
+        let ok = attempt.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count))
+        return ok ? size * count : 0
+    }
+
+    /// Removes the request in flight (if any) from the multi handle.
+    func detachAttempt(of job: Job) {
+        guard let attempt = job.attempt else { return }
+        idsByHandle[attempt.easy.handle] = nil
+        multi.remove(attempt.easy)
+        job.attempt = nil
+        applySpeedLimit()
+    }
+
+    /// Shares the limit evenly among the requests in flight; curl reads the value on every receive.
+    func applySpeedLimit() {
+        let active = jobs.values.compactMap(\.attempt)
+        guard !active.isEmpty else { return }
+        let share = speedLimit > 0 ? max(speedLimit / Int64(active.count), 1) : 0
+        for attempt in active {
+            attempt.easy.set(CURLOPT_MAX_RECV_SPEED_LARGE, offset: share)
+        }
+    }
+
+    /// Ends `job` with its terminal event.
+    func end(_ job: Job, _ event: TransferEvent) {
+        detachAttempt(of: job)
+        jobs[job.request.id] = nil
+        mailbox.emit(event)
+    }
+
+    func end(_ job: Job, failure reason: FailureReason) {
+        end(job, .failed(id: job.request.id, reason: reason, retryable: reason.isRetryable, bytes: job.file.size))
+    }
+
+    private func startDueRetries() {
+        let now = Self.now()
+        for job in jobs.values.sorted(by: { $0.request.id < $1.request.id }) {
+            if let due = job.retryAt, due <= now { beginAttempt(job) }
+        }
+    }
+
+    private func publishActivityIfDue() {
+        let now = Self.now()
+        guard now >= nextTick else { return }
+        nextTick = now + Self.tickInterval
+        guard !jobs.isEmpty || publishedActivity else { return }
+        publishedActivity = !jobs.isEmpty
+        var snapshot: [TransferActivity] = []
+        for job in jobs.values.sorted(by: { $0.request.id < $1.request.id }) {
+            job.meter.record(bytes: job.file.size, at: now)
+            let eta = job.expected.flatMap { job.meter.eta(remaining: $0 - job.file.size) }
+            snapshot.append(
+                TransferActivity(
+                    id: job.request.id, bytes: job.file.size, expected: job.expected, speed: job.meter.speed,
+                    eta: eta))
+        }
+        mailbox.publish(snapshot)
+    }
+
+    private func waitMilliseconds() -> Int32 {
+        guard !jobs.isEmpty else { return 1000 }
+        let now = Self.now()
+        var until = nextTick
+        for job in jobs.values {
+            if let due = job.retryAt { until = min(until, due) }
+        }
+        return Int32(max(((until - now) * 1000).rounded(.up), 1))
+    }
+
+    /// Monotonic seconds.
+    static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+}

@@ -1,0 +1,34 @@
+/// What to download and where; the engine knows nothing else about the task.
+public struct TransferRequest: Sendable, Equatable {
+    /// The ledger's task id; at most one transfer per id runs at a time.
+    public var id: Int64
+    /// An `http` or `https` URL.
+    public var url: String
+    /// The absolute download directory; nothing is ever written outside it.
+    public var directory: String
+    /// The user's name for the file, if any; it wins over the server's and the URL's.
+    public var preferredName: String?
+    /// Lowercase hex SHA-256 the finished file must have.
+    public var expectedSHA256: String?
+    /// ETag or Last-Modified recorded when the partial file was started, sent as `If-Range`.
+    public var validator: String?
+
+    /// Creates a request.
+    public init(
+        id: Int64, url: String, directory: String, preferredName: String? = nil,
+        expectedSHA256: String? = nil, validator: String? = nil
+    ) {
+        self.id = id
+        self.url = url
+        self.directory = directory
+        self.preferredName = preferredName
+        self.expectedSHA256 = expectedSHA256
+        self.validator = validator
+    }
+
+    /// The hidden folder holding partial files: `<directory>/.dledger/partial`.
+    public var partialDirectory: String { directory + "/.dledger/partial" }
+
+    /// Where the bytes go until the file is complete: `<directory>/.dledger/partial/<id>.part`.
+    public var partialPath: String { partialDirectory + "/\(id).part" }
+}
