@@ -24,7 +24,7 @@ let package = Package(
         .target(name: "LedgerTransfer", dependencies: ["CCurl", "CCrypto"]),
         .target(
             name: "DownloadLedger",
-            dependencies: ["LedgerCore", "LedgerStore", "LedgerTransfer"]),
+            dependencies: ["LedgerCore", "LedgerStore", "LedgerTransfer", "CCrypto"]),
         .target(name: "LoopbackHTTP"),
         .executableTarget(
             name: "dledger", dependencies: ["DownloadLedger", "LoopbackHTTP"],

@@ -1,0 +1,3 @@
+@_exported import LedgerCore
+@_exported import LedgerStore
+@_exported import LedgerTransfer

@@ -1,0 +1,23 @@
+import CCrypto
+import Foundation
+
+/// SHA-256 of files on disk, for `verify --checksums`.
+enum FileDigest {
+    /// Lowercase hex SHA-256 of the file's bytes, read in 1 MiB blocks.
+    static func sha256(path: String) throws -> String {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw LedgerError.fileSystem("cannot read \(path)")
+        }
+        defer { try? handle.close() }
+        guard let ctx = EVP_MD_CTX_new() else { throw LedgerError.fileSystem("no digest context") }
+        defer { EVP_MD_CTX_free(ctx) }
+        EVP_DigestInit_ex(ctx, EVP_sha256(), nil)
+        while let block = try handle.read(upToCount: 1 << 20), !block.isEmpty {
+            block.withUnsafeBytes { _ = EVP_DigestUpdate(ctx, $0.baseAddress, $0.count) }
+        }
+        var digest = [UInt8](repeating: 0, count: 32)
+        var length: UInt32 = 0
+        EVP_DigestFinal_ex(ctx, &digest, &length)
+        return digest.map { String(format: "%02x", $0) }.joined()
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+
+/// What `verify` found. Valid only when `problems` is empty.
+public struct VerifyReport: Sendable {
+    public var events: Int64
+    public var head: Int64
+    public var snapshotSeq: Int64?
+    public var filesChecked: Int
+    public var problems: [String]
+
+    public var isValid: Bool { problems.isEmpty }
+}
+
+extension Ledger {
+    /// Decodes stored events.
+    func logged(_ stored: [StoredEvent]) throws -> [LoggedEntry] {
+        try stored.map { e in
+            do {
+                return LoggedEntry(seq: e.seq, time: e.time, entry: try Entry.decode(kind: e.kind, payload: e.payload))
+            } catch {
+                throw LedgerOpenError.unreadableEvent(seq: e.seq, detail: "\(error)")
+            }
+        }
+    }
+
+    /// Events after `after` (a seq), at most `limit`, in order.
+    public func log(after: Int64 = 0, limit: Int? = nil) throws -> [LoggedEntry] {
+        try withLock { try logged(try store.events(after: after, through: nil, limit: limit)) }
+    }
+
+    /// The last seq committed at or before `time` (ms since the Unix epoch).
+    public func seq(atOrBefore time: Int64) throws -> Int64 {
+        try withLock { try store.lastSeq(atOrBefore: time) }
+    }
+
+    /// Every event that touched one task, in order: its audit trail.
+    public func audit(_ id: TaskID) throws -> [LoggedEntry] {
+        try withLock { try logged(try store.events(touching: id)) }
+    }
+
+    /// The list exactly as it was after event `seq` (from the nearest snapshot at or before it, then the log).
+    /// - Complexity: O(events between that snapshot and `seq`).
+    public func replay(through seq: Int64) throws -> DownloadList {
+        try withLock {
+            var list = DownloadList()
+            if let snap = try store.latestSnapshot(reducerVersion: DownloadList.reducerVersion, atOrBefore: seq),
+                let decoded = try? DownloadList(snapshot: snap.bytes), decoded.head == snap.seq
+            {
+                list = decoded
+            }
+            try Self.fold(store, into: &list, through: seq)
+            return list
+        }
+    }
+
+    /// The list as it was at `time` (ms since the Unix epoch).
+    public func replay(at time: Int64) throws -> DownloadList {
+        try replay(through: try seq(atOrBefore: time))
+    }
+
+    static func fold(_ store: EventStore, into list: inout DownloadList, through: Int64?) throws {
+        var failure: LedgerOpenError?
+        try store.scan(after: list.head, through: through) { view in
+            guard failure == nil else { return }
+            do {
+                let entry = try Entry.decode(kind: view.kind, payload: view.payload)
+                list.apply(LoggedEntry(seq: view.seq, time: view.time, entry: entry))
+            } catch {
+                failure = .unreadableEvent(seq: view.seq, detail: "\(error)")
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Checks everything the log promises: the hash chain holds and every seq is present; replay from zero
+    /// equals the latest snapshot and the live projection; finished tasks' files exist with their size
+    /// (and, with `checksums`, their SHA-256).
+    public func verify(checkFiles: Bool = true, checksums: Bool = false) throws -> VerifyReport {
+        try withLock {
+            var problems: [String] = []
+            let chain = try store.verifyChain()
+            if let p = chain.firstProblem { problems.append("hash chain broken at event #\(p.seq): \(p.reason)") }
+            let snapshot = try store.latestSnapshot(reducerVersion: DownloadList.reducerVersion, atOrBefore: nil)
+            var replayed = DownloadList()
+            do {
+                if let snapshot {
+                    try Self.fold(store, into: &replayed, through: snapshot.seq)
+                    if let cached = try? DownloadList(snapshot: snapshot.bytes) {
+                        if cached != replayed {
+                            problems.append("snapshot at #\(snapshot.seq) differs from the replay of the log")
+                        }
+                    } else {
+                        problems.append("snapshot at #\(snapshot.seq) cannot be read")
+                    }
+                }
+                try Self.fold(store, into: &replayed, through: nil)
+                let live = try Ledger.liveProjection(store)
+                if replayed != live { problems.append("replay from zero differs from the live projection") }
+            } catch {
+                problems.append("\(error)")
+            }
+            var checked = 0
+            if checkFiles {
+                for t in replayed.tasks.values.sorted(by: { $0.id < $1.id }) where t.state == .finished {
+                    guard let path = t.filePath else { continue }
+                    checked += 1
+                    problems.append(contentsOf: Self.checkFile(t, path: path, checksum: checksums))
+                }
+            }
+            return VerifyReport(
+                events: chain.rowCount, head: chain.head, snapshotSeq: snapshot?.seq, filesChecked: checked,
+                problems: problems)
+        }
+    }
+
+    /// The projection as an open ledger computes it: latest snapshot plus tail.
+    static func liveProjection(_ store: EventStore) throws -> DownloadList {
+        var list = DownloadList()
+        if let snap = try store.latestSnapshot(reducerVersion: DownloadList.reducerVersion, atOrBefore: nil),
+            let decoded = try? DownloadList(snapshot: snap.bytes), decoded.head == snap.seq
+        {
+            list = decoded
+        }
+        try fold(store, into: &list, through: nil)
+        return list
+    }
+
+    private static func checkFile(_ t: DownloadTask, path: String, checksum: Bool) -> [String] {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
+            return ["task #\(t.id): file missing: \(path)"]
+        }
+        let size = (attributes[.size] as? NSNumber)?.int64Value ?? -1
+        guard size == t.bytes else { return ["task #\(t.id): \(path) has \(size) bytes, the log says \(t.bytes)"] }
+        if checksum, let expected = t.sha256, let actual = try? FileDigest.sha256(path: path), actual != expected {
+            return ["task #\(t.id): \(path) SHA-256 \(actual) differs from the log's \(expected)"]
+        }
+        return []
+    }
+}

@@ -1,0 +1,246 @@
+import Foundation
+
+/// What a command did, for the caller to report.
+public struct Outcome: Sendable {
+    /// The seq the command's event was logged at.
+    public var seq: Int64
+    public var entry: Entry
+    public var decision: Decision
+}
+
+/// A download ledger: the append-only event log in one SQLite file and the list it projects.
+///
+/// ```swift
+/// let ledger = try Ledger(path: "downloads.sqlite", creatingWithDirectory: "/home/me/Downloads")
+/// let added = try ledger.execute(.add(urls: ["https://example.com/a.iso"], placement: .end,
+///                                     name: nil, sha256: nil, directory: nil))
+/// print(ledger.list.orderedTasks.map(\.displayName))
+/// try ledger.execute(.undo)
+/// ```
+/// Commands are validated against the current projection and become one event each; a failed command appends
+/// nothing. Another process appending to the same file is seen on `refresh()` (and by `changes()`).
+/// Thread-safe: calls are serialised.
+public final class Ledger: @unchecked Sendable {
+    public let path: String
+    public let isReadOnly: Bool
+    let store: EventStore
+    private let lock = NSRecursiveLock()
+    private var state: DownloadList
+    private var lastSnapshotSeq: Int64 = 0
+    private var lastToken: Int64 = 0
+    private var observers: [UUID: AsyncStream<DownloadList>.Continuation] = [:]
+    /// Milliseconds since the Unix epoch. Injected so tests can move time.
+    public let clock: @Sendable () -> Int64
+    /// A snapshot is cached after this many events are folded since the last one.
+    public var snapshotInterval: Int64 = 10_000
+
+    /// Wall-clock milliseconds since the Unix epoch.
+    public static let wallClock: @Sendable () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+
+    /// Opens the ledger at `path`.
+    /// - Parameters:
+    ///   - creatingWithDirectory: when the file does not exist, create a ledger whose default download directory
+    ///     is this (absolute) path; when nil, a missing file is an error.
+    ///   - readOnly: never write to the file (offline inspection); commands then fail.
+    /// - Throws: `StoreError` (not a ledger, corrupt, locked, newer schema), `LedgerOpenError`.
+    /// - Complexity: loads the latest snapshot and folds the events after it: start-up does not grow with the log.
+    public init(
+        path: String, creatingWithDirectory directory: String? = nil, readOnly: Bool = false,
+        clock: @escaping @Sendable () -> Int64 = Ledger.wallClock
+    ) throws {
+        self.path = path
+        self.isReadOnly = readOnly
+        self.clock = clock
+        let exists = FileManager.default.fileExists(atPath: path)
+        if !exists && (readOnly || directory == nil) { throw LedgerOpenError.noLedger(path) }
+        if !exists, let parent = Optional((path as NSString).deletingLastPathComponent), !parent.isEmpty {
+            try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+        }
+        store = try SQLiteEventStore(path: path, readOnly: readOnly)
+        state = DownloadList()
+        if let snap = try store.latestSnapshot(reducerVersion: DownloadList.reducerVersion, atOrBefore: nil),
+            let list = try? DownloadList(snapshot: snap.bytes), list.head == snap.seq
+        {
+            state = list
+            lastSnapshotSeq = snap.seq
+        }
+        lastToken = try store.changeToken()
+        try fold()
+        if state.head == 0, let directory, !readOnly {
+            try appendCreation(directory: directory)
+        }
+        try saveSnapshotIfDue(force: state.head - lastSnapshotSeq >= 1_000)
+    }
+
+    /// Opens an existing store (tests: the in-memory store).
+    init(store: EventStore, clock: @escaping @Sendable () -> Int64 = Ledger.wallClock) throws {
+        self.path = ":store:"
+        self.isReadOnly = false
+        self.store = store
+        self.clock = clock
+        state = DownloadList()
+        try fold()
+    }
+
+    private func appendCreation(directory: String) throws {
+        let entry = Entry(.ledgerCreated(directory: directory, maxDownloads: 3))
+        do {
+            _ = try store.append([Self.newEvent(entry)], expectingHead: 0, time: clock())
+        } catch StoreError.conflict {
+            // Another process created it first: its creation stands.
+        }
+        try fold()
+    }
+
+    /// The current projection.
+    public var list: DownloadList {
+        lock.lock()
+        defer { lock.unlock() }
+        return state
+    }
+
+    static func newEvent(_ entry: Entry) -> NewEvent {
+        NewEvent(
+            kind: entry.event.kind, version: Event.payloadVersion, tasks: entry.event.taskIDs,
+            payload: entry.encodedPayload())
+    }
+
+    /// Folds events appended after the projection's head (by us or another process). Caller holds the lock.
+    @discardableResult
+    private func fold() throws -> Bool {
+        let before = state.head
+        var failure: LedgerOpenError?
+        try store.scan(after: state.head, through: nil) { view in
+            guard failure == nil else { return }
+            do {
+                let entry = try Entry.decode(kind: view.kind, payload: view.payload)
+                state.apply(LoggedEntry(seq: view.seq, time: view.time, entry: entry))
+            } catch {
+                failure = .unreadableEvent(seq: view.seq, detail: "\(error)")
+            }
+        }
+        if let failure { throw failure }
+        return state.head != before
+    }
+
+    private func saveSnapshotIfDue(force: Bool = false) throws {
+        guard !isReadOnly, state.head > lastSnapshotSeq,
+            force || state.head - lastSnapshotSeq >= snapshotInterval
+        else { return }
+        try store.saveSnapshot(seq: state.head, reducerVersion: DownloadList.reducerVersion, bytes: state.snapshotBytes())
+        lastSnapshotSeq = state.head
+    }
+
+    /// Folds in what other processes appended. Returns true when the list changed.
+    /// - Complexity: one cheap check when nothing changed.
+    @discardableResult
+    public func refresh() throws -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        let token = try store.changeToken()
+        guard token != lastToken else { return false }
+        lastToken = token
+        let changed = try fold()
+        if changed {
+            try saveSnapshotIfDue()
+            notify()
+        }
+        return changed
+    }
+
+    /// Validates `command` against the current list and appends its event.
+    ///
+    /// When another process appended meanwhile, the command is validated again on the new list and retried, so
+    /// concurrent writers lose nothing and never produce an invalid list.
+    /// - Throws: `LedgerError` or `NothingAdded` for an invalid command (nothing appended); `StoreError`.
+    @discardableResult
+    public func execute(_ command: Command) throws -> Outcome {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !isReadOnly else { throw StoreError.readOnly }
+        while true {
+            try fold()
+            let before = state
+            let decision = try state.decide(command)
+            let undoRename = try prepareFiles(for: decision.entry.event, in: before)
+            let seq: Int64
+            do {
+                seq = try store.append([Self.newEvent(decision.entry)], expectingHead: state.head, time: clock())
+            } catch StoreError.conflict {
+                undoRename?()
+                continue
+            } catch {
+                undoRename?()
+                throw error
+            }
+            try fold()
+            lastToken = (try? store.changeToken()) ?? lastToken
+            cleanUpFiles(after: decision.entry.event, before: before)
+            try saveSnapshotIfDue()
+            notify()
+            return Outcome(seq: seq, entry: decision.entry, decision: decision)
+        }
+    }
+
+    /// Appends a downloader fact. Facts about tasks that are gone are dropped (a purge won the race).
+    /// - Returns: the seq, or nil when the fact was dropped.
+    @discardableResult
+    public func record(_ fact: Event) throws -> Int64? {
+        precondition(fact.isTransferFact, "only downloader facts are recorded")
+        lock.lock()
+        defer { lock.unlock() }
+        guard !isReadOnly else { throw StoreError.readOnly }
+        while true {
+            try fold()
+            guard fact.taskIDs.allSatisfy({ state.tasks[$0] != nil }) else { return nil }
+            do {
+                let seq = try store.append([Self.newEvent(Entry(fact))], expectingHead: state.head, time: clock())
+                try fold()
+                lastToken = (try? store.changeToken()) ?? lastToken
+                try saveSnapshotIfDue()
+                notify()
+                return seq
+            } catch StoreError.conflict {
+                continue
+            }
+        }
+    }
+
+    /// The list after every change, starting with the current one. Changes by other processes are noticed by
+    /// polling the file every `pollInterval`.
+    public func changes(pollInterval: Duration = .milliseconds(250)) -> AsyncStream<DownloadList> {
+        let id = UUID()
+        let (stream, continuation) = AsyncStream<DownloadList>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        lock.lock()
+        observers[id] = continuation
+        continuation.yield(state)
+        lock.unlock()
+        let poller = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: pollInterval)
+                _ = try? self?.refresh()
+            }
+        }
+        continuation.onTermination = { [weak self] _ in
+            poller.cancel()
+            self?.lock.lock()
+            self?.observers[id] = nil
+            self?.lock.unlock()
+        }
+        return stream
+    }
+
+    private func notify() {
+        for c in observers.values { c.yield(state) }
+    }
+
+    /// Runs `body` with the lock held (for the scheduler's read-decide-act steps).
+    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    /// Milliseconds now, by the ledger's clock.
+    public func now() -> Int64 { clock() }
+}

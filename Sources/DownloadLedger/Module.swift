@@ -1,1 +1,0 @@
-// DownloadLedger module: see ARCHITECTURE.md.
