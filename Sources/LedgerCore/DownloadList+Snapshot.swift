@@ -72,6 +72,7 @@ extension DownloadList {
         w.optional(t.finished)
         w.optional(t.validator)
         w.optional(t.sha256)
+        w.int(t.resets)
     }
 
     /// Reads a snapshot written by `snapshotBytes()`.
@@ -153,6 +154,7 @@ extension DownloadList {
         t.finished = try r.optionalInt()
         t.validator = try r.optionalString()
         t.sha256 = try r.optionalString()
+        t.resets = Int(try r.int())
         return t
     }
 }

@@ -54,6 +54,9 @@ public struct DownloadTask: Sendable, Equatable {
     public var validator: String?
     /// SHA-256 of the completed file, as the downloader computed it.
     public var sha256: String?
+    /// How many times the task's data was discarded (redownload, file deleted): a running transfer that sees
+    /// this change must restart from zero.
+    public var resets: Int = 0
 
     public init(
         id: TaskID, url: String, displayName: String, nameIsUserChosen: Bool, directory: String,
@@ -79,6 +82,7 @@ public struct DownloadTask: Sendable, Equatable {
 
     /// Forget everything a transfer learned: back to waiting, from zero.
     mutating func resetTransfer() {
+        resets += 1
         state = .waiting
         bytes = 0
         failure = nil

@@ -1,0 +1,37 @@
+import Foundation
+
+/// One downloader per ledger: an exclusive `flock` on `<ledger>.lock`, holding the owner's pid.
+/// The kernel drops the lock when the process dies, even by `kill -9`.
+final class RunLock {
+    let path: String
+    private var fd: Int32
+
+    /// - Throws: `LedgerOpenError.runnerActive` when another process holds the lock.
+    init(ledgerPath: String) throws {
+        path = ledgerPath + ".lock"
+        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw LedgerError.fileSystem("cannot open lock \(path): \(String(cString: strerror(errno)))")
+        }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            var buffer = [UInt8](repeating: 0, count: 32)
+            let n = read(fd, &buffer, 31)
+            let pid = n > 0 ? Int32(String(decoding: buffer[0..<n], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) : nil
+            close(fd)
+            throw LedgerOpenError.runnerActive(pid: pid, lockPath: path)
+        }
+        let pid = Array("\(getpid())\n".utf8)
+        _ = ftruncate(fd, 0)
+        _ = pwrite(fd, pid, pid.count, 0)
+    }
+
+    func release() {
+        guard fd >= 0 else { return }
+        _ = ftruncate(fd, 0)
+        flock(fd, LOCK_UN)
+        close(fd)
+        fd = -1
+    }
+
+    deinit { release() }
+}

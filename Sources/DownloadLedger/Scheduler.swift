@@ -1,0 +1,207 @@
+import Foundation
+
+/// The downloader: it follows the ledger's projection and moves the bytes.
+///
+/// Waiting tasks start in list order (sections top to bottom, then index) up to the maximum download count;
+/// every change to the list, from this process or another, is followed within about `tick`: paused, stopped,
+/// deleted and redownloaded tasks stop, lowered counts pause the extra transfers (they wait again), raised counts
+/// start more. The transfer facts are appended to the ledger, so the log alone explains every task.
+///
+/// ```swift
+/// let scheduler = try Scheduler(ledger: ledger)
+/// try await scheduler.run(untilIdle: true)
+/// ```
+public final class Scheduler: @unchecked Sendable {
+    /// Why the scheduler stopped a transfer: decides what it records when the engine confirms.
+    enum StopReason {
+        /// Paused, stopped or deleted by a user: record the bytes.
+        case user
+        /// Beyond the maximum count, or moved down the list: back to waiting.
+        case queue
+        /// Redownloaded or its file deleted: its bytes are void, record nothing.
+        case reset
+        /// The downloader is shutting down: back to waiting, resumable.
+        case shutdown
+    }
+
+    public let ledger: Ledger
+    let engine: TransferEngine
+    private let lock = NSLock()
+    /// Running transfers and the task's `resets` when each started.
+    private var running: [TaskID: Int] = [:]
+    private var stopping: [TaskID: StopReason] = [:]
+    private var speedLimit: Int64 = -1
+    private var stopRequested = false
+    private var failure: Error?
+    /// Overrides the ledger's maximum download count for this run (`-j N`); nil follows the ledger.
+    public let maxDownloads: Int?
+    /// When set, only these tasks are downloaded (`dledger get`).
+    public let only: Set<TaskID>?
+    /// How often the list is checked for changes by other processes.
+    public var tick: Duration = .milliseconds(200)
+
+    /// - Throws: `TransferEngineError` when libcurl cannot start.
+    public init(ledger: Ledger, config: TransferConfig = .init(), maxDownloads: Int? = nil, only: Set<TaskID>? = nil)
+        throws
+    {
+        self.ledger = ledger
+        self.engine = try TransferEngine(config: config)
+        self.maxDownloads = maxDownloads
+        self.only = only
+    }
+
+    deinit { engine.shutdown() }
+
+    /// Progress of the running transfers, a few times per second. Not logged.
+    public var activity: AsyncStream<[TransferActivity]> { engine.activityUpdates }
+
+    /// The latest progress snapshot.
+    public func currentActivity() -> [TransferActivity] { engine.activity() }
+
+    /// Asks `run` to stop: running transfers stop cleanly (their tasks wait again, resumable) and `run` returns.
+    public func requestStop() {
+        lock.withLock { stopRequested = true }
+    }
+
+    /// Downloads until stopped (or, with `untilIdle`, until nothing is waiting or downloading in scope).
+    /// - Throws: `LedgerOpenError.runnerActive` when another process runs transfers for this ledger; store errors.
+    public func run(untilIdle: Bool = false) async throws {
+        let runLock = try RunLock(ledgerPath: ledger.path)
+        defer { runLock.release() }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { [self] in
+                for await event in engine.events { handle(event) }
+            }
+            group.addTask { [self] in
+                try await loop(untilIdle: untilIdle)
+            }
+            try await group.next()
+            group.cancelAll()
+        }
+        if let failure = lock.withLock({ failure }) { throw failure }
+    }
+
+    private func loop(untilIdle: Bool) async throws {
+        while true {
+            if lock.withLock({ stopRequested || failure != nil }) { break }
+            let idle = try step()
+            if untilIdle && idle { break }
+            try? await Task.sleep(for: tick)
+        }
+        try await drain()
+    }
+
+    /// Stops every running transfer and waits until the engine confirmed each (facts recorded).
+    private func drain() async throws {
+        let ids = lock.withLock {
+            for id in running.keys where stopping[id] == nil { stopping[id] = .shutdown }
+            return Array(running.keys)
+        }
+        for id in ids { engine.cancel(id: id) }
+        while lock.withLock({ !running.isEmpty }) {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// One pass: fold changes, then start and stop transfers to match the list. Returns true when idle.
+    func step() throws -> Bool {
+        try ledger.refresh()
+        let list = ledger.list
+        let limit = maxDownloads ?? list.maxDownloads
+        var wanted: [DownloadTask] = []
+        for t in list.orderedTasks where t.state.isRunnable && only.map({ $0.contains(t.id) }) != false {
+            if limit > 0 && wanted.count >= limit { break }
+            wanted.append(t)
+        }
+        let wantedIDs = Set(wanted.map(\.id))
+        var toCancel: [TaskID] = []
+        var toStart: [TransferRequest] = []
+        lock.withLock {
+            for id in running.keys where stopping[id] == nil && !wantedIDs.contains(id) {
+                stopping[id] = reason(for: list.tasks[id], startedAt: running[id]!, in: list)
+                toCancel.append(id)
+            }
+            for t in wanted where running[t.id] == nil {
+                running[t.id] = t.resets
+                toStart.append(
+                    TransferRequest(
+                        id: t.id, url: t.url, directory: t.directory,
+                        preferredName: t.nameIsUserChosen ? t.displayName : nil,
+                        expectedSHA256: t.expectedSHA256, validator: t.bytes > 0 ? t.validator : nil))
+            }
+            // A running task reset by a redownload elsewhere must restart from zero.
+            for t in wanted where running[t.id].map({ $0 != t.resets }) == true && stopping[t.id] == nil {
+                stopping[t.id] = .reset
+                toCancel.append(t.id)
+            }
+        }
+        if speedLimit != list.speedLimit {
+            speedLimit = list.speedLimit
+            engine.setSpeedLimit(list.speedLimit)
+        }
+        for id in toCancel { engine.cancel(id: id) }
+        for request in toStart {
+            try? FileManager.default.createDirectory(atPath: request.directory, withIntermediateDirectories: true)
+            engine.start(request)
+        }
+        return wanted.isEmpty && lock.withLock { running.isEmpty }
+    }
+
+    private func reason(for task: DownloadTask?, startedAt resets: Int, in list: DownloadList) -> StopReason {
+        guard let task, task.resets == resets else { return .reset }
+        if list.isTrashed(task.id) { return .user }
+        switch task.state {
+        case .paused, .stopped: return .user
+        default: return .queue
+        }
+    }
+
+    /// Turns an engine event into a ledger fact.
+    func handle(_ event: TransferEvent) {
+        do {
+            switch event {
+            case .started(let id, let attempt, let offset):
+                guard lock.withLock({ stopping[id] == nil }) else { return }
+                try ledger.record(.transferStarted(id: id, attempt: attempt, offset: offset))
+            case .resolved(let id, let size, let serverName, let etag, let lastModified, let acceptsRanges, let why):
+                try ledger.record(
+                    .transferResolved(
+                        id: id, size: size, serverName: serverName, validator: etag ?? lastModified,
+                        acceptsRanges: acceptsRanges, restartedFromZero: why))
+            case .completed(let id, let bytes, let sha256, let fileName):
+                let name = placeUserName(id: id, fileName: fileName)
+                try ledger.record(.transferCompleted(id: id, bytes: bytes, sha256: sha256, fileName: name))
+                finish(id)
+            case .failed(let id, let reason, let retryable, let bytes):
+                let failure = TaskFailure(code: reason.code, detail: reason.detail, retryable: retryable)
+                try ledger.record(.transferFailed(id: id, failure: failure, bytes: bytes))
+                finish(id)
+            case .stopped(let id, let bytes):
+                let why = lock.withLock { stopping[id] }
+                if why != .reset { try ledger.record(.transferPaused(id: id, bytes: bytes)) }
+                finish(id)
+            }
+        } catch {
+            lock.withLock { failure = failure ?? error }
+            finish(event.id)
+        }
+    }
+
+    private func finish(_ id: TaskID) {
+        lock.withLock {
+            running[id] = nil
+            stopping[id] = nil
+        }
+    }
+
+    /// A user who renamed the task while it downloaded gets that name, if free; else the engine's name stands.
+    private func placeUserName(id: TaskID, fileName: String) -> String {
+        guard let t = ledger.list.tasks[id], t.nameIsUserChosen, t.displayName != fileName else { return fileName }
+        do {
+            try SafeFiles.renameNoReplace(t.directory + "/" + fileName, t.directory + "/" + t.displayName)
+            return t.displayName
+        } catch {
+            return fileName
+        }
+    }
+}
