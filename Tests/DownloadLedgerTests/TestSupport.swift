@@ -20,6 +20,11 @@ final class Sandbox {
         try Ledger(path: ledgerPath, creatingWithDirectory: downloads, clock: clock)
     }
 
+    /// Whether the downloaded file is byte-identical to LoopbackHTTP's generated body.
+    func holds(_ name: String, seed: UInt64, size: Int64) -> Bool {
+        contents(name) == Body.generatedBytes(seed: seed, in: 0..<size)
+    }
+
     func contents(_ name: String) -> [UInt8]? {
         FileManager.default.contents(atPath: downloads + "/" + name).map { Array($0) }
     }
