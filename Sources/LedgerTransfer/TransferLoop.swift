@@ -204,7 +204,9 @@ final class TransferLoop: @unchecked Sendable {
     }
 
     func end(_ job: Job, failure reason: FailureReason) {
-        end(job, .failed(id: job.request.id, reason: reason, retryable: reason.isRetryable, bytes: job.file.size))
+        end(
+            job,
+            .failed(id: job.request.id, reason: reason, retryable: reason.isRetryable, bytes: job.file.size))
     }
 
     private func startDueRetries() {

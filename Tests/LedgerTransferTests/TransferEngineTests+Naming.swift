@@ -36,7 +36,8 @@ extension TransferEngineTests {
     @Test func prefersTheUsersNameAndSanitizesIt() async throws {
         let h = try Harness()
         defer { h.close() }
-        h.server.serve("/file.bin", Resource(size: 1000, seed: 1, contentDisposition: "attachment; filename=s.bin"))
+        h.server.serve(
+            "/file.bin", Resource(size: 1000, seed: 1, contentDisposition: "attachment; filename=s.bin"))
 
         let event = await h.run(h.request(1, "/file.bin", name: "../mine.dat"))
 

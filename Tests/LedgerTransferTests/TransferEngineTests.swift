@@ -22,7 +22,8 @@ import Testing
         #expect(
             resolved
                 == .resolved(
-                    id: 1, size: 3_000_000, serverName: nil, etag: "\"e1\"", lastModified: nil, acceptsRanges: true,
+                    id: 1, size: 3_000_000, serverName: nil, etag: "\"e1\"", lastModified: nil,
+                    acceptsRanges: true,
                     restartedFromZero: nil))
         let request = try #require(h.server.requests("/a.bin").first)
         #expect(request.headers["user-agent"] == "DownloadLedger/0.1 (+libcurl)")
@@ -87,7 +88,8 @@ import Testing
 
         let event = await h.run(request)
 
-        #expect(event == .failed(id: 1, reason: .invalidURL("file:///etc/passwd"), retryable: false, bytes: 0))
+        #expect(
+            event == .failed(id: 1, reason: .invalidURL("file:///etc/passwd"), retryable: false, bytes: 0))
         #expect(h.visibleFiles().isEmpty)
     }
 
