@@ -77,7 +77,10 @@ extension DownloadList {
                 tasks[id]?.failure = nil
             }
         case .statesRestored(let ids, let states):
-            for (id, state) in zip(ids, states) where tasks[id] != nil { tasks[id]!.state = state }
+            // A task that finished since keeps its file: putting back "paused" would hide it.
+            for (id, state) in zip(ids, states) where tasks[id].map({ $0.state != .finished }) == true {
+                tasks[id]!.state = state
+            }
         case .maxDownloadsChanged(let max):
             maxDownloads = max
         case .speedLimitChanged(let limit):
