@@ -245,7 +245,7 @@ extension DownloadList {
             guard sections.indices.contains(i) else { throw fail("section \(i) is gone") }
         case .sectionMoved(let from, let to):
             guard sections.indices.contains(from), sections.indices.contains(to) else { throw fail("the sections changed") }
-        case .taskRenamed(let id, _, _):
+        case .taskRenamed(let id, _, _, _):
             guard tasks[id] != nil else { throw fail("task #\(id) was purged") }
         case .statesRestored(let ids, _):
             for id in ids where tasks[id] == nil { throw fail("task #\(id) was purged") }

@@ -27,9 +27,11 @@ extension DownloadList {
             let modes = ids.compactMap { id in trash.first { $0.id == id }?.mode }
             guard modes.count == ids.count, !ids.isEmpty else { return nil }
             return .tasksDeleted(ids: ids, modes: Set(modes).count == 1 ? [modes[0]] : modes)
-        case .taskRenamed(let id, _, let fileName):
+        case .taskRenamed(let id, _, let fileName, _):
             guard let t = tasks[id] else { return nil }
-            return .taskRenamed(id: id, name: t.displayName, fileName: fileName == nil ? nil : t.fileName)
+            return .taskRenamed(
+                id: id, name: t.displayName, fileName: fileName == nil ? nil : t.fileName,
+                userChosen: t.nameIsUserChosen)
         case .tasksPaused(let ids), .tasksResumed(let ids), .tasksStopped(let ids), .statesRestored(let ids, _):
             let known = ids.filter { tasks[$0] != nil }
             let states = known.map { tasks[$0]!.state == .downloading ? TaskState.waiting : tasks[$0]!.state }

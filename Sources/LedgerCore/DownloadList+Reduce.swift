@@ -63,9 +63,9 @@ extension DownloadList {
             restore(ids, to: to)
         case .trashPurged(let ids):
             purge(ids)
-        case .taskRenamed(let id, let name, let fileName):
+        case .taskRenamed(let id, let name, let fileName, let userChosen):
             tasks[id]?.displayName = name
-            tasks[id]?.nameIsUserChosen = true
+            tasks[id]?.nameIsUserChosen = userChosen
             if let fileName { tasks[id]?.fileName = fileName }
         case .tasksPaused(let ids):
             setStates(ids, to: .paused)

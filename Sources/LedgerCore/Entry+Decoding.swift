@@ -126,7 +126,7 @@ extension Entry {
         } else if key.equals("detail") {
             f.detail = try r.string()
         } else if key.equals("retryable") || key.equals("acceptsRanges") || key.equals("descending")
-            || key.equals("autoRemove")
+            || key.equals("autoRemove") || key.equals("chosen")
         {
             f.flag = try r.bool()
         } else if key.equals("bytesPerSecond") {
@@ -248,7 +248,9 @@ extension Entry {
         } else if k.equals("tasksRedownloaded") {
             return .tasksRedownloaded(ids: f.ids)
         } else if k.equals("taskRenamed") {
-            return .taskRenamed(id: try need(f.id, "id", r), name: try need(f.name, "name", r), fileName: f.file)
+            return .taskRenamed(
+                id: try need(f.id, "id", r), name: try need(f.name, "name", r), fileName: f.file,
+                userChosen: f.flag ?? true)
         } else if k.equals("tasksPaused") {
             return .tasksPaused(ids: f.ids)
         } else if k.equals("tasksResumed") {

@@ -65,10 +65,11 @@ extension Entry {
                 w.field("index", to.index.map(Int64.init))
                 w.endObject()
             }
-        case .taskRenamed(let id, let name, let fileName):
+        case .taskRenamed(let id, let name, let fileName, let userChosen):
             w.field("id", id)
             w.field("name", name)
             w.field("file", fileName)
+            if !userChosen { w.field("chosen", false) }
         case .statesRestored(let ids, let states):
             w.field("ids", ids: ids)
             w.field("states", strings: states.map(\.rawValue))

@@ -44,8 +44,9 @@ public enum Event: Sendable, Equatable {
     case tasksRestored(ids: [TaskID], to: Location?)
     case trashPurged(ids: [TaskID])
     case tasksRedownloaded(ids: [TaskID])
-    /// A new display name; `fileName` is set when a finished file was renamed on disk.
-    case taskRenamed(id: TaskID, name: String, fileName: String?)
+    /// A new display name; `fileName` is set when a finished file was renamed on disk. `userChosen` is false
+    /// only when an undo gives back a name the user never chose, so the server's name may replace it again.
+    case taskRenamed(id: TaskID, name: String, fileName: String?, userChosen: Bool = true)
     case tasksPaused(ids: [TaskID])
     case tasksResumed(ids: [TaskID])
     case tasksStopped(ids: [TaskID])
@@ -84,7 +85,7 @@ public enum Event: Sendable, Equatable {
             .tasksPaused(let ids), .tasksResumed(let ids), .tasksStopped(let ids),
             .statesRestored(let ids, _):
             return ids
-        case .taskRenamed(let id, _, _), .transferStarted(let id, _, _),
+        case .taskRenamed(let id, _, _, _), .transferStarted(let id, _, _),
             .transferResolved(let id, _, _, _, _, _), .transferPaused(let id, _),
             .transferCompleted(let id, _, _, _), .transferFailed(let id, _, _):
             return [id]
