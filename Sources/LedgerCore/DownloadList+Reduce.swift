@@ -17,15 +17,20 @@ extension DownloadList {
         let entry = logged.entry
         if let undone = entry.undoes {
             guard let i = undoStack.lastIndex(where: { $0.seq == undone }) else { return }
+            // Undo put back the state before the action exactly, so redo appends the action itself again.
             let step = undoStack.remove(at: i)
-            if let inverse { redoStack.append(UndoStep(seq: undone, kind: step.kind, inverse: inverse)) }
+            redoStack.append(UndoStep(seq: undone, kind: step.kind, inverse: step.action, action: step.action))
         } else if let redone = entry.redoes {
             guard let i = redoStack.lastIndex(where: { $0.seq == redone }) else { return }
             let step = redoStack.remove(at: i)
-            if let inverse { pushUndo(UndoStep(seq: logged.seq, kind: step.kind, inverse: inverse)) }
+            if let inverse {
+                pushUndo(UndoStep(seq: logged.seq, kind: step.kind, inverse: inverse, action: entry.event))
+            }
         } else {
             redoStack.removeAll()
-            if let inverse { pushUndo(UndoStep(seq: logged.seq, kind: entry.event.kind, inverse: inverse)) }
+            if let inverse {
+                pushUndo(UndoStep(seq: logged.seq, kind: entry.event.kind, inverse: inverse, action: entry.event))
+            }
         }
     }
 
