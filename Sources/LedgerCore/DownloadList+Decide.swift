@@ -228,7 +228,7 @@ extension DownloadList {
     private func check(_ step: UndoStep) throws {
         let fail = { (reason: String) in LedgerError.cannotUndo(seq: step.seq, kind: step.kind, reason: reason) }
         switch step.inverse {
-        case .tasksDeleted(let ids, _):
+        case .tasksDeleted(let ids, _), .tasksRemoved(let ids, _):
             for id in ids where tasks[id] == nil || isTrashed(id) {
                 throw fail(tasks[id] == nil ? "task #\(id) was purged" : "task #\(id) is already in the to-delete list")
             }

@@ -3,9 +3,13 @@ extension DownloadList {
     /// (purges, redownloads and file deletions destroy data; downloader facts are never undone).
     func inverseOf(_ event: Event) -> Event? {
         switch event {
-        case .tasksAdded(let new, _, _, _):
-            let ids = new.map(\.id).filter { tasks[$0] == nil && urlIndex[urlOf(new, $0)] == nil }
-            return ids.isEmpty ? nil : .tasksDeleted(ids: ids, modes: [.all])
+        case .tasksAdded(let new, let section, _, let title):
+            // Undo forgets what the add brought (tasks and the section it created), so the URLs can be added again.
+            var urls: Set<String> = []
+            let ids = new.filter { tasks[$0.id] == nil && urlIndex[$0.url] == nil && urls.insert($0.url).inserted }
+                .map(\.id)
+            let created = title != nil ? Swift.max(0, Swift.min(section, sections.count)) : sections.isEmpty ? 0 : nil
+            return ids.isEmpty ? nil : .tasksRemoved(ids: ids, removingSection: created)
         case .tasksMoved(let ids, _, _):
             return .tasksPlaced(placements(of: ids))
         case .tasksPlaced(let ps):
@@ -44,14 +48,10 @@ extension DownloadList {
             return .sortChanged(sortMode, descending: sortDescending)
         case .emptySectionsPolicyChanged:
             return .emptySectionsPolicyChanged(autoRemove: autoRemoveEmptySections)
-        case .ledgerCreated, .filesDeleted, .trashPurged, .tasksRedownloaded, .transferStarted, .transferResolved,
+        case .ledgerCreated, .tasksRemoved, .filesDeleted, .trashPurged, .tasksRedownloaded, .transferStarted, .transferResolved,
             .transferPaused, .transferCompleted, .transferFailed:
             return nil
         }
-    }
-
-    private func urlOf(_ new: [NewTask], _ id: TaskID) -> String {
-        new.first { $0.id == id }?.url ?? ""
     }
 
     /// Where the given live tasks are now, in list order.

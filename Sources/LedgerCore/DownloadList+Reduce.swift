@@ -46,6 +46,8 @@ extension DownloadList {
             maxDownloads = max
         case .tasksAdded(let new, let section, let index, let title):
             addTasks(new, section: section, index: index, newSectionTitle: title, time: time)
+        case .tasksRemoved(let ids, let section):
+            removeTasks(ids, section: section)
         case .tasksMoved(let ids, let section, let index):
             moveTasks(ids, section: section, index: index)
         case .tasksPlaced(let placements):
@@ -132,6 +134,16 @@ extension DownloadList {
         } else {
             sections[s].tasks.insert(contentsOf: fresh, at: at)
         }
+    }
+
+    private mutating func removeTasks(_ ids: [TaskID], section: Int?) {
+        let gone = Set(ids.filter { tasks[$0] != nil && !isTrashed($0) })
+        _ = detach(gone)
+        for id in gone {
+            urlIndex[tasks[id]!.url] = nil
+            tasks[id] = nil
+        }
+        if let s = section, sections.indices.contains(s), sections[s].tasks.isEmpty { sections.remove(at: s) }
     }
 
     /// Removes live tasks from their sections; returns the indexes of sections they emptied.

@@ -224,6 +224,8 @@ extension Entry {
                 index: Int(try need(f.index, "index", r)), newSectionTitle: f.newSection)
         } else if k.equals("ledgerCreated") {
             return .ledgerCreated(directory: try need(f.dir, "dir", r), maxDownloads: Int(f.max ?? 0))
+        } else if k.equals("tasksRemoved") {
+            return .tasksRemoved(ids: f.ids, removingSection: f.section.map { Int($0) })
         } else if k.equals("tasksMoved") {
             return .tasksMoved(
                 ids: f.ids, section: Int(try need(f.section, "section", r)), index: Int(try need(f.index, "index", r)))

@@ -23,6 +23,9 @@ extension Entry {
             w.field("section", section)
             w.field("index", index)
             w.field("newSection", title)
+        case .tasksRemoved(let ids, let section):
+            w.field("ids", ids: ids)
+            w.field("section", section.map(Int64.init))
         case .tasksMoved(let ids, let section, let index):
             w.field("ids", ids: ids)
             w.field("section", section)

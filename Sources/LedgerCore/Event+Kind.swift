@@ -7,6 +7,7 @@ extension Event {
         switch self {
         case .ledgerCreated: return "ledgerCreated"
         case .tasksAdded: return "tasksAdded"
+        case .tasksRemoved: return "tasksRemoved"
         case .tasksMoved: return "tasksMoved"
         case .tasksPlaced: return "tasksPlaced"
         case .sectionInserted: return "sectionInserted"
@@ -37,7 +38,7 @@ extension Event {
 
     /// Every kind name, in catalog order.
     public static let allKinds: [String] = [
-        "ledgerCreated", "tasksAdded", "tasksMoved", "tasksPlaced", "sectionInserted", "sectionRenamed",
+        "ledgerCreated", "tasksAdded", "tasksRemoved", "tasksMoved", "tasksPlaced", "sectionInserted", "sectionRenamed",
         "sectionMoved", "sectionRemoved", "tasksDeleted", "filesDeleted", "tasksRestored", "trashPurged",
         "tasksRedownloaded", "taskRenamed", "tasksPaused", "tasksResumed", "tasksStopped", "statesRestored",
         "maxDownloadsChanged", "speedLimitChanged", "sortChanged", "emptySectionsPolicyChanged",

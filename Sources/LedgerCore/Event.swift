@@ -27,6 +27,9 @@ public enum Event: Sendable, Equatable {
     /// Tasks inserted at `section`/`index`; with `newSectionTitle`, a section with that title is first
     /// inserted at `section`.
     case tasksAdded(tasks: [NewTask], section: Int, index: Int, newSectionTitle: String?)
+    /// Tasks taken out of the list and forgotten: the inverse of an add. `removingSection`, the section the add
+    /// created, goes too when it is left empty.
+    case tasksRemoved(ids: [TaskID], removingSection: Int?)
     /// Tasks removed from where they are, then inserted in the given order at `section`/`index`
     /// (the index counts in the section without the moved tasks).
     case tasksMoved(ids: [TaskID], section: Int, index: Int)
@@ -80,7 +83,7 @@ public enum Event: Sendable, Equatable {
         switch self {
         case .tasksAdded(let tasks, _, _, _): return tasks.map(\.id)
         case .tasksPlaced(let placements): return placements.map(\.id)
-        case .tasksMoved(let ids, _, _), .tasksDeleted(let ids, _), .filesDeleted(let ids),
+        case .tasksMoved(let ids, _, _), .tasksRemoved(let ids, _), .tasksDeleted(let ids, _), .filesDeleted(let ids),
             .tasksRestored(let ids, _), .trashPurged(let ids), .tasksRedownloaded(let ids),
             .tasksPaused(let ids), .tasksResumed(let ids), .tasksStopped(let ids),
             .statesRestored(let ids, _):
