@@ -236,6 +236,10 @@ extension DownloadList {
             for id in ids where !isTrashed(id) {
                 throw fail(tasks[id] == nil ? "task #\(id) was purged" : "task #\(id) is no longer in the to-delete list")
             }
+        case .tasksTrashed(let entries, _, _):
+            for e in entries where tasks[e.id] == nil || isTrashed(e.id) {
+                throw fail("task #\(e.id) is no longer in the list")
+            }
         case .tasksPlaced(let ps):
             for p in ps where tasks[p.id] == nil || isTrashed(p.id) { throw fail("task #\(p.id) is no longer in the list") }
         case .sectionRemoved(let i):

@@ -28,9 +28,14 @@ extension DownloadList {
             let live = ids.filter { tasks[$0] != nil && !isTrashed($0) }
             return live.isEmpty ? nil : .tasksRestored(ids: live, to: nil)
         case .tasksRestored(let ids, _):
-            let modes = ids.compactMap { id in trash.first { $0.id == id }?.mode }
-            guard modes.count == ids.count, !ids.isEmpty else { return nil }
-            return .tasksDeleted(ids: ids, modes: Set(modes).count == 1 ? [modes[0]] : modes)
+            // The exact entries and their places in the to-delete list, plus the sections the restore will recreate.
+            let wanted = Set(ids)
+            let found = trash.enumerated().filter { wanted.contains($0.element.id) }
+            guard !found.isEmpty else { return nil }
+            var after = self
+            after.reduce(event, time: 0)
+            return .tasksTrashed(
+                found.map(\.element), positions: found.map(\.offset), removingSections: after.sectionsAdded(since: self))
         case .taskRenamed(let id, _, let fileName, _):
             guard let t = tasks[id] else { return nil }
             return .taskRenamed(
@@ -48,10 +53,25 @@ extension DownloadList {
             return .sortChanged(sortMode, descending: sortDescending)
         case .emptySectionsPolicyChanged:
             return .emptySectionsPolicyChanged(autoRemove: autoRemoveEmptySections)
-        case .ledgerCreated, .tasksRemoved, .filesDeleted, .trashPurged, .tasksRedownloaded, .transferStarted, .transferResolved,
+        case .ledgerCreated, .tasksRemoved, .tasksTrashed, .filesDeleted, .trashPurged, .tasksRedownloaded, .transferStarted, .transferResolved,
             .transferPaused, .transferCompleted, .transferFailed:
             return nil
         }
+    }
+
+    /// Indexes of the sections a restore inserted into `before`'s sections (a restore only inserts sections, and only
+    /// with titles no other section has).
+    private func sectionsAdded(since before: DownloadList) -> [Int] {
+        var added: [Int] = []
+        var old = 0
+        for (i, s) in sections.enumerated() {
+            if old < before.sections.count, before.sections[old].title == s.title {
+                old += 1
+            } else {
+                added.append(i)
+            }
+        }
+        return added
     }
 
     /// Where the given live tasks are now, in list order.

@@ -39,7 +39,7 @@ extension DownloadList {
         if undoStack.count > Self.undoDepth { undoStack.removeFirst(undoStack.count - Self.undoDepth) }
     }
 
-    private mutating func reduce(_ event: Event, time: Int64) {
+    mutating func reduce(_ event: Event, time: Int64) {
         switch event {
         case .ledgerCreated(let directory, let max):
             self.directory = directory
@@ -68,6 +68,8 @@ extension DownloadList {
             for id in ids { tasks[id]?.resetTransfer() }
         case .tasksRestored(let ids, let to):
             restore(ids, to: to)
+        case .tasksTrashed(let entries, let positions, let created):
+            putBack(entries, positions: positions, removingSections: created)
         case .trashPurged(let ids):
             purge(ids)
         case .taskRenamed(let id, let name, let fileName, let userChosen):
@@ -226,6 +228,19 @@ extension DownloadList {
                 let s = sectionIndex(title: e.sectionTitle, near: e.section)
                 sections[s].tasks.insert(e.id, at: clamp(e.index, sections[s].tasks.count))
             }
+        }
+    }
+
+    private mutating func putBack(_ entries: [TrashEntry], positions: [Int], removingSections created: [Int]) {
+        let wanted = Set(entries.map(\.id).filter { tasks[$0] != nil && !isTrashed($0) })
+        _ = detach(wanted)
+        for (n, e) in entries.enumerated() where wanted.contains(e.id) {
+            trash.insert(e, at: clamp(n < positions.count ? positions[n] : trash.count, trash.count))
+            if tasks[e.id]!.state == .downloading { tasks[e.id]!.state = .waiting }
+        }
+        trashed.formUnion(wanted)
+        for s in created.sorted(by: >) where sections.indices.contains(s) && sections[s].tasks.isEmpty {
+            sections.remove(at: s)
         }
     }
 

@@ -4,6 +4,9 @@ private struct PayloadFields {
     var ids: [TaskID] = []
     var tasks: [NewTask] = []
     var placements: [Placement] = []
+    var entries: [TrashEntry] = []
+    var positions: [Int] = []
+    var sections: [Int] = []
     var section: Int64?
     var index: Int64?
     var from: Int64?
@@ -115,6 +118,12 @@ extension Entry {
             f.to = Location(section: Int(section), index: index.map { Int($0) })
         } else if key.equals("placements") {
             try r.array { r in f.placements.append(try readPlacement(&r)) }
+        } else if key.equals("entries") {
+            try r.array { r in f.entries.append(try readTrashEntry(&r)) }
+        } else if key.equals("positions") {
+            try r.array { r in f.positions.append(Int(try r.int())) }
+        } else if key.equals("sections") {
+            try r.array { r in f.sections.append(Int(try r.int())) }
         } else if key.equals("serverName") {
             f.serverName = try r.string()
         } else if key.equals("validator") {
@@ -187,6 +196,37 @@ extension Entry {
         return Placement(id: id, sectionTitle: title, section: Int(section), index: Int(index))
     }
 
+    private static func readTrashEntry(_ r: inout JSONReader) throws -> TrashEntry {
+        var id: Int64?
+        var mode: DeleteMode?
+        var title: String?
+        var section: Int64?
+        var index: Int64?
+        var deleted: Int64?
+        try r.object { r, k in
+            if k.equals("id") {
+                id = try r.int()
+            } else if k.equals("mode") {
+                mode = DeleteMode(rawValue: try r.string())
+            } else if k.equals("title") {
+                title = try r.string()
+            } else if k.equals("section") {
+                section = try r.int()
+            } else if k.equals("index") {
+                index = try r.int()
+            } else if k.equals("deleted") {
+                deleted = try r.int()
+            } else {
+                try r.skip()
+            }
+        }
+        guard let id, let mode, let title, let section, let index, let deleted else {
+            throw r.fail("incomplete to-delete entry")
+        }
+        return TrashEntry(
+            id: id, mode: mode, sectionTitle: title, section: Int(section), index: Int(index), deleted: deleted)
+    }
+
     private static func need<T>(_ value: T?, _ name: String, _ r: JSONReader) throws -> T {
         guard let value else { throw r.fail("missing '\(name)'") }
         return value
@@ -245,6 +285,9 @@ extension Entry {
             return .filesDeleted(ids: f.ids)
         } else if k.equals("tasksRestored") {
             return .tasksRestored(ids: f.ids, to: f.to)
+        } else if k.equals("tasksTrashed") {
+            guard f.positions.count == f.entries.count else { throw r.fail("positions do not match entries") }
+            return .tasksTrashed(f.entries, positions: f.positions, removingSections: f.sections)
         } else if k.equals("trashPurged") {
             return .trashPurged(ids: f.ids)
         } else if k.equals("tasksRedownloaded") {

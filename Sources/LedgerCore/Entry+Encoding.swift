@@ -68,6 +68,21 @@ extension Entry {
                 w.field("index", to.index.map(Int64.init))
                 w.endObject()
             }
+        case .tasksTrashed(let entries, let positions, let sections):
+            w.beginArray("entries")
+            for e in entries {
+                w.beginObject()
+                w.field("id", e.id)
+                w.field("mode", e.mode.rawValue)
+                w.field("title", e.sectionTitle)
+                w.field("section", e.section)
+                w.field("index", e.index)
+                w.field("deleted", e.deleted)
+                w.endObject()
+            }
+            w.endArray()
+            w.field("positions", ids: positions.map(Int64.init))
+            w.field("sections", ids: sections.map(Int64.init))
         case .taskRenamed(let id, let name, let fileName, let userChosen):
             w.field("id", id)
             w.field("name", name)

@@ -17,6 +17,7 @@ extension Event {
         case .tasksDeleted: return "tasksDeleted"
         case .filesDeleted: return "filesDeleted"
         case .tasksRestored: return "tasksRestored"
+        case .tasksTrashed: return "tasksTrashed"
         case .trashPurged: return "trashPurged"
         case .tasksRedownloaded: return "tasksRedownloaded"
         case .taskRenamed: return "taskRenamed"
@@ -39,7 +40,7 @@ extension Event {
     /// Every kind name, in catalog order.
     public static let allKinds: [String] = [
         "ledgerCreated", "tasksAdded", "tasksRemoved", "tasksMoved", "tasksPlaced", "sectionInserted", "sectionRenamed",
-        "sectionMoved", "sectionRemoved", "tasksDeleted", "filesDeleted", "tasksRestored", "trashPurged",
+        "sectionMoved", "sectionRemoved", "tasksDeleted", "filesDeleted", "tasksRestored", "tasksTrashed", "trashPurged",
         "tasksRedownloaded", "taskRenamed", "tasksPaused", "tasksResumed", "tasksStopped", "statesRestored",
         "maxDownloadsChanged", "speedLimitChanged", "sortChanged", "emptySectionsPolicyChanged",
         "transferStarted", "transferResolved", "transferPaused", "transferCompleted", "transferFailed",

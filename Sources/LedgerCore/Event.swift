@@ -45,6 +45,9 @@ public enum Event: Sendable, Equatable {
     case filesDeleted(ids: [TaskID])
     /// Out of the to-delete list: to `to`, or where each task was when nil.
     case tasksRestored(ids: [TaskID], to: Location?)
+    /// Back into the to-delete list exactly as they were: the inverse of a restore. Each entry goes to its
+    /// position in the list (ascending); `removingSections`, the sections the restore recreated, go when empty.
+    case tasksTrashed([TrashEntry], positions: [Int], removingSections: [Int])
     case trashPurged(ids: [TaskID])
     case tasksRedownloaded(ids: [TaskID])
     /// A new display name; `fileName` is set when a finished file was renamed on disk. `userChosen` is false
@@ -83,6 +86,7 @@ public enum Event: Sendable, Equatable {
         switch self {
         case .tasksAdded(let tasks, _, _, _): return tasks.map(\.id)
         case .tasksPlaced(let placements): return placements.map(\.id)
+        case .tasksTrashed(let entries, _, _): return entries.map(\.id)
         case .tasksMoved(let ids, _, _), .tasksRemoved(let ids, _), .tasksDeleted(let ids, _), .filesDeleted(let ids),
             .tasksRestored(let ids, _), .trashPurged(let ids), .tasksRedownloaded(let ids),
             .tasksPaused(let ids), .tasksResumed(let ids), .tasksStopped(let ids),
