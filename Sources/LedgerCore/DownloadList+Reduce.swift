@@ -82,8 +82,8 @@ extension DownloadList {
             setStates(ids, to: .stopped)
         case .tasksResumed(let ids):
             for id in ids where tasks[id].map({ [.paused, .stopped, .failed].contains($0.state) }) == true {
+                // The failure stays until the next attempt starts, so undoing the resume shows it again.
                 tasks[id]?.state = .waiting
-                tasks[id]?.failure = nil
             }
         case .statesRestored(let ids, let states):
             // A task that finished since keeps its file: putting back "paused" would hide it.
