@@ -119,6 +119,7 @@ extension DownloadList {
             }
             undoStack = try Self.readSteps(&r)
             redoStack = try Self.readSteps(&r)
+            guard r.offset == bytes.count else { throw SnapshotError() }
         } catch {
             throw SnapshotError()
         }

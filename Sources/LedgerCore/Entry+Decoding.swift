@@ -45,6 +45,7 @@ extension Entry {
         var r = JSONReader(payload)
         var f = PayloadFields()
         try r.object { r, key in try read(key, into: &f, &r) }
+        guard r.atEnd() else { throw r.fail("bytes after the payload") }
         let k = kind.bindMemory(to: UInt8.self)
         return Entry(try event(kind: k, f, r), undoes: f.undoes, redoes: f.redoes)
     }
