@@ -85,7 +85,8 @@ extension DownloadList {
         case .name:
             var byLetter: [String: [DownloadTask]] = [:]
             for t in all { byLetter[Self.indexLetter(Self.shownName(t)), default: []].append(t) }
-            groups = byLetter.keys.sorted { ($0 == "#" ? "~" : $0) < ($1 == "#" ? "~" : $1) }.map { letter in
+            // "#" (names that start with no letter) comes last, after every letter, not only after ASCII ones.
+            groups = byLetter.keys.sorted { ($0 == "#" ? 1 : 0, $0) < ($1 == "#" ? 1 : 0, $1) }.map { letter in
                 (letter, byLetter[letter]!.sorted { Self.shownName($0).lowercased() < Self.shownName($1).lowercased() })
             }
         case .size:
