@@ -136,7 +136,9 @@ func expectEqual(
         guard sa != se else { continue }
         if let ta = a.value as? [TaskID: DownloadTask], let te = e.value as? [TaskID: DownloadTask] {
             for id in Set(ta.keys).union(te.keys).sorted() where ta[id] != te[id] {
-                lines.append("task \(id): \(ta[id].map { "\($0)" } ?? "nil")\n    expected \(te[id].map { "\($0)" } ?? "nil")")
+                lines.append(
+                    "task \(id): \(ta[id].map { "\($0)" } ?? "nil")\n    expected \(te[id].map { "\($0)" } ?? "nil")"
+                )
             }
         } else {
             lines.append("\(a.label ?? "?"): \(sa)\n    expected \(se)")
