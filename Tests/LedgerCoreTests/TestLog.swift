@@ -162,3 +162,13 @@ extension DownloadList {
         return copy
     }
 }
+
+extension DownloadList {
+    /// Downloading shown as waiting: an action that stops a transfer (pause, delete) is undone to waiting, and the
+    /// downloader starts it again; the running transfer itself is not part of what undo restores.
+    var stoppedTransfers: DownloadList {
+        var copy = self
+        for (id, t) in copy.tasks where t.state == .downloading { copy.tasks[id]!.state = .waiting }
+        return copy
+    }
+}
