@@ -6,9 +6,12 @@ extension DownloadList {
         case .tasksAdded(let new, let section, _, let title):
             // Undo forgets what the add brought (tasks and the section it created), so the URLs can be added again.
             var urls: Set<String> = []
-            let ids = new.filter { tasks[$0.id] == nil && urlIndex[$0.url] == nil && urls.insert($0.url).inserted }
-                .map(\.id)
-            let created = title != nil ? Swift.max(0, Swift.min(section, sections.count)) : sections.isEmpty ? 0 : nil
+            let ids = new.filter {
+                tasks[$0.id] == nil && urlIndex[$0.url] == nil && urls.insert($0.url).inserted
+            }
+            .map(\.id)
+            let created =
+                title != nil ? Swift.max(0, Swift.min(section, sections.count)) : sections.isEmpty ? 0 : nil
             return ids.isEmpty ? nil : .tasksRemoved(ids: ids, removingSection: created)
         case .tasksMoved(let ids, _, _):
             return .tasksPlaced(placements(of: ids))
@@ -35,13 +38,15 @@ extension DownloadList {
             var after = self
             after.reduce(event, time: 0)
             return .tasksTrashed(
-                found.map(\.element), positions: found.map(\.offset), removingSections: after.sectionsAdded(since: self))
+                found.map(\.element), positions: found.map(\.offset),
+                removingSections: after.sectionsAdded(since: self))
         case .taskRenamed(let id, _, let fileName, _):
             guard let t = tasks[id] else { return nil }
             return .taskRenamed(
                 id: id, name: t.displayName, fileName: fileName == nil ? nil : t.fileName,
                 userChosen: t.nameIsUserChosen)
-        case .tasksPaused(let ids), .tasksResumed(let ids), .tasksStopped(let ids), .statesRestored(let ids, _):
+        case .tasksPaused(let ids), .tasksResumed(let ids), .tasksStopped(let ids),
+            .statesRestored(let ids, _):
             let known = ids.filter { tasks[$0] != nil }
             let states = known.map { tasks[$0]!.state == .downloading ? TaskState.waiting : tasks[$0]!.state }
             return .statesRestored(ids: known, states: states)
@@ -53,7 +58,8 @@ extension DownloadList {
             return .sortChanged(sortMode, descending: sortDescending)
         case .emptySectionsPolicyChanged:
             return .emptySectionsPolicyChanged(autoRemove: autoRemoveEmptySections)
-        case .ledgerCreated, .tasksRemoved, .tasksTrashed, .filesDeleted, .trashPurged, .tasksRedownloaded, .transferStarted, .transferResolved,
+        case .ledgerCreated, .tasksRemoved, .tasksTrashed, .filesDeleted, .trashPurged, .tasksRedownloaded,
+            .transferStarted, .transferResolved,
             .transferPaused, .transferCompleted, .transferFailed:
             return nil
         }
@@ -78,7 +84,8 @@ extension DownloadList {
     func placements(of ids: [TaskID]) -> [Placement] {
         let found = locations(of: Set(ids))
         return found.map { id, loc in
-            Placement(id: id, sectionTitle: sections[loc.section].title, section: loc.section, index: loc.index)
+            Placement(
+                id: id, sectionTitle: sections[loc.section].title, section: loc.section, index: loc.index)
         }.sorted { ($0.section, $0.index) < ($1.section, $1.index) }
     }
 }

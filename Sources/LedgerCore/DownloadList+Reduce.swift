@@ -19,7 +19,8 @@ extension DownloadList {
             guard let i = undoStack.lastIndex(where: { $0.seq == undone }) else { return }
             // Undo put back the state before the action exactly, so redo appends the action itself again.
             let step = undoStack.remove(at: i)
-            redoStack.append(UndoStep(seq: undone, kind: step.kind, inverse: step.action, action: step.action))
+            redoStack.append(
+                UndoStep(seq: undone, kind: step.kind, inverse: step.action, action: step.action))
         } else if let redone = entry.redoes {
             guard let i = redoStack.lastIndex(where: { $0.seq == redone }) else { return }
             let step = redoStack.remove(at: i)
@@ -29,7 +30,8 @@ extension DownloadList {
         } else {
             redoStack.removeAll()
             if let inverse {
-                pushUndo(UndoStep(seq: logged.seq, kind: entry.event.kind, inverse: inverse, action: entry.event))
+                pushUndo(
+                    UndoStep(seq: logged.seq, kind: entry.event.kind, inverse: inverse, action: entry.event))
             }
         }
     }
@@ -110,7 +112,9 @@ extension DownloadList {
         for id in ids where tasks[id].map({ $0.state != .finished }) == true { tasks[id]!.state = state }
     }
 
-    private mutating func addTasks(_ new: [NewTask], section: Int, index: Int, newSectionTitle: String?, time: Int64) {
+    private mutating func addTasks(
+        _ new: [NewTask], section: Int, index: Int, newSectionTitle: String?, time: Int64
+    ) {
         var s = clamp(section, sections.count)
         if let newSectionTitle {
             sections.insert(Section(title: newSectionTitle), at: s)
@@ -125,7 +129,8 @@ extension DownloadList {
         for t in new where tasks[t.id] == nil && urlIndex[t.url] == nil {
             tasks[t.id] = DownloadTask(
                 id: t.id, url: t.url, displayName: t.name ?? DownloadList.defaultName(forURL: t.url),
-                nameIsUserChosen: t.name != nil, directory: t.directory, expectedSHA256: t.sha256, added: time)
+                nameIsUserChosen: t.name != nil, directory: t.directory, expectedSHA256: t.sha256, added: time
+            )
             urlIndex[t.url] = t.id
             fresh.append(t.id)
             nextID = Swift.max(nextID, t.id + 1)
@@ -189,7 +194,9 @@ extension DownloadList {
     private mutating func place(_ placements: [Placement]) {
         let ids = placements.map(\.id).filter { tasks[$0] != nil && !isTrashed($0) }
         _ = detach(Set(ids))
-        let ordered = placements.filter { ids.contains($0.id) }.sorted { ($0.section, $0.index) < ($1.section, $1.index) }
+        let ordered = placements.filter { ids.contains($0.id) }.sorted {
+            ($0.section, $0.index) < ($1.section, $1.index)
+        }
         for p in ordered {
             let s = sectionIndex(title: p.sectionTitle, near: p.section)
             sections[s].tasks.insert(p.id, at: clamp(p.index, sections[s].tasks.count))
@@ -203,7 +210,8 @@ extension DownloadList {
             guard let (s, i) = found[id] else { continue }
             let mode = modes.count == 1 ? modes[0] : modes[n]
             entries.append(
-                TrashEntry(id: id, mode: mode, sectionTitle: sections[s].title, section: s, index: i, deleted: time))
+                TrashEntry(
+                    id: id, mode: mode, sectionTitle: sections[s].title, section: s, index: i, deleted: time))
             if tasks[id]!.state == .downloading { tasks[id]!.state = .waiting }
         }
         let emptied = detach(Set(entries.map(\.id)))
@@ -222,7 +230,8 @@ extension DownloadList {
             let s = clamp(to.section, sections.count - 1)
             let byID = Dictionary(uniqueKeysWithValues: entries.map { ($0.id, $0) })
             let restored = ids.filter { byID[$0] != nil }
-            sections[s].tasks.insert(contentsOf: restored, at: clamp(to.index ?? .max, sections[s].tasks.count))
+            sections[s].tasks.insert(
+                contentsOf: restored, at: clamp(to.index ?? .max, sections[s].tasks.count))
         } else {
             for e in entries.sorted(by: { ($0.section, $0.index) < ($1.section, $1.index) }) {
                 let s = sectionIndex(title: e.sectionTitle, near: e.section)
@@ -231,7 +240,8 @@ extension DownloadList {
         }
     }
 
-    private mutating func putBack(_ entries: [TrashEntry], positions: [Int], removingSections created: [Int]) {
+    private mutating func putBack(_ entries: [TrashEntry], positions: [Int], removingSections created: [Int])
+    {
         let wanted = Set(entries.map(\.id).filter { tasks[$0] != nil && !isTrashed($0) })
         _ = detach(wanted)
         for (n, e) in entries.enumerated() where wanted.contains(e.id) {
@@ -301,7 +311,9 @@ extension DownloadList {
     public static func defaultName(forURL url: String) -> String {
         var s = Substring(url)
         if let q = s.firstIndex(where: { $0 == "?" || $0 == "#" }) { s = s[..<q] }
-        if let colon = s.firstIndex(of: ":"), s[colon...].hasPrefix("://") { s = s[s.index(colon, offsetBy: 3)...] }
+        if let colon = s.firstIndex(of: ":"), s[colon...].hasPrefix("://") {
+            s = s[s.index(colon, offsetBy: 3)...]
+        }
         let parts = s.split(separator: "/", omittingEmptySubsequences: true)
         let last = parts.count > 1 ? parts.last! : (parts.first ?? "download")
         let decoded = percentDecoded(last)
@@ -313,7 +325,9 @@ extension DownloadList {
         var out: [UInt8] = []
         var it = Array(s.utf8)[...]
         while let b = it.popFirst() {
-            if b == UInt8(ascii: "%"), it.count >= 2, let v = UInt8(String(decoding: it.prefix(2), as: UTF8.self), radix: 16) {
+            if b == UInt8(ascii: "%"), it.count >= 2,
+                let v = UInt8(String(decoding: it.prefix(2), as: UTF8.self), radix: 16)
+            {
                 out.append(v)
                 it = it.dropFirst(2)
             } else {

@@ -58,7 +58,9 @@ extension Entry {
         }
     }
 
-    private static func read(_ key: UnsafeBufferPointer<UInt8>, into f: inout PayloadFields, _ r: inout JSONReader)
+    private static func read(
+        _ key: UnsafeBufferPointer<UInt8>, into f: inout PayloadFields, _ r: inout JSONReader
+    )
         throws
     {
         if key.equals("id") {
@@ -225,7 +227,8 @@ extension Entry {
             throw r.fail("incomplete to-delete entry")
         }
         return TrashEntry(
-            id: id, mode: mode, sectionTitle: title, section: Int(section), index: Int(index), deleted: deleted)
+            id: id, mode: mode, sectionTitle: title, section: Int(section), index: Int(index),
+            deleted: deleted)
     }
 
     private static func need<T>(_ value: T?, _ name: String, _ r: JSONReader) throws -> T {
@@ -242,7 +245,9 @@ extension Entry {
         return modes
     }
 
-    private static func event(kind k: UnsafeBufferPointer<UInt8>, _ f: PayloadFields, _ r: JSONReader) throws -> Event {
+    private static func event(kind k: UnsafeBufferPointer<UInt8>, _ f: PayloadFields, _ r: JSONReader) throws
+        -> Event
+    {
         if k.equals("transferStarted") {
             return .transferStarted(
                 id: try need(f.id, "id", r), attempt: Int(f.attempt ?? 1), offset: f.offset ?? 0)
@@ -257,7 +262,8 @@ extension Entry {
                 id: try need(f.id, "id", r), bytes: f.bytes ?? 0, sha256: f.sha256 ?? "",
                 fileName: try need(f.file, "file", r))
         } else if k.equals("transferFailed") {
-            let failure = TaskFailure(code: f.code ?? "unknown", detail: f.detail ?? "", retryable: f.flag ?? false)
+            let failure = TaskFailure(
+                code: f.code ?? "unknown", detail: f.detail ?? "", retryable: f.flag ?? false)
             return .transferFailed(id: try need(f.id, "id", r), failure: failure, bytes: f.bytes ?? 0)
         } else if k.equals("tasksAdded") {
             return .tasksAdded(
@@ -269,15 +275,19 @@ extension Entry {
             return .tasksRemoved(ids: f.ids, removingSection: f.section.map { Int($0) })
         } else if k.equals("tasksMoved") {
             return .tasksMoved(
-                ids: f.ids, section: Int(try need(f.section, "section", r)), index: Int(try need(f.index, "index", r)))
+                ids: f.ids, section: Int(try need(f.section, "section", r)),
+                index: Int(try need(f.index, "index", r)))
         } else if k.equals("tasksPlaced") {
             return .tasksPlaced(f.placements)
         } else if k.equals("sectionInserted") {
-            return .sectionInserted(index: Int(try need(f.index, "index", r)), title: try need(f.title, "title", r))
+            return .sectionInserted(
+                index: Int(try need(f.index, "index", r)), title: try need(f.title, "title", r))
         } else if k.equals("sectionRenamed") {
-            return .sectionRenamed(index: Int(try need(f.index, "index", r)), title: try need(f.title, "title", r))
+            return .sectionRenamed(
+                index: Int(try need(f.index, "index", r)), title: try need(f.title, "title", r))
         } else if k.equals("sectionMoved") {
-            return .sectionMoved(from: Int(try need(f.from, "from", r)), to: Int(try need(f.toIndex, "toIndex", r)))
+            return .sectionMoved(
+                from: Int(try need(f.from, "from", r)), to: Int(try need(f.toIndex, "toIndex", r)))
         } else if k.equals("sectionRemoved") {
             return .sectionRemoved(index: Int(try need(f.index, "index", r)))
         } else if k.equals("tasksDeleted") {
@@ -305,7 +315,9 @@ extension Entry {
             return .tasksStopped(ids: f.ids)
         } else if k.equals("statesRestored") {
             let states = f.states.compactMap(TaskState.init(rawValue:))
-            guard states.count == f.ids.count, f.states.count == states.count else { throw r.fail("bad states") }
+            guard states.count == f.ids.count, f.states.count == states.count else {
+                throw r.fail("bad states")
+            }
             return .statesRestored(ids: f.ids, states: states)
         } else if k.equals("maxDownloadsChanged") {
             return .maxDownloadsChanged(Int(try need(f.max, "max", r)))

@@ -104,7 +104,8 @@ extension Entry {
             w.field("id", id)
             w.field("attempt", attempt)
             w.field("offset", offset)
-        case .transferResolved(let id, let size, let serverName, let validator, let acceptsRanges, let restarted):
+        case .transferResolved(
+            let id, let size, let serverName, let validator, let acceptsRanges, let restarted):
             w.field("id", id)
             w.field("size", size)
             w.field("serverName", serverName)

@@ -39,8 +39,10 @@ extension Event {
 
     /// Every kind name, in catalog order.
     public static let allKinds: [String] = [
-        "ledgerCreated", "tasksAdded", "tasksRemoved", "tasksMoved", "tasksPlaced", "sectionInserted", "sectionRenamed",
-        "sectionMoved", "sectionRemoved", "tasksDeleted", "filesDeleted", "tasksRestored", "tasksTrashed", "trashPurged",
+        "ledgerCreated", "tasksAdded", "tasksRemoved", "tasksMoved", "tasksPlaced", "sectionInserted",
+        "sectionRenamed",
+        "sectionMoved", "sectionRemoved", "tasksDeleted", "filesDeleted", "tasksRestored", "tasksTrashed",
+        "trashPurged",
         "tasksRedownloaded", "taskRenamed", "tasksPaused", "tasksResumed", "tasksStopped", "statesRestored",
         "maxDownloadsChanged", "speedLimitChanged", "sortChanged", "emptySectionsPolicyChanged",
         "transferStarted", "transferResolved", "transferPaused", "transferCompleted", "transferFailed",

@@ -87,7 +87,8 @@ public enum Event: Sendable, Equatable {
         case .tasksAdded(let tasks, _, _, _): return tasks.map(\.id)
         case .tasksPlaced(let placements): return placements.map(\.id)
         case .tasksTrashed(let entries, _, _): return entries.map(\.id)
-        case .tasksMoved(let ids, _, _), .tasksRemoved(let ids, _), .tasksDeleted(let ids, _), .filesDeleted(let ids),
+        case .tasksMoved(let ids, _, _), .tasksRemoved(let ids, _), .tasksDeleted(let ids, _),
+            .filesDeleted(let ids),
             .tasksRestored(let ids, _), .trashPurged(let ids), .tasksRedownloaded(let ids),
             .tasksPaused(let ids), .tasksResumed(let ids), .tasksStopped(let ids),
             .statesRestored(let ids, _):
