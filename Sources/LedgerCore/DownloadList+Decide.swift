@@ -261,6 +261,12 @@ extension DownloadList {
                     tasks[id] == nil
                         ? "task #\(id) was purged" : "task #\(id) is already in the to-delete list")
             }
+            // Forgetting an added task must not throw away what it downloaded.
+            if case .tasksRemoved = step.inverse,
+                let t = ids.compactMap({ tasks[$0] }).first(where: { $0.state == .finished || $0.bytes > 0 })
+            {
+                throw fail("task #\(t.id) already downloaded data: delete it instead ('rm \(t.id)')")
+            }
         case .tasksRestored(let ids, _):
             for id in ids where !isTrashed(id) {
                 throw fail(

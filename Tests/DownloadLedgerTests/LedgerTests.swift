@@ -75,7 +75,7 @@ import Testing
         #expect(ledger.list.sections[0].tasks == [1, 2])
         try ledger.execute(.redo)
         #expect(ledger.list.sections[1].tasks == [1])
-        #expect(try ledger.audit(1).map(\.entry.event.kind) == ["tasksAdded", "tasksMoved", "tasksPlaced", "tasksPlaced"])
+        #expect(try ledger.audit(1).map(\.entry.event.kind) == ["tasksAdded", "tasksMoved", "tasksPlaced", "tasksMoved"])
         let report = try ledger.verify()
         #expect(report.isValid, "\(report.problems)")
     }

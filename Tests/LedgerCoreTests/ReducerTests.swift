@@ -257,6 +257,7 @@ struct ReducerTests {
                 t.fileName = nil
                 t.validator = nil
                 t.sha256 = nil
+                t.resets += 1
                 $0.tasks[1] = t
                 $0.redoStack = []
             }
