@@ -262,6 +262,13 @@ extension DownloadList {
             if let url = tasks[id]?.url { urlIndex[url] = nil }
             tasks[id] = nil
         }
+        // A purge is permanent: steps that would bring a purged task back can never be taken, and would block
+        // undo from reaching the actions before them.
+        let touches: (UndoStep) -> Bool = { step in
+            !wanted.isDisjoint(with: step.inverse.taskIDs) || !wanted.isDisjoint(with: step.action.taskIDs)
+        }
+        undoStack.removeAll(where: touches)
+        redoStack.removeAll(where: touches)
     }
 
     private mutating func reduceTransfer(_ event: Event, time: Int64) {
