@@ -56,7 +56,8 @@ public enum Body: Sendable, Equatable {
         switch self {
         case .bytes(let bytes):
             bytes.withUnsafeBytes { source in
-                target.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[Int(offset)..<Int(offset) + length]))
+                target.copyMemory(
+                    from: UnsafeRawBufferPointer(rebasing: source[Int(offset)..<Int(offset) + length]))
             }
         case .generated(_, let seed):
             Body.fillGenerated(seed: seed, from: offset, into: target)
