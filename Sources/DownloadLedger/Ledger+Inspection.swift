@@ -24,6 +24,11 @@ extension Ledger {
         }
     }
 
+    /// The seq of the latest snapshot in the file (written by any process), nil when there is none.
+    public func latestSnapshotSeq() throws -> Int64? {
+        try withLock { try store.latestSnapshot(reducerVersion: DownloadList.reducerVersion, atOrBefore: nil)?.seq }
+    }
+
     /// Events after `after` (a seq), at most `limit`, in order.
     public func log(after: Int64 = 0, limit: Int? = nil) throws -> [LoggedEntry] {
         try withLock { try logged(try store.events(after: after, through: nil, limit: limit)) }

@@ -4,6 +4,8 @@ import Foundation
 public struct Outcome: Sendable {
     /// The seq the command's event was logged at.
     public var seq: Int64
+    /// Its commit time, ms since the Unix epoch.
+    public var time: Int64
     public var entry: Entry
     public var decision: Decision
 }
@@ -182,7 +184,8 @@ public final class Ledger: @unchecked Sendable {
             cleanUpFiles(after: decision.entry.event, before: before)
             try saveSnapshotIfDue()
             notify()
-            return Outcome(seq: seq, entry: decision.entry, decision: decision)
+            let time = try store.events(after: seq - 1, through: seq, limit: 1).first?.time ?? clock()
+            return Outcome(seq: seq, time: time, entry: decision.entry, decision: decision)
         }
     }
 
