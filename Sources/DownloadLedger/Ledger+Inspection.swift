@@ -26,7 +26,9 @@ extension Ledger {
 
     /// The seq of the latest snapshot in the file (written by any process), nil when there is none.
     public func latestSnapshotSeq() throws -> Int64? {
-        try withLock { try store.latestSnapshot(reducerVersion: DownloadList.reducerVersion, atOrBefore: nil)?.seq }
+        try withLock {
+            try store.latestSnapshot(reducerVersion: DownloadList.reducerVersion, atOrBefore: nil)?.seq
+        }
     }
 
     /// Events after `after` (a seq), at most `limit`, in order.
