@@ -19,7 +19,8 @@ struct JSONWriter {
     }
 
     mutating func beginArray(_ key: StaticString? = nil) {
-        if let key { self.key(key) } else { separate() }
+        if let key { self.key(key) }
+        separate()
         bytes.append(UInt8(ascii: "["))
         needsComma.append(false)
     }

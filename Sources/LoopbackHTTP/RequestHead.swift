@@ -18,8 +18,10 @@ struct RequestHead: Equatable {
 
     /// Parses the bytes before the empty line (CRLF or bare LF line ends).
     static func parse(_ bytes: ArraySlice<UInt8>) throws(Malformed) -> RequestHead {
-        var lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-            .map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
+        // Split on the byte: as Characters, "\r\n" is one grapheme and would never match "\n".
+        var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { line in
+            Substring(String(decoding: line.last == UInt8(ascii: "\r") ? line.dropLast() : line, as: UTF8.self))
+        }
         while let first = lines.first, first.isEmpty { lines.removeFirst() }
         guard let requestLine = lines.first else { throw .requestLine }
         let parts = requestLine.split(separator: " ", omittingEmptySubsequences: false)
