@@ -167,6 +167,9 @@ extension DownloadList {
         guard !urls.isEmpty else { throw LedgerError.nothingToDo("no URL given") }
         let name = try name.map(Validation.name)
         let sha = try sha256.map(Validation.sha256)
+        if let directory, !directory.hasPrefix("/") {
+            throw LedgerError.invalidValue("download directory must be an absolute path: \(directory)")
+        }
         if urls.count > 1, name != nil || sha != nil {
             throw LedgerError.invalidValue("--name and --sha256 apply to a single URL")
         }

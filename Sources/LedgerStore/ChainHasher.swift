@@ -63,7 +63,8 @@ final class ChainHasher {
         let ok = buffer.withUnsafeBytes { bytes in
             EVP_DigestInit_ex2(context, sha256, nil) == 1
                 && EVP_DigestUpdate(context, bytes.baseAddress, bytes.count) == 1
-                && EVP_DigestFinal_ex(context, digest.baseAddress?.assumingMemoryBound(to: UInt8.self), nil) == 1
+                && EVP_DigestFinal_ex(context, digest.baseAddress?.assumingMemoryBound(to: UInt8.self), nil)
+                    == 1
         }
         precondition(ok, "OpenSSL SHA-256 failed")
     }

@@ -104,7 +104,9 @@ public final class Database {
     public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
     func error(code: Int32, sql: String?) -> DatabaseError {
-        DatabaseError(code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+        DatabaseError(
+            code: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)), sql: sql
+        )
     }
 
     /// A `file:` URI for `path` with optional query parameters, escaping what URIs reserve.

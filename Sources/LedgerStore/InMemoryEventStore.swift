@@ -26,7 +26,8 @@ public final class InMemoryEventStore: EventStore {
                     previous.withUnsafeBytes { previousBytes in
                         hasher.layout(
                             previous: previousBytes, seq: seq, time: commitTime,
-                            kind: UnsafeRawBufferPointer(kindBytes), version: event.version, tasks: event.tasks,
+                            kind: UnsafeRawBufferPointer(kindBytes), version: event.version,
+                            tasks: event.tasks,
                             payload: payload)
                     }
                 }
@@ -86,7 +87,9 @@ public final class InMemoryEventStore: EventStore {
         snapshots[reducerVersion] = Array(kept.suffix(Int(SQLiteEventStore.snapshotsKept)))
     }
 
-    public func latestSnapshot(reducerVersion: Int, atOrBefore seq: Int64?) throws -> (seq: Int64, bytes: [UInt8])? {
+    public func latestSnapshot(reducerVersion: Int, atOrBefore seq: Int64?) throws -> (
+        seq: Int64, bytes: [UInt8]
+    )? {
         snapshots[reducerVersion]?.last { $0.seq <= seq ?? Int64.max }
     }
 
@@ -104,7 +107,8 @@ public final class InMemoryEventStore: EventStore {
                     previous.withUnsafeBytes { previousBytes in
                         hasher.layout(
                             previous: previousBytes, seq: event.seq, time: event.time,
-                            kind: UnsafeRawBufferPointer(kindBytes), version: event.version, tasks: event.tasks,
+                            kind: UnsafeRawBufferPointer(kindBytes), version: event.version,
+                            tasks: event.tasks,
                             payload: payload)
                     }
                 }

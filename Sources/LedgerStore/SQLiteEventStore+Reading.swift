@@ -40,7 +40,8 @@ extension SQLiteEventStore {
     public func events(touching task: Int64) throws -> [StoredEvent] {
         try translatingErrors {
             let statement = try db.cachedStatement(
-                Self.selectColumns + " WHERE seq IN (SELECT seq FROM event_tasks WHERE task = ?) ORDER BY seq")
+                Self.selectColumns + " WHERE seq IN (SELECT seq FROM event_tasks WHERE task = ?) ORDER BY seq"
+            )
             try statement.bind(task, at: 1)
             return try collect(statement)
         }

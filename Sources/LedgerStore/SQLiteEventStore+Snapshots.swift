@@ -29,7 +29,9 @@ extension SQLiteEventStore {
         }
     }
 
-    public func latestSnapshot(reducerVersion: Int, atOrBefore seq: Int64?) throws -> (seq: Int64, bytes: [UInt8])? {
+    public func latestSnapshot(reducerVersion: Int, atOrBefore seq: Int64?) throws -> (
+        seq: Int64, bytes: [UInt8]
+    )? {
         guard hasSnapshotsTable else { return nil }
         return try translatingErrors {
             let statement = try db.cachedStatement(

@@ -57,9 +57,12 @@ extension SQLiteEventStore {
                 return "\(column.name) has the wrong type"
             }
         }
-        if sqlite3_column_bytes(handle, 6) != Int32(ChainHasher.digestLength) { return "hash is not 32 bytes" }
+        if sqlite3_column_bytes(handle, 6) != Int32(ChainHasher.digestLength) {
+            return "hash is not 32 bytes"
+        }
         if ChainHasher.parseTasks(
-            UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, 4), count: Int(sqlite3_column_bytes(handle, 4))))
+            UnsafeRawBufferPointer(
+                start: sqlite3_column_blob(handle, 4), count: Int(sqlite3_column_bytes(handle, 4))))
             == nil
         {
             return "tasks is not comma-separated ids"

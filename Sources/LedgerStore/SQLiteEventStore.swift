@@ -80,7 +80,8 @@ public final class SQLiteEventStore: EventStore {
     }
 
     private static func hasTable(_ name: String, in db: Database) throws(DatabaseError) -> Bool {
-        let statement = try db.cachedStatement("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?")
+        let statement = try db.cachedStatement(
+            "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?")
         defer { statement.reset() }
         try statement.bind(name, at: 1)
         return try statement.step() && statement.int64(at: 0) > 0
@@ -107,7 +108,8 @@ public final class SQLiteEventStore: EventStore {
         guard !isReadOnly else { throw StoreError.readOnly }
         return try translatingErrors {
             try db.immediateTransaction {
-                let last = try db.cachedStatement("SELECT seq, time, hash FROM events ORDER BY seq DESC LIMIT 1")
+                let last = try db.cachedStatement(
+                    "SELECT seq, time, hash FROM events ORDER BY seq DESC LIMIT 1")
                 var head: Int64 = 0
                 var commitTime = time
                 if try last.step() {
@@ -152,9 +154,11 @@ public final class SQLiteEventStore: EventStore {
             try previousHash.withUnsafeBytes { hash in
                 try statement.bind(seq, at: 1)
                 try statement.bind(time, at: 2)
-                try statement.bindTextNoCopy(UnsafeRawBufferPointer(rebasing: canonical[hasher.kindRange]), at: 3)
+                try statement.bindTextNoCopy(
+                    UnsafeRawBufferPointer(rebasing: canonical[hasher.kindRange]), at: 3)
                 try statement.bind(Int64(event.version), at: 4)
-                try statement.bindTextNoCopy(UnsafeRawBufferPointer(rebasing: canonical[hasher.tasksRange]), at: 5)
+                try statement.bindTextNoCopy(
+                    UnsafeRawBufferPointer(rebasing: canonical[hasher.tasksRange]), at: 5)
                 try statement.bindTextNoCopy(
                     UnsafeRawBufferPointer(rebasing: canonical[hasher.payloadRange]), at: 6)
                 try statement.bindBlobNoCopy(hash, at: 7)

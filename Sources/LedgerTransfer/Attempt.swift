@@ -49,7 +49,7 @@ final class Attempt {
     /// One header line (status line, field, or the empty line ending a block). Returns false to abort.
     func receiveHeader(_ raw: UnsafeRawBufferPointer) -> Bool {
         var line = Substring(String(decoding: raw, as: UTF8.self))
-        while let last = line.last, last == "\r" || last == "\n" { line.removeLast() }
+        while let last = line.last, last.isNewline { line.removeLast() }  // "\r\n" is one Character
         if line.hasPrefix("HTTP/") {
             let fields = line.split(separator: " ", maxSplits: 2)
             status = fields.count > 1 ? Int(fields[1]) ?? 0 : 0

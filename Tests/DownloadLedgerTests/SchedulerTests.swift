@@ -174,7 +174,7 @@ import Testing
         #expect(ledger.list.tasks[id]?.state == .waiting)
         let reopened = try Ledger(path: box.ledgerPath)
         try await Scheduler(ledger: reopened).run(untilIdle: true)
-        #expect(reopened.list.tasks[id]?.state == .finished)
+        #expect(reopened.list.tasks[id]?.state == .finished, "\((try? reopened.log().map(\.entry.event)) ?? [])")
         #expect(box.holds("k.bin", seed: 9, size: 900_000))
         #expect(server.requests("/k.bin").contains { $0.range.map { !$0.hasPrefix("bytes=0-") } == true })
     }

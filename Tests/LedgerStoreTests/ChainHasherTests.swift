@@ -6,7 +6,8 @@ struct ChainHasherTests {
     /// Known answers computed independently (Python hashlib) from the format in docs/store.md.
     @Test func hashesFollowTheDocumentedCanonicalForm() throws {
         let store = InMemoryEventStore()
-        let first = NewEvent(kind: "tasksAdded", version: 1, tasks: [7, 8], payload: Array(#"{"id":7}"#.utf8))
+        let first = NewEvent(
+            kind: "tasksAdded", version: 1, tasks: [7, 8], payload: Array(#"{"id":7}"#.utf8))
         let second = NewEvent(kind: "tasksPaused", version: 2, tasks: [], payload: Array("{}".utf8))
         _ = try store.append([first], expectingHead: 0, time: 1_700_000_000_000)
         _ = try store.append([second], expectingHead: 1, time: 1_700_000_000_500)

@@ -38,7 +38,9 @@ struct EventStoreContractTests {
 
     @Test(arguments: Kind.allCases) func appendsGetGaplessSeqs(kind: Kind) throws {
         let store = try Subject(kind).store
-        #expect(try store.append([sampleEvent(1), sampleEvent(2), sampleEvent(3)], expectingHead: 0, time: 10) == 3)
+        #expect(
+            try store.append([sampleEvent(1), sampleEvent(2), sampleEvent(3)], expectingHead: 0, time: 10)
+                == 3)
         #expect(try store.append([sampleEvent(4), sampleEvent(5)], expectingHead: 3, time: 20) == 5)
         #expect(try store.append([], expectingHead: 5, time: 30) == 5)
         let events = try store.events(after: 0, through: nil, limit: nil)
@@ -92,7 +94,8 @@ struct EventStoreContractTests {
         _ = try store.append(
             [
                 sampleEvent(7), sampleEvent(8), sampleEvent(70, kind: "tasksMoved", tasks: [7, 8]),
-                sampleEvent(0, kind: "sortChanged", tasks: []), sampleEvent(17), sampleEvent(7, kind: "taskRenamed"),
+                sampleEvent(0, kind: "sortChanged", tasks: []), sampleEvent(17),
+                sampleEvent(7, kind: "taskRenamed"),
             ], expectingHead: 0, time: 10)
         #expect(try store.events(touching: 7).map(\.seq) == [1, 3, 6])
         #expect(try store.events(touching: 8).map(\.seq) == [2, 3])
@@ -162,8 +165,10 @@ struct EventStoreContractTests {
         let memory = try Subject(.inMemory).store
         let sqlite = try Subject(.sqlite).store
         for store in [memory, sqlite] {
-            _ = try store.append([sampleEvent(1), sampleEvent(5, kind: "x", tasks: [5, 6])], expectingHead: 0, time: 7)
-            _ = try store.append([NewEvent(kind: "", version: 0, tasks: [], payload: [])], expectingHead: 2, time: 9)
+            _ = try store.append(
+                [sampleEvent(1), sampleEvent(5, kind: "x", tasks: [5, 6])], expectingHead: 0, time: 7)
+            _ = try store.append(
+                [NewEvent(kind: "", version: 0, tasks: [], payload: [])], expectingHead: 2, time: 9)
         }
         let expected = try memory.events(after: 0, through: nil, limit: nil)
         #expect(try sqlite.events(after: 0, through: nil, limit: nil) == expected)

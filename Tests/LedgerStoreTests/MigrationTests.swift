@@ -1,0 +1,37 @@
+import Foundation
+import Testing
+
+@testable import LedgerStore
+
+struct MigrationTests {
+    /// The embedded SQL must be exactly Migrations/*.sql: run tools/gen-migrations.sh when this fails.
+    @Test func embeddedMigrationsMatchTheMigrationsFolder() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let folder = root.appendingPathComponent("Migrations")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            .filter { $0.hasSuffix(".sql") }.sorted()
+        let onDisk = try files.map { file in
+            let base = String(file.dropLast(4))
+            let sql = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            return Migration(
+                version: Int(base.prefix { $0.isNumber }) ?? -1,
+                name: String(base.drop { $0.isNumber }.dropFirst()), sql: sql)
+        }
+        #expect(onDisk == Migration.embedded)
+    }
+
+    @Test func versionsAreNumberedFromOneWithoutGaps() {
+        #expect(Migration.embedded.map(\.version) == Array(1...Migration.embedded.count))
+        #expect(Migration.latestVersion == Migration.embedded.count)
+    }
+
+    @Test func migratingTwiceChangesNothing() throws {
+        let directory = try TemporaryDirectory()
+        let db = try Database(path: directory.file("ledger.sqlite"))
+        try Migration.migrate(db)
+        try Migration.migrate(db)
+        #expect(try db.int64("SELECT count(*) FROM schema_migrations") == Int64(Migration.latestVersion))
+        #expect(try Migration.currentVersion(of: db) == Migration.latestVersion)
+    }
+}
