@@ -69,9 +69,9 @@ final class Progress: @unchecked Sendable {
                     failed.insert(t.id)
                     lines.append(console.style("failed  ", .red) + " \(name): \(t.failure?.detail ?? "unknown error")")
                 case .paused, .stopped:
-                    lines.append(console.style(t.state.rawValue, .yellow) + "   \(name) at \(Format.bytes(t.bytes))")
+                    lines.append(console.style(Format.fit(t.state.rawValue, 8), .yellow) + " \(name)")
                 case .waiting:
-                    if old == .downloading { lines.append("waiting  \(name) at \(Format.bytes(t.bytes))") }
+                    if old == .downloading { lines.append("queued   \(name) at \(Format.bytes(t.bytes))") }
                 }
             }
             return lines
