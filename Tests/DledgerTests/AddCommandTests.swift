@@ -78,7 +78,9 @@ import Testing
         #expect(doc["seq"] as? Int == 3)
         #expect(doc["section"] as? Int == 0)
         let added = try #require(doc["added"] as? [[String: Any]])
-        #expect(added.count == 1 && added[0]["id"] as? Int == 2 && added[0]["url"] as? String == "http://example.com/b")
+        #expect(
+            added.count == 1 && added[0]["id"] as? Int == 2
+                && added[0]["url"] as? String == "http://example.com/b")
         let skipped = try #require(doc["skipped"] as? [[String: Any]])
         #expect(skipped.first?["reason"] as? String == "duplicate of task #1")
     }

@@ -27,7 +27,8 @@ final class DledgerSandbox: @unchecked Sendable {
 
     init() throws {
         root = NSTemporaryDirectory() + "dledger-test-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: root + "/downloads", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: root + "/downloads", withIntermediateDirectories: true)
     }
 
     deinit { try? FileManager.default.removeItem(atPath: root) }
@@ -35,7 +36,9 @@ final class DledgerSandbox: @unchecked Sendable {
     /// The built binary: next to the test bundle (`swift test` builds it first: the test target depends on it).
     static let binary: String = {
         var candidates: [String] = []
-        if let exe = Bundle.main.executableURL?.deletingLastPathComponent() { candidates.append(exe.path + "/dledger") }
+        if let exe = Bundle.main.executableURL?.deletingLastPathComponent() {
+            candidates.append(exe.path + "/dledger")
+        }
         candidates.append(Bundle.main.bundleURL.deletingLastPathComponent().path + "/dledger")
         candidates.append(Bundle.main.bundleURL.path + "/dledger")
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -10,7 +10,8 @@ import Testing
         let lines = try await box.run("log").out.split(separator: "\n").map(String.init)
         #expect(lines.count == 3)
         #expect(lines[0].hasPrefix("    #1  ") && lines[0].contains("ledgerCreated"))
-        #expect(lines[1].contains("tasksAdded") && lines[1].hasSuffix("added #1 #2 to new section 0 'Downloads'"))
+        #expect(
+            lines[1].contains("tasksAdded") && lines[1].hasSuffix("added #1 #2 to new section 0 'Downloads'"))
         #expect(lines[2].contains("tasksMoved") && lines[2].hasSuffix("moved #2 to 0:0"))
         let limited = try await box.run("log", "--since", "2", "--limit", "1").out.split(separator: "\n")
         #expect(limited.count == 1 && limited[0].contains("tasksAdded"))
@@ -25,9 +26,15 @@ import Testing
         try await box.run("undo")
         let lines = try await box.run("log", "--json").jsonLines
         #expect(lines.map { $0["seq"] as? Int } == [1, 2, 3, 4])
-        #expect(lines.map { $0["kind"] as? String } == ["ledgerCreated", "tasksAdded", "tasksPaused", "statesRestored"])
+        #expect(
+            lines.map { $0["kind"] as? String } == [
+                "ledgerCreated", "tasksAdded", "tasksPaused", "statesRestored",
+            ])
         for line in lines {
-            #expect(Array(line.keys).sorted() == ["kind", "payload", "redoes", "seq", "tasks", "text", "time", "timeMs", "undoes"])
+            #expect(
+                Array(line.keys).sorted() == [
+                    "kind", "payload", "redoes", "seq", "tasks", "text", "time", "timeMs", "undoes",
+                ])
             let time = try #require(line["time"] as? String)
             #expect(time.hasSuffix("Z") && time.count == 24)
         }
@@ -73,7 +80,8 @@ import Testing
         try await box.run("add", "http://example.com/a", "http://example.com/b")
         try await box.run("rm", "2")
         let export = try #require(try await box.run("export", "--json").json as? [String: Any])
-        #expect(Set(export.keys) == ["seq", "time", "settings", "nextId", "sections", "trash", "undo", "redo"])
+        #expect(
+            Set(export.keys) == ["seq", "time", "settings", "nextId", "sections", "trash", "undo", "redo"])
         #expect((export["trash"] as? [[String: Any]])?.first?["id"] as? Int == 2)
         #expect((export["undo"] as? [[String: Any]])?.first?["kind"] as? String == "tasksDeleted")
         let stats = try #require(try await box.run("stats", "--json").json as? [String: Any])
@@ -127,7 +135,8 @@ import Testing
         let names = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         p.waitUntilExit()
         let drops = names.split(separator: "\n").map { "DROP TRIGGER \($0);" }.joined(separator: " ")
-        try sqlite3(path, drops + " UPDATE events SET payload = replace(payload, 'f.bin', 'g.bin') WHERE seq = 2;")
+        try sqlite3(
+            path, drops + " UPDATE events SET payload = replace(payload, 'f.bin', 'g.bin') WHERE seq = 2;")
     }
 
     @Test func inspectionWorksOnAReadOnlyCopyAndLeavesItUntouched() async throws {
@@ -141,7 +150,10 @@ import Testing
         chmod(dir, 0o555)
         defer { chmod(dir, 0o755) }
         let before = try Data(contentsOf: URL(fileURLWithPath: copy))
-        for args in [["ls"], ["ls", "--json"], ["log"], ["audit", "1"], ["replay", "--to", "2"], ["verify"], ["export"], ["stats"]] {
+        for args in [
+            ["ls"], ["ls", "--json"], ["log"], ["audit", "1"], ["replay", "--to", "2"], ["verify"],
+            ["export"], ["stats"],
+        ] {
             let r = try await box.run(args + ["--ledger", copy])
             #expect(r.status == 0, "\(args): \(r.err)")
         }

@@ -30,7 +30,8 @@ import Testing
             "expectedSha256", "attempts", "failure", "added", "finished", "deleted",
         ]
         #expect(Set(task.keys) == keys)
-        #expect(task["id"] as? Int == 1 && task["state"] as? String == "waiting" && task["bytes"] as? Int == 0)
+        #expect(
+            task["id"] as? Int == 1 && task["state"] as? String == "waiting" && task["bytes"] as? Int == 0)
         #expect(task["size"] is NSNull)
         // Key order is part of the contract: id first, then url, name, state.
         #expect(r.out.range(of: "\"id\"")!.lowerBound < r.out.range(of: "\"url\"")!.lowerBound)
@@ -66,7 +67,9 @@ import Testing
         let text = box.root + "/notes.txt"
         try "just some text\n".write(toFile: text, atomically: true, encoding: .utf8)
         let other = box.root + "/other.db"
-        try sqlite3(other, "CREATE TABLE photos(id INTEGER PRIMARY KEY, path TEXT); INSERT INTO photos VALUES (1, 'a');")
+        try sqlite3(
+            other,
+            "CREATE TABLE photos(id INTEGER PRIMARY KEY, path TEXT); INSERT INTO photos VALUES (1, 'a');")
         for file in [text, other] {
             for args in [["ls"], ["add", "http://example.com/a"], ["log"]] {
                 let r = try await box.run(args + ["--ledger", file])

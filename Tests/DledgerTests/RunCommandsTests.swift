@@ -35,7 +35,8 @@ import Testing
     @Test func runFollowsAPauseFromAnotherProcess() async throws {
         let box = try DledgerSandbox()
         let server = try LoopbackServer()
-        server.serve("/slow.bin", Resource(size: 400_000, seed: 5, faults: Faults(throttleBytesPerSecond: 80_000)))
+        server.serve(
+            "/slow.bin", Resource(size: 400_000, seed: 5, faults: Faults(throttleBytesPerSecond: 80_000)))
         try await box.run("add", server.url("/slow.bin"))
         let runner = try box.start("run")
         let partial = box.downloads + "/.dledger/partial/1.part"
@@ -45,13 +46,17 @@ import Testing
         #expect(pause.status == 0)
         #expect(pause.out == "paused #1\n")
         let stopped = try await eventually(5) {
-            try await box.run("log", "--task", "1", "--json").jsonLines.contains { $0["kind"] as? String == "transferPaused" }
+            try await box.run("log", "--task", "1", "--json").jsonLines.contains {
+                $0["kind"] as? String == "transferPaused"
+            }
         }
         #expect(stopped)
         runner.interrupt()
         let finished = await runner.wait()
         #expect(finished.status == 130)
-        let kinds = try await box.run("log", "--task", "1", "--json").jsonLines.compactMap { $0["kind"] as? String }
+        let kinds = try await box.run("log", "--task", "1", "--json").jsonLines.compactMap {
+            $0["kind"] as? String
+        }
         let paused = try #require(kinds.firstIndex(of: "tasksPaused"))
         let transferPaused = try #require(kinds.firstIndex(of: "transferPaused"))
         #expect(paused < transferPaused)
@@ -63,7 +68,9 @@ import Testing
         let box = try DledgerSandbox()
         let server = try LoopbackServer()
         let size: Int64 = 300_000
-        server.serve("/big.bin", Resource(size: size, seed: 9, etag: "\"v1\"", faults: Faults(throttleBytesPerSecond: 60_000)))
+        server.serve(
+            "/big.bin",
+            Resource(size: size, seed: 9, etag: "\"v1\"", faults: Faults(throttleBytesPerSecond: 60_000)))
         let getter = try box.start("get", server.url("/big.bin"))
         let partial = box.downloads + "/.dledger/partial/1.part"
         let started = await eventually { partialSize(partial) > 20_000 }

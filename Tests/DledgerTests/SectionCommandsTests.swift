@@ -5,8 +5,11 @@ import Testing
     @Test func addRenameMoveRemove() async throws {
         let box = try DledgerSandbox()
         #expect(try await box.run("section", "add", "ISOs").out == "inserted section 0 'ISOs'\n")
-        #expect(try await box.run("section", "add", "Music", "--at", "0").out == "inserted section 0 'Music'\n")
-        #expect(try await box.run("section", "rename", "1", "Linux").out == "renamed section 1 from 'ISOs' to 'Linux'\n")
+        #expect(
+            try await box.run("section", "add", "Music", "--at", "0").out == "inserted section 0 'Music'\n")
+        #expect(
+            try await box.run("section", "rename", "1", "Linux").out
+                == "renamed section 1 from 'ISOs' to 'Linux'\n")
         #expect(try await box.run("section", "mv", "1", "--to", "0").out == "moved section 1 'Linux' to 0\n")
         let export = try #require(try await box.run("export").json as? [String: Any])
         let titles = (export["sections"] as? [[String: Any]])?.map { $0["title"] as? String }

@@ -37,7 +37,8 @@ import Testing
         let box = try await boxWithThree()
         #expect(try await box.run("mv", "3", "--to", "0:0").out == "moved #3 to 0:0\n")
         #expect(try await box.task(3)?["index"] as? Int == 0)
-        #expect(try await box.run("rm", "1", "2").out == "moved #1 #2 to the to-delete list (record and file)\n")
+        #expect(
+            try await box.run("rm", "1", "2").out == "moved #1 #2 to the to-delete list (record and file)\n")
         #expect(try await box.task(1) == nil)
         #expect(try await box.run("restore", "1").status == 0)
         #expect(try await box.task(1)?["section"] as? Int == 0)

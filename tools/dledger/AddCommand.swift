@@ -4,12 +4,18 @@ import Foundation
 /// `dledger add`: URLs into the list, reporting the ids assigned and the URLs skipped.
 enum AddCommand {
     static let placementOptions: [(String, String)] = [
-        ("--section <title>", "Append to the section with this title (created at the end when there is none)."),
+        (
+            "--section <title>",
+            "Append to the section with this title (created at the end when there is none)."
+        ),
         ("--section-index <n>", "Insert into section N (from 0) ..."),
         ("--at <index>", "... at this index (default: its end)."),
         ("--name <name>", "File name for the download (one URL only)."),
         ("--sha256 <hex>", "Expected SHA-256; a mismatch fails the task (one URL only)."),
-        ("--from-file <file>", "Read URLs from FILE ('-': stdin), one per line; blanks and # comments skipped."),
+        (
+            "--from-file <file>",
+            "Read URLs from FILE ('-': stdin), one per line; blanks and # comments skipped."
+        ),
     ]
 
     static let spec = CommandSpec(
@@ -18,7 +24,8 @@ enum AddCommand {
             "add <url>... [--section <title> | --section-index <n> [--at <index>]] [--name <name>] [--sha256 <hex>] [--from-file <file>|-]",
         arguments: [("<url>", "An http or https URL.")],
         options: placementOptions,
-        discussion: "Without a section option, URLs go to the end of the first section (created with the title\n"
+        discussion:
+            "Without a section option, URLs go to the end of the first section (created with the title\n"
             + "'Downloads' when the list has none). A URL already in the list or the to-delete list is skipped.",
         json: true, writes: true,
         run: { try run($0) })
@@ -72,7 +79,8 @@ enum AddCommand {
             return CLIError.success
         } catch let e as NothingAdded {
             if inv.context.json {
-                inv.console.out(result(seq: nil, section: nil, added: [], skipped: e.skipped).rendered(pretty: true))
+                inv.console.out(
+                    result(seq: nil, section: nil, added: [], skipped: e.skipped).rendered(pretty: true))
             } else if e.skipped.count > 1 {
                 for s in e.skipped { inv.console.out("skipped \(s.url): \(s.reason)") }
             }
@@ -101,7 +109,9 @@ enum AddCommand {
         for s in outcome.decision.skipped { inv.console.info("skipped \(s.url): \(s.reason)") }
     }
 
-    static func result(seq: Int64?, section: Int?, added: [(TaskID, String)], skipped: [(url: String, reason: String)])
+    static func result(
+        seq: Int64?, section: Int?, added: [(TaskID, String)], skipped: [(url: String, reason: String)]
+    )
         -> JSON
     {
         .obj([

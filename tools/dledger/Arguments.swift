@@ -6,7 +6,8 @@
 struct Arguments {
     /// Options that take a value.
     static let valueOptions: Set<String> = [
-        "--ledger", "--dir", "--section", "--section-index", "--at", "--name", "--sha256", "--from-file", "-j",
+        "--ledger", "--dir", "--section", "--section-index", "--at", "--name", "--sha256", "--from-file",
+        "-j",
         "--to", "--mode", "--task", "--since", "--limit", "--recent", "--sort",
     ]
     /// Options that take none.
@@ -15,7 +16,9 @@ struct Arguments {
         "--finished", "--trash", "--desc", "--skip-files", "--checksums", "--keep", "--fast",
     ]
     /// Short spellings.
-    static let aliases: [String: String] = ["-q": "--quiet", "-h": "--help", "-V": "--version", "--jobs": "-j"]
+    static let aliases: [String: String] = [
+        "-q": "--quiet", "-h": "--help", "-V": "--version", "--jobs": "-j",
+    ]
 
     var positionals: [String] = []
     /// Values by canonical option name, in the order given.
@@ -40,7 +43,9 @@ struct Arguments {
             if token.hasPrefix("--"), let eq = token.firstIndex(of: "=") {
                 name = String(token[..<eq])
                 inline = String(token[token.index(after: eq)...])
-            } else if !token.hasPrefix("--"), token.count > 2, Self.valueOptions.contains(String(token.prefix(2))) {
+            } else if !token.hasPrefix("--"), token.count > 2,
+                Self.valueOptions.contains(String(token.prefix(2)))
+            {
                 name = String(token.prefix(2))
                 inline = String(token.dropFirst(2))
             }

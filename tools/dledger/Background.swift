@@ -29,7 +29,9 @@ final class Background: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline && !interrupt.fired {
             _ = try? ledger.refresh()
-            if ledger.list.orderedTasks.allSatisfy({ $0.state == .finished || $0.state == .failed }) { return true }
+            if ledger.list.orderedTasks.allSatisfy({ $0.state == .finished || $0.state == .failed }) {
+                return true
+            }
             try? await Task.sleep(for: .milliseconds(100))
         }
         return false

@@ -17,7 +17,8 @@ enum CLI {
         let cwd = FileManager.default.currentDirectoryPath
         do {
             let args = try Arguments(tokens)
-            let console = Console(noColor: args.has("--no-color"), quiet: args.has("--quiet"), environment: environment)
+            let console = Console(
+                noColor: args.has("--no-color"), quiet: args.has("--quiet"), environment: environment)
             return await run(args, console: console, environment: environment, cwd: cwd)
         } catch {
             FileHandle.standardError.write(Data("error: \(error)\nhint: see 'dledger --help'\n".utf8))
@@ -26,7 +27,9 @@ enum CLI {
     }
 
     /// Runs one parsed command line (also used by the demo, in-process).
-    static func run(_ args: Arguments, console: Console, environment: [String: String], cwd: String) async -> Int32 {
+    static func run(_ args: Arguments, console: Console, environment: [String: String], cwd: String) async
+        -> Int32
+    {
         var args = args
         var words = args.positionals
         if words.first == "help" {
@@ -59,7 +62,9 @@ enum CLI {
             return CLIError.success
         }
         if let bad = args.given.subtracting(spec.accepted).sorted().first {
-            return report(.usage("option '\(bad)' does not apply to 'dledger \(name)'"), hintFor: name, console: console)
+            return report(
+                .usage("option '\(bad)' does not apply to 'dledger \(name)'"), hintFor: name, console: console
+            )
         }
         args.positionals = Array(args.positionals.drop { $0 == "help" }.dropFirst(used))
         let context = Context(arguments: args, console: console, environment: environment, cwd: cwd)
@@ -96,7 +101,8 @@ enum CLI {
             "",
             "GLOBAL OPTIONS:",
             CommandSpec.row("--ledger <path>", "The ledger file (default: $DLEDGER_LEDGER, else"),
-            CommandSpec.row("", "$XDG_DATA_HOME/dledger/ledger.sqlite, else ~/.local/share/dledger/ledger.sqlite)."),
+            CommandSpec.row(
+                "", "$XDG_DATA_HOME/dledger/ledger.sqlite, else ~/.local/share/dledger/ledger.sqlite)."),
             CommandSpec.row("--dir <path>", "Download directory for tasks added now (and of a new ledger)."),
             CommandSpec.row("--json", "Print data as JSON (commands that print data)."),
             CommandSpec.row("-q, --quiet", "Print less."),
@@ -111,8 +117,13 @@ enum CLI {
     }
 
     static func sectionHelp() -> String {
-        var lines = ["OVERVIEW: Manage the list's sections.", "", "USAGE: dledger section <subcommand>", "", "SUBCOMMANDS:"]
-        lines += commands.filter { $0.name.hasPrefix("section ") }.map { CommandSpec.row($0.name, $0.abstract) }
+        var lines = [
+            "OVERVIEW: Manage the list's sections.", "", "USAGE: dledger section <subcommand>", "",
+            "SUBCOMMANDS:",
+        ]
+        lines += commands.filter { $0.name.hasPrefix("section ") }.map {
+            CommandSpec.row($0.name, $0.abstract)
+        }
         return lines.joined(separator: "\n")
     }
 }

@@ -51,7 +51,11 @@ enum CLIError: Error, CustomStringConvertible {
             default: self = .failed(e.description)
             }
         case let e as LedgerOpenError:
-            if case .unreadableEvent = e { self = .badLedger(e.description) } else { self = .failed(e.description) }
+            if case .unreadableEvent = e {
+                self = .badLedger(e.description)
+            } else {
+                self = .failed(e.description)
+            }
         case let e as NothingAdded:
             self = .failed(e.description)
         default:

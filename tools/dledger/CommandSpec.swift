@@ -40,8 +40,15 @@ struct CommandSpec: Sendable {
         }
         var all = options
         if json { all.append(("--json", "Print JSON (documented in docs/cli.md).")) }
-        if writes { all.append(("--dir <path>", "Download directory (default: the ledger's, set when it was created).")) }
-        all.append(("--ledger <path>", "The ledger file (default: $DLEDGER_LEDGER, else $XDG_DATA_HOME/dledger/ledger.sqlite)."))
+        if writes {
+            all.append(
+                ("--dir <path>", "Download directory (default: the ledger's, set when it was created)."))
+        }
+        all.append(
+            (
+                "--ledger <path>",
+                "The ledger file (default: $DLEDGER_LEDGER, else $XDG_DATA_HOME/dledger/ledger.sqlite)."
+            ))
         all.append(("-q, --quiet", "Print less."))
         all.append(("--no-color", "No colors (also when NO_COLOR is set)."))
         all.append(("-h, --help", "Show help information."))
@@ -55,7 +62,8 @@ struct CommandSpec: Sendable {
 
     static func row(_ left: String, _ right: String) -> String {
         let padded = "  " + left
-        return padded.count >= 26 ? padded + "\n" + String(repeating: " ", count: 26) + right
+        return padded.count >= 26
+            ? padded + "\n" + String(repeating: " ", count: 26) + right
             : padded + String(repeating: " ", count: 26 - padded.count) + right
     }
 }

@@ -12,7 +12,9 @@ final class Console: @unchecked Sendable {
 
     init(noColor: Bool, quiet: Bool, environment: [String: String]) {
         isTTY = isatty(STDOUT_FILENO) == 1
-        color = isTTY && !noColor && environment["NO_COLOR"].map(\.isEmpty) != false && environment["TERM"] != "dumb"
+        color =
+            isTTY && !noColor && environment["NO_COLOR"].map(\.isEmpty) != false
+            && environment["TERM"] != "dumb"
         self.quiet = quiet
     }
 

@@ -110,13 +110,17 @@ struct Invocation {
 
     /// `ID... | --section N | --all`: exactly one of them.
     func selection() throws -> Selection {
-        let section = try int("--section-index") ?? args.value("--section").map { raw in
-            try sectionIndex(raw)
-        }
+        let section =
+            try int("--section-index")
+            ?? args.value("--section").map { raw in
+                try sectionIndex(raw)
+            }
         let all = args.has("--all")
         let chosen = (positionals.isEmpty ? 0 : 1) + (section == nil ? 0 : 1) + (all ? 1 : 0)
         guard chosen == 1 else {
-            throw CLIError.usage(chosen == 0 ? "give task ids, --section N or --all" : "give only one of: ids, --section, --all")
+            throw CLIError.usage(
+                chosen == 0
+                    ? "give task ids, --section N or --all" : "give only one of: ids, --section, --all")
         }
         if let section { return .section(section) }
         if all { return .all }

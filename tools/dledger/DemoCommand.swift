@@ -17,14 +17,19 @@ enum DemoCommand {
     static let files: [(String, Int64, Faults)] = [
         ("/linux/debian-mini.iso", 3_000_000, Faults(throttleBytesPerSecond: 1_000_000)),
         ("/media/talk.mp4", 2_400_000, Faults(throttleBytesPerSecond: 800_000)),
-        ("/media/song.flac", 1_200_000, Faults(failFirst: 1, failStatus: 503, throttleBytesPerSecond: 600_000)),
+        (
+            "/media/song.flac", 1_200_000,
+            Faults(failFirst: 1, failStatus: 503, throttleBytesPerSecond: 600_000)
+        ),
         ("/docs/manual.pdf", 400_000, Faults(throttleBytesPerSecond: 400_000)),
         ("/docs/notes.txt", 60_000, Faults()),
     ]
 
     static func run(_ inv: Invocation) async throws -> Int32 {
         try inv.require([])
-        let root = FileManager.default.temporaryDirectory.path + "/dledger-demo-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let root =
+            FileManager.default.temporaryDirectory.path
+            + "/dledger-demo-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let downloads = root + "/downloads"
         try FileManager.default.createDirectory(atPath: downloads, withIntermediateDirectories: true)
         let keep = inv.args.has("--keep")
@@ -32,7 +37,9 @@ enum DemoCommand {
         let server = try LoopbackServer()
         defer { server.stop() }
         for (i, file) in files.enumerated() {
-            server.serve(file.0, Resource(size: file.1, seed: UInt64(i + 1), etag: "\"demo-\(i + 1)\"", faults: file.2))
+            server.serve(
+                file.0, Resource(size: file.1, seed: UInt64(i + 1), etag: "\"demo-\(i + 1)\"", faults: file.2)
+            )
         }
         let tour = Tour(
             console: inv.console, ledgerPath: root + "/ledger.sqlite", downloads: downloads,

@@ -21,21 +21,26 @@ enum EventWords {
     private static func text(_ event: Event, before list: DownloadList?) -> String {
         switch event {
         case .ledgerCreated(let dir, let max):
-            return "ledger created: downloads go to \(dir), \(max == 0 ? "no limit" : "at most \(max)") at a time"
+            return
+                "ledger created: downloads go to \(dir), \(max == 0 ? "no limit" : "at most \(max)") at a time"
         case .tasksAdded(let tasks, let section, let index, let newTitle):
             let what = "added " + ids(tasks.map(\.id))
             if let newTitle { return what + " to new section \(section) '\(newTitle)'" }
-            let count = list.flatMap { $0.sections.indices.contains(section) ? $0.sections[section].tasks.count : nil }
+            let count = list.flatMap {
+                $0.sections.indices.contains(section) ? $0.sections[section].tasks.count : nil
+            }
             let at = count == index ? "" : " at index \(index)"
             return what + " to section \(section)" + title(section, list) + at
         case .tasksMoved(let moved, let section, let index):
             return "moved \(ids(moved)) to \(section):\(index)"
         case .tasksPlaced(let placements):
-            return "put back " + placements.map { "#\($0.id) at \($0.section):\($0.index)" }.joined(separator: ", ")
+            return "put back "
+                + placements.map { "#\($0.id) at \($0.section):\($0.index)" }.joined(separator: ", ")
         case .sectionInserted(let index, let t):
             return "inserted section \(index) '\(t)'"
         case .sectionRenamed(let index, let t):
-            return "renamed section \(index)" + title(index, list).replacingOccurrences(of: " '", with: " from '")
+            return "renamed section \(index)"
+                + title(index, list).replacingOccurrences(of: " '", with: " from '")
                 + " to '\(t)'"
         case .sectionMoved(let from, let to):
             return "moved section \(from)" + title(from, list) + " to \(to)"
@@ -61,11 +66,13 @@ enum EventWords {
             return "put back states: "
                 + zip(restored, states).map { "#\($0) \($1.rawValue)" }.joined(separator: ", ")
         case .maxDownloadsChanged(let n):
-            return n == 0 ? "no limit on simultaneous downloads" : "at most \(n) download\(n == 1 ? "" : "s") at a time"
+            return n == 0
+                ? "no limit on simultaneous downloads" : "at most \(n) download\(n == 1 ? "" : "s") at a time"
         case .speedLimitChanged(let n):
             return n == 0 ? "speed limit removed" : "speed limit set to \(Format.rate(Double(n)))"
         case .sortChanged(let mode, let descending):
-            return mode == .manual ? "back to the manual order" : "sorted by \(mode.rawValue)\(descending ? ", descending" : "")"
+            return mode == .manual
+                ? "back to the manual order" : "sorted by \(mode.rawValue)\(descending ? ", descending" : "")"
         case .emptySectionsPolicyChanged(let on):
             return on ? "empty sections are now removed automatically" : "empty sections are now kept"
         case .transferStarted(let id, let attempt, let offset):
@@ -79,7 +86,8 @@ enum EventWords {
         case .transferPaused(let id, let bytes):
             return "#\(id) transfer stopped at \(Format.bytes(bytes))"
         case .transferCompleted(let id, let bytes, let sha, let file):
-            return "#\(id) finished: \(Format.bytes(bytes)), sha256 \(Format.shortHash(sha)), saved as '\(file)'"
+            return
+                "#\(id) finished: \(Format.bytes(bytes)), sha256 \(Format.shortHash(sha)), saved as '\(file)'"
         case .transferFailed(let id, let failure, let bytes):
             return "#\(id) failed: \(failure.detail) (\(failure.retryable ? "retryable" : "not retryable"))"
                 + (bytes > 0 ? " at \(Format.bytes(bytes))" : "")
@@ -110,7 +118,8 @@ enum EventWords {
     static func line(_ logged: LoggedEntry, before: DownloadList?, console: Console) -> String {
         let seq = Format.right("#\(logged.seq)", 6)
         let kind = Format.fit(logged.entry.event.kind, 18)
-        let styledKind = logged.entry.event.isTransferFact ? console.style(kind, .dim) : console.style(kind, .cyan)
+        let styledKind =
+            logged.entry.event.isTransferFact ? console.style(kind, .dim) : console.style(kind, .cyan)
         return "\(seq)  \(Format.local(logged.time))  \(styledKind) \(describe(logged.entry, before: before))"
     }
 }

@@ -126,7 +126,9 @@ enum Format {
             multiplier = pow(binary ? 1024 : 1000, power)
             s.removeLast()
         }
-        guard let value = Double(s.trimmingCharacters(in: .whitespaces)), value >= 0, value.isFinite else { return nil }
+        guard let value = Double(s.trimmingCharacters(in: .whitespaces)), value >= 0, value.isFinite else {
+            return nil
+        }
         return Int64((value * multiplier).rounded())
     }
 

@@ -5,7 +5,8 @@ extension InspectCommands {
     static let checkSpecs: [CommandSpec] = [
         CommandSpec(
             name: "verify",
-            abstract: "Check the hash chain, replay against snapshot and live list, and finished files on disk.",
+            abstract:
+                "Check the hash chain, replay against snapshot and live list, and finished files on disk.",
             usage: "verify [--skip-files] [--checksums] [--json]",
             options: [
                 ("--skip-files", "Do not look at the download directories (a copied ledger)."),
@@ -14,7 +15,8 @@ extension InspectCommands {
             discussion: "Exit status 0 only when everything holds; otherwise every problem is named.",
             json: true, run: { try verify($0) }),
         CommandSpec(
-            name: "export", abstract: "Print the whole projection as JSON: settings, sections with tasks, trash.",
+            name: "export",
+            abstract: "Print the whole projection as JSON: settings, sections with tasks, trash.",
             usage: "export [--json]", json: true,
             run: { inv in
                 try inv.require([])
@@ -22,14 +24,16 @@ extension InspectCommands {
                 return CLIError.success
             }),
         CommandSpec(
-            name: "stats", abstract: "Counts by state, bytes, log length and snapshot.", usage: "stats [--json]",
+            name: "stats", abstract: "Counts by state, bytes, log length and snapshot.",
+            usage: "stats [--json]",
             json: true, run: { try stats($0) }),
     ]
 
     static func verify(_ inv: Invocation) throws -> Int32 {
         try inv.require([])
         let ledger = try inv.context.openForReading()
-        let report = try ledger.verify(checkFiles: !inv.args.has("--skip-files"), checksums: inv.args.has("--checksums"))
+        let report = try ledger.verify(
+            checkFiles: !inv.args.has("--skip-files"), checksums: inv.args.has("--checksums"))
         if inv.context.json {
             inv.console.out(
                 JSON.obj([
@@ -42,13 +46,15 @@ extension InspectCommands {
                 ]).rendered(pretty: true))
         } else {
             let snapshot = report.snapshotSeq.map { "snapshot at #\($0)" } ?? "no snapshot"
-            let files = inv.args.has("--skip-files") ? "files not checked" : "\(report.filesChecked) files checked"
+            let files =
+                inv.args.has("--skip-files") ? "files not checked" : "\(report.filesChecked) files checked"
             inv.console.info("\(report.events) events, head #\(report.head), \(snapshot), \(files)")
             for p in report.problems { inv.console.out(inv.console.style("problem:", .red) + " \(p)") }
             if report.isValid {
                 let sums = inv.args.has("--checksums") ? ", checksums match" : ""
                 inv.console.info(
-                    inv.console.style("ok:", .green) + " hash chain intact, replay equals snapshot and live list" + sums)
+                    inv.console.style("ok:", .green)
+                        + " hash chain intact, replay equals snapshot and live list" + sums)
             }
         }
         guard report.isValid else {
@@ -71,8 +77,10 @@ extension InspectCommands {
             known += t.size ?? 0
         }
         let store = try SQLiteEventStore(path: ledger.path, readOnly: true)
-        let snapshot = try store.latestSnapshot(reducerVersion: DownloadList.reducerVersion, atOrBefore: nil)?.seq
-        let fileBytes = (try? FileManager.default.attributesOfItem(atPath: ledger.path)[.size] as? NSNumber)?.int64Value
+        let snapshot = try store.latestSnapshot(reducerVersion: DownloadList.reducerVersion, atOrBefore: nil)?
+            .seq
+        let fileBytes = (try? FileManager.default.attributesOfItem(atPath: ledger.path)[.size] as? NSNumber)?
+            .int64Value
         let live = list.orderedTasks.count
         if inv.context.json {
             var byState: [JSON.Field] = [JSON.Field(key: "total", value: .int(live))]

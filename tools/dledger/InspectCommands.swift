@@ -3,30 +3,39 @@ import DownloadLedger
 /// Offline inspection: `log`, `audit`, `replay`, `verify`, `export`, `stats`. All open the ledger read-only,
 /// never create it, and need neither the network nor the download directory (except `verify`'s file checks).
 enum InspectCommands {
-    static let specs: [CommandSpec] = [
-        CommandSpec(
-            name: "log", abstract: "Print every event in words: seq, local time, kind, what it did.",
-            usage: "log [--task <id>] [--since <seq|time>] [--limit <n>] [--json]",
-            options: [
-                ("--task <id>", "Only events that touched this task."),
-                ("--since <seq|time>", "From this seq on, or events after this time (see 'replay --help')."),
-                ("--limit <n>", "At most N events."),
-            ],
-            discussion: "With --json: one JSON object per line (seq, time, timeMs, kind, tasks, undoes, redoes, text, payload).",
-            json: true, run: { try log($0) }),
-        CommandSpec(
-            name: "audit", abstract: "One task's whole history, from its add to now.", usage: "audit <id> [--json]",
-            arguments: [("<id>", "A task id (also a purged one).")], json: true, run: { try audit($0) }),
-        CommandSpec(
-            name: "replay", abstract: "Show the list exactly as it was after an event or at a time.",
-            usage: "replay (--to <seq> | --at <time>) [ls options] [--json]",
-            options: [
-                ("--to <seq>", "After event SEQ ('log' shows the numbers)."),
-                ("--at <time>", "At TIME: 2026-11-29T17:00:00Z, '2026-11-29 18:00' (local) or Unix seconds."),
-            ] + ListCommand.viewOptions,
-            discussion: "The output (also --json) is what 'ls' printed at that moment.",
-            json: true, run: { try replay($0) }),
-    ] + InspectCommands.checkSpecs
+    static let specs: [CommandSpec] =
+        [
+            CommandSpec(
+                name: "log", abstract: "Print every event in words: seq, local time, kind, what it did.",
+                usage: "log [--task <id>] [--since <seq|time>] [--limit <n>] [--json]",
+                options: [
+                    ("--task <id>", "Only events that touched this task."),
+                    (
+                        "--since <seq|time>",
+                        "From this seq on, or events after this time (see 'replay --help')."
+                    ),
+                    ("--limit <n>", "At most N events."),
+                ],
+                discussion:
+                    "With --json: one JSON object per line (seq, time, timeMs, kind, tasks, undoes, redoes, text, payload).",
+                json: true, run: { try log($0) }),
+            CommandSpec(
+                name: "audit", abstract: "One task's whole history, from its add to now.",
+                usage: "audit <id> [--json]",
+                arguments: [("<id>", "A task id (also a purged one).")], json: true, run: { try audit($0) }),
+            CommandSpec(
+                name: "replay", abstract: "Show the list exactly as it was after an event or at a time.",
+                usage: "replay (--to <seq> | --at <time>) [ls options] [--json]",
+                options: [
+                    ("--to <seq>", "After event SEQ ('log' shows the numbers)."),
+                    (
+                        "--at <time>",
+                        "At TIME: 2026-11-29T17:00:00Z, '2026-11-29 18:00' (local) or Unix seconds."
+                    ),
+                ] + ListCommand.viewOptions,
+                discussion: "The output (also --json) is what 'ls' printed at that moment.",
+                json: true, run: { try replay($0) }),
+        ] + InspectCommands.checkSpecs
 
     static func log(_ inv: Invocation) throws -> Int32 {
         try inv.require([])
@@ -82,11 +91,13 @@ enum InspectCommands {
         if !inv.context.json {
             let list = ledger.list
             if let t = list.tasks[id] {
-                let place = list.location(of: id).map { "at \($0.section):\($0.index)" }
+                let place =
+                    list.location(of: id).map { "at \($0.section):\($0.index)" }
                     ?? (list.isTrashed(id) ? "in the to-delete list" : "")
                 inv.console.info(
                     inv.console.style("#\(id) \(DownloadList.shownName(t))", .bold)
-                        + " — \(t.state.rawValue), \(TransferActivity.detail(bytes: t.bytes, expected: t.size)), \(place)")
+                        + " — \(t.state.rawValue), \(TransferActivity.detail(bytes: t.bytes, expected: t.size)), \(place)"
+                )
                 inv.console.info("  \(t.url)")
             } else {
                 inv.console.info(inv.console.style("#\(id)", .bold) + " — purged")
@@ -100,17 +111,22 @@ enum InspectCommands {
         try inv.require([])
         let to = inv.args.value("--to")
         let at = inv.args.value("--at")
-        guard (to == nil) != (at == nil) else { throw CLIError.usage("give --to SEQ or --at TIME (one of them)") }
+        guard (to == nil) != (at == nil) else {
+            throw CLIError.usage("give --to SEQ or --at TIME (one of them)")
+        }
         let ledger = try inv.context.openForReading()
         let head = ledger.list.head
         let seq: Int64
         if let to {
             guard let n = Int64(to), n >= 0 else { throw CLIError.usage("not a seq: '\(to)'") }
-            guard n <= head else { throw CLIError.invalid("seq \(n) is beyond the end of the log (#\(head))") }
+            guard n <= head else {
+                throw CLIError.invalid("seq \(n) is beyond the end of the log (#\(head))")
+            }
             seq = n
         } else {
             guard let time = Format.parseTime(at!) else {
-                throw CLIError.usage("not a time: '\(at!)' (e.g. 2026-11-29T17:00:00Z, '2026-11-29 18:00', 1795971600)")
+                throw CLIError.usage(
+                    "not a time: '\(at!)' (e.g. 2026-11-29T17:00:00Z, '2026-11-29 18:00', 1795971600)")
             }
             seq = try ledger.seq(atOrBefore: time)
         }

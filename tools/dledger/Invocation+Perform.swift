@@ -15,7 +15,8 @@ extension Invocation {
     func print(_ outcome: Outcome, before: DownloadList, after: DownloadList) {
         if context.json {
             let time = after.head == outcome.seq ? after.headTime : Ledger.wallClock()
-            console.out(EventWords.json(LoggedEntry(seq: outcome.seq, time: time, entry: outcome.entry)).rendered())
+            console.out(
+                EventWords.json(LoggedEntry(seq: outcome.seq, time: time, entry: outcome.entry)).rendered())
         } else {
             console.info(EventWords.describe(outcome.entry, before: before))
         }

@@ -70,7 +70,8 @@ extension JSON {
                         let v = UInt32(String(decoding: bytes[at..<at + 4], as: UTF8.self), radix: 16)
                     else { return nil }
                     at += 4
-                    out.append(contentsOf: Array(String(Unicode.Scalar(v).map(Character.init) ?? "\u{FFFD}").utf8))
+                    out.append(
+                        contentsOf: Array(String(Unicode.Scalar(v).map(Character.init) ?? "\u{FFFD}").utf8))
                 default: out.append(e)
                 }
             }
@@ -106,7 +107,9 @@ extension JSON {
             }
             while true {
                 skipSpace()
-                guard at < bytes.count, bytes[at] == UInt8(ascii: "\""), let key = string() else { return nil }
+                guard at < bytes.count, bytes[at] == UInt8(ascii: "\""), let key = string() else {
+                    return nil
+                }
                 skipSpace()
                 guard at < bytes.count, bytes[at] == UInt8(ascii: ":") else { return nil }
                 at += 1

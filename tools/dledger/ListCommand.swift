@@ -15,7 +15,8 @@ enum ListCommand {
         name: "ls", abstract: "Show the sectioned list (titles, ids, names, state, size, progress).",
         usage: "ls [--unfinished | --finished | --recent <days> | --trash] [--sort <mode>] [--desc] [--json]",
         options: viewOptions,
-        discussion: "Sections are numbered from 0; positions in other commands ('--to 1:0') use these numbers.",
+        discussion:
+            "Sections are numbered from 0; positions in other commands ('--to 1:0') use these numbers.",
         json: true,
         run: { inv in
             try inv.require([])
@@ -27,14 +28,20 @@ enum ListCommand {
     /// Prints `list` as `ls` does, with the view options of `inv`.
     static func show(_ list: DownloadList, now: Int64, inv: Invocation) throws {
         let args = inv.args
-        let filters = ["--unfinished", "--finished", "--trash"].filter(args.has) + (args.value("--recent") == nil ? [] : ["--recent"])
-        guard filters.count <= 1 else { throw CLIError.usage("give only one of \(filters.joined(separator: ", "))") }
+        let filters =
+            ["--unfinished", "--finished", "--trash"].filter(args.has)
+            + (args.value("--recent") == nil ? [] : ["--recent"])
+        guard filters.count <= 1 else {
+            throw CLIError.usage("give only one of \(filters.joined(separator: ", "))")
+        }
         var filter = TaskFilter.all
         var filterName = "all"
         if args.has("--unfinished") { (filter, filterName) = (.unfinished, "unfinished") }
         if args.has("--finished") { (filter, filterName) = (.finished, "finished") }
         if args.has("--trash") { (filter, filterName) = (.trash, "trash") }
-        if let days = try inv.int("--recent") { (filter, filterName) = (.finishedWithin(days: days), "recent:\(days)") }
+        if let days = try inv.int("--recent") {
+            (filter, filterName) = (.finishedWithin(days: days), "recent:\(days)")
+        }
         var sort = list.sortMode
         if let raw = args.value("--sort") {
             guard let mode = SortMode(rawValue: raw) else {
@@ -44,7 +51,8 @@ enum ListCommand {
         }
         let descending = args.has("--desc") || (args.value("--sort") == nil && list.sortDescending)
         let sections = list.view(
-            sort: sort, descending: descending, filter: filter, now: now, utcOffsetSeconds: Format.utcOffset(at: now))
+            sort: sort, descending: descending, filter: filter, now: now,
+            utcOffsetSeconds: Format.utcOffset(at: now))
         if inv.context.json {
             inv.console.out(
                 Output.view(sections, of: list, sort: sort, descending: descending, filter: filterName)
@@ -57,7 +65,8 @@ enum ListCommand {
         }
         for line in Output.table(sections, of: list, console: inv.console) { inv.console.out(line) }
         if filter == .all, !list.trash.isEmpty {
-            inv.console.info(inv.console.style("(\(list.trash.count) in the to-delete list: dledger ls --trash)", .dim))
+            inv.console.info(
+                inv.console.style("(\(list.trash.count) in the to-delete list: dledger ls --trash)", .dim))
         }
     }
 }

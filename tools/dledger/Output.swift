@@ -21,14 +21,17 @@ enum Output {
             "expectedSha256": .opt(t.expectedSHA256),
             "attempts": .int(t.attempts),
             "failure": t.failure.map {
-                .obj(["code": .string($0.code), "detail": .string($0.detail), "retryable": .bool($0.retryable)])
+                .obj([
+                    "code": .string($0.code), "detail": .string($0.detail), "retryable": .bool($0.retryable),
+                ])
             } ?? .null,
             "added": .string(Format.iso(t.added)),
             "finished": t.finished.map { .string(Format.iso($0)) } ?? .null,
             "deleted": trash.map {
                 .obj([
                     "time": .string(Format.iso($0.deleted)), "mode": .string($0.mode.rawValue),
-                    "section": .int($0.section), "index": .int($0.index), "sectionTitle": .string($0.sectionTitle),
+                    "section": .int($0.section), "index": .int($0.index),
+                    "sectionTitle": .string($0.sectionTitle),
                 ])
             } ?? .null,
         ])
@@ -66,7 +69,8 @@ enum Output {
         for s in sections {
             let head = (s.index.map { "\($0) " } ?? "") + s.title
             let count = s.tasks.count
-            lines.append(console.style(head, .bold) + console.style("  (\(count) task\(count == 1 ? "" : "s"))", .dim))
+            lines.append(
+                console.style(head, .bold) + console.style("  (\(count) task\(count == 1 ? "" : "s"))", .dim))
             for t in s.tasks {
                 lines.append("  " + row(t, idWidth: idWidth, list: list, console: console))
             }
@@ -84,7 +88,8 @@ enum Output {
         case .paused, .stopped: styled = console.style(state, .yellow)
         case .waiting: styled = state
         }
-        var amount = t.bytes > 0 || t.size != nil ? TransferActivity.detail(bytes: t.bytes, expected: t.size) : "-"
+        var amount =
+            t.bytes > 0 || t.size != nil ? TransferActivity.detail(bytes: t.bytes, expected: t.size) : "-"
         var percent = ""
         if let size = t.size, size > 0 { percent = "\(min(100, t.bytes * 100 / size))%" }
         if t.state == .finished {
@@ -94,10 +99,13 @@ enum Output {
         var line =
             Format.right("#\(t.id)", idWidth) + "  " + styled + " " + Format.right(amount, 19) + " "
             + Format.right(percent, 4) + "  " + DownloadList.shownName(t)
-        if let failure = t.failure, t.state == .failed { line += console.style("  (\(failure.detail))", .red) }
+        if let failure = t.failure, t.state == .failed {
+            line += console.style("  (\(failure.detail))", .red)
+        }
         if let trash = list.trash.first(where: { $0.id == t.id }) {
             let mode = trash.mode == .all ? "record and file" : "record only"
-            line += console.style("  from \(trash.section):\(trash.index) '\(trash.sectionTitle)', \(mode)", .dim)
+            line += console.style(
+                "  from \(trash.section):\(trash.index) '\(trash.sectionTitle)', \(mode)", .dim)
         }
         return line
     }
@@ -122,12 +130,17 @@ enum Output {
                     .obj([
                         "index": .int(i), "title": .string(s.title),
                         "tasks": .array(
-                            s.tasks.compactMap { list.tasks[$0] }.map { task($0, place: places[$0.id], list: list) }),
+                            s.tasks.compactMap { list.tasks[$0] }.map {
+                                task($0, place: places[$0.id], list: list)
+                            }),
                     ])
                 }),
-            "trash": .array(list.trash.compactMap { list.tasks[$0.id] }.map { task($0, place: nil, list: list) }),
-            "undo": .array(list.undoStack.reversed().map { .obj(["seq": .int($0.seq), "kind": .string($0.kind)]) }),
-            "redo": .array(list.redoStack.reversed().map { .obj(["seq": .int($0.seq), "kind": .string($0.kind)]) }),
+            "trash": .array(
+                list.trash.compactMap { list.tasks[$0.id] }.map { task($0, place: nil, list: list) }),
+            "undo": .array(
+                list.undoStack.reversed().map { .obj(["seq": .int($0.seq), "kind": .string($0.kind)]) }),
+            "redo": .array(
+                list.redoStack.reversed().map { .obj(["seq": .int($0.seq), "kind": .string($0.kind)]) }),
         ])
     }
 }

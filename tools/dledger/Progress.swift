@@ -62,12 +62,14 @@ final class Progress: @unchecked Sendable {
                 let name = "#\(t.id) \(DownloadList.shownName(t))"
                 switch t.state {
                 case .downloading:
-                    lines.append("started  \(name)" + (t.bytes > 0 ? " (resuming at \(Format.bytes(t.bytes)))" : ""))
+                    lines.append(
+                        "started  \(name)" + (t.bytes > 0 ? " (resuming at \(Format.bytes(t.bytes)))" : ""))
                 case .finished:
                     lines.append(console.style("finished", .green) + " \(name) (\(Format.bytes(t.bytes)))")
                 case .failed:
                     failed.insert(t.id)
-                    lines.append(console.style("failed  ", .red) + " \(name): \(t.failure?.detail ?? "unknown error")")
+                    lines.append(
+                        console.style("failed  ", .red) + " \(name): \(t.failure?.detail ?? "unknown error")")
                 case .paused, .stopped:
                     lines.append(console.style(Format.fit(t.state.rawValue, 8), .yellow) + " \(name)")
                 case .waiting:
@@ -102,7 +104,8 @@ final class Progress: @unchecked Sendable {
         let fraction = a.expected.map { $0 > 0 ? min(1, Double(a.bytes) / Double($0)) : 1 }
         let percent = fraction.map { "\(Int($0 * 100))%" } ?? ""
         let eta = a.eta.map { "ETA " + Format.duration($0) } ?? ""
-        let tail = " " + Format.right(percent, 4) + "  " + Format.right(a.detail, 19) + "  "
+        let tail =
+            " " + Format.right(percent, 4) + "  " + Format.right(a.detail, 19) + "  "
             + Format.right(Format.rate(a.speed), 10) + "  " + Format.fit(eta, 9)
         let id = Format.right("#\(a.id)", 5)
         let barWidth = 20
@@ -113,7 +116,8 @@ final class Progress: @unchecked Sendable {
     private func bar(_ fraction: Double?, width: Int) -> String {
         guard let fraction else { return "[" + String(repeating: "·", count: width - 2) + "]" }
         let filled = Int((fraction * Double(width - 2)).rounded(.down))
-        return "[" + String(repeating: "█", count: filled) + String(repeating: "░", count: width - 2 - filled) + "]"
+        return "[" + String(repeating: "█", count: filled) + String(repeating: "░", count: width - 2 - filled)
+            + "]"
     }
 
     private func total(_ list: DownloadList, activity: [TransferActivity]) -> String {

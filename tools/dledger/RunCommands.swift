@@ -7,8 +7,11 @@ enum RunCommands {
         name: "get", abstract: "Add URLs and download them now; exit when they are finished or failed.",
         usage: "get <url>... [add options] [-j <n>]",
         arguments: [("<url>", "An http or https URL (one already in the list is downloaded as that task).")],
-        options: AddCommand.placementOptions + [("-j <n>", "Download at most N at a time (default: the ledger's limit).")],
-        discussion: "Exit status: 0 when all finished, 1 when some failed or were paused, 130 on Ctrl-C (the\n"
+        options: AddCommand.placementOptions + [
+            ("-j <n>", "Download at most N at a time (default: the ledger's limit).")
+        ],
+        discussion:
+            "Exit status: 0 when all finished, 1 when some failed or were paused, 130 on Ctrl-C (the\n"
             + "tasks wait again, with their bytes: 'dledger run' resumes them with a Range request).",
         writes: true,
         run: { try await runGet($0) })
@@ -20,7 +23,8 @@ enum RunCommands {
             ("--until-idle", "Exit when nothing is waiting or downloading."),
             ("-j <n>", "Download at most N at a time (default: the ledger's limit, see 'dledger limit')."),
         ],
-        discussion: "Pause, resume, delete, move and limits given by other dledger processes take effect within a\n"
+        discussion:
+            "Pause, resume, delete, move and limits given by other dledger processes take effect within a\n"
             + "second. Ctrl-C stops cleanly (exit 130): partial files stay and resume with a Range request.\n"
             + "Exit status with --until-idle: 0, or 1 when a task failed during the run.",
         writes: true,
@@ -45,9 +49,11 @@ enum RunCommands {
         let scope = Set(ids)
         let result: (interrupted: Bool, failed: Set<TaskID>)
         do {
-            result = try await download(ledger, console: inv.console, only: scope, jobs: jobs, untilIdle: true)
+            result = try await download(
+                ledger, console: inv.console, only: scope, jobs: jobs, untilIdle: true)
         } catch LedgerOpenError.runnerActive(let pid, _) {
-            inv.console.info("another downloader (pid \(pid.map(String.init) ?? "?")) runs this ledger: watching it")
+            inv.console.info(
+                "another downloader (pid \(pid.map(String.init) ?? "?")) runs this ledger: watching it")
             result = try await watch(ledger, console: inv.console, scope: scope)
         }
         let list = ledger.list
@@ -72,7 +78,8 @@ enum RunCommands {
     }
 
     /// Tasks a `get` names that were already in the list: downloaded as they are (resumed if paused).
-    private static func existing(_ skipped: [(url: String, reason: String)], ledger: Ledger, inv: Invocation) throws
+    private static func existing(_ skipped: [(url: String, reason: String)], ledger: Ledger, inv: Invocation)
+        throws
         -> [TaskID]
     {
         var ids: [TaskID] = []
@@ -97,12 +104,16 @@ enum RunCommands {
         try inv.require([])
         let ledger = try inv.context.openForWriting()
         let untilIdle = inv.args.has("--until-idle")
-        if !untilIdle { inv.console.info("downloading; Ctrl-C stops (everything resumes with the next 'dledger run')") }
-        let result = try await download(ledger, console: inv.console, only: nil, jobs: jobs, untilIdle: untilIdle)
+        if !untilIdle {
+            inv.console.info("downloading; Ctrl-C stops (everything resumes with the next 'dledger run')")
+        }
+        let result = try await download(
+            ledger, console: inv.console, only: nil, jobs: jobs, untilIdle: untilIdle)
         let list = ledger.list
         if result.interrupted {
             let waiting = list.orderedTasks.filter { $0.state.isRunnable }.count
-            inv.console.err("stopped: \(waiting) task\(waiting == 1 ? "" : "s") waiting, resumable with 'dledger run'")
+            inv.console.err(
+                "stopped: \(waiting) task\(waiting == 1 ? "" : "s") waiting, resumable with 'dledger run'")
             return CLIError.interrupted
         }
         let finished = list.orderedTasks.filter { $0.state == .finished }.count
@@ -114,7 +125,8 @@ enum RunCommands {
     static func download(
         _ ledger: Ledger, console: Console, only: Set<TaskID>?, jobs: Int?, untilIdle: Bool
     ) async throws -> (interrupted: Bool, failed: Set<TaskID>) {
-        let scheduler = try Scheduler(ledger: ledger, config: TransferConfig(), maxDownloads: jobs, only: only)
+        let scheduler = try Scheduler(
+            ledger: ledger, config: TransferConfig(), maxDownloads: jobs, only: only)
         let interrupt = Interrupt()
         interrupt.install { scheduler.requestStop() }
         defer { interrupt.remove() }

@@ -4,9 +4,11 @@ import DownloadLedger
 enum SectionCommands {
     static let specs: [CommandSpec] = [
         CommandSpec(
-            name: "section add", abstract: "Insert an empty section.", usage: "section add <title> [--at <n>]",
+            name: "section add", abstract: "Insert an empty section.",
+            usage: "section add <title> [--at <n>]",
             arguments: [("<title>", "The section's title.")],
-            options: [("--at <n>", "Insert at index N (default: after the last section).")], json: true, writes: true,
+            options: [("--at <n>", "Insert at index N (default: after the last section).")], json: true,
+            writes: true,
             run: { inv in
                 try inv.require(["<title>"])
                 try inv.perform(.insertSection(title: inv.positionals[0], at: try inv.int("--at")))
@@ -18,17 +20,20 @@ enum SectionCommands {
             writes: true,
             run: { inv in
                 try inv.require(["<n>", "<title>"])
-                try inv.perform(.renameSection(try inv.sectionIndex(inv.positionals[0]), title: inv.positionals[1]))
+                try inv.perform(
+                    .renameSection(try inv.sectionIndex(inv.positionals[0]), title: inv.positionals[1]))
                 return CLIError.success
             }),
         CommandSpec(
-            name: "section mv", abstract: "Move a section to another index.", usage: "section mv <n> --to <m>",
+            name: "section mv", abstract: "Move a section to another index.",
+            usage: "section mv <n> --to <m>",
             arguments: [("<n>", "The section index (from 0).")],
             options: [("--to <m>", "Its new index.")], json: true, writes: true,
             run: { inv in
                 try inv.require(["<n>"])
                 guard let raw = inv.args.value("--to") else { throw CLIError.usage("missing --to M") }
-                try inv.perform(.moveSection(try inv.sectionIndex(inv.positionals[0]), to: try inv.sectionIndex(raw)))
+                try inv.perform(
+                    .moveSection(try inv.sectionIndex(inv.positionals[0]), to: try inv.sectionIndex(raw)))
                 return CLIError.success
             }),
         CommandSpec(

@@ -8,12 +8,15 @@ enum TaskCommands {
         ("--all", "Every task in the list."),
     ]
 
-    static func stateCommand(_ name: String, _ abstract: String, _ make: @escaping @Sendable (Selection) -> Command)
+    static func stateCommand(
+        _ name: String, _ abstract: String, _ make: @escaping @Sendable (Selection) -> Command
+    )
         -> CommandSpec
     {
         CommandSpec(
             name: name, abstract: abstract, usage: "\(name) (<id>... | --section <n> | --all)",
-            arguments: [("<id>", "A task id as 'ls' shows it (7 or #7).")], options: selectionOptions, json: true,
+            arguments: [("<id>", "A task id as 'ls' shows it (7 or #7).")], options: selectionOptions,
+            json: true,
             writes: true,
             run: { inv in
                 try inv.perform(make(try inv.selection()))
@@ -32,7 +35,9 @@ enum TaskCommands {
             options: [("--to <section[:index]>", "Where: '1' is the end of section 1, '1:0' its top.")],
             json: true, writes: true,
             run: { inv in
-                guard let to = inv.args.value("--to") else { throw CLIError.usage("missing --to SECTION[:INDEX]") }
+                guard let to = inv.args.value("--to") else {
+                    throw CLIError.usage("missing --to SECTION[:INDEX]")
+                }
                 let ids = try inv.ids()
                 guard !ids.isEmpty else { throw CLIError.usage("give the ids of the tasks to move") }
                 try inv.perform(.move(ids, to: try inv.location(to)))
@@ -61,7 +66,10 @@ enum TaskCommands {
             arguments: [("<id>", "A task id in the to-delete list ('ls --trash').")],
             options: [
                 ("--all", "The whole to-delete list."),
-                ("--to <section[:index]>", "Where (default: where each task was; its section by title if moved)."),
+                (
+                    "--to <section[:index]>",
+                    "Where (default: where each task was; its section by title if moved)."
+                ),
             ],
             json: true, writes: true,
             run: { inv in
@@ -85,13 +93,16 @@ enum TaskCommands {
             usage: "redownload <id>...", arguments: [("<id>", "A task id.")], json: true, writes: true,
             run: { inv in
                 let ids = try inv.ids()
-                guard !ids.isEmpty else { throw CLIError.usage("give the ids of the tasks to download again") }
+                guard !ids.isEmpty else {
+                    throw CLIError.usage("give the ids of the tasks to download again")
+                }
                 try inv.perform(.redownload(ids))
                 return CLIError.success
             }),
         CommandSpec(
             name: "rename", abstract: "Rename a task (and its file, once finished).",
-            usage: "rename <id> <name>", arguments: [("<id>", "A task id."), ("<name>", "The new file name.")],
+            usage: "rename <id> <name>",
+            arguments: [("<id>", "A task id."), ("<name>", "The new file name.")],
             json: true, writes: true,
             run: { inv in
                 try inv.require(["<id>", "<name>"])
@@ -99,13 +110,18 @@ enum TaskCommands {
                 return CLIError.success
             }),
         CommandSpec(
-            name: "limit", abstract: "Show or set the maximum number of simultaneous downloads (0 = no limit).",
-            usage: "limit [<n>]", arguments: [("<n>", "The new maximum; without it, the current one is shown.")],
+            name: "limit",
+            abstract: "Show or set the maximum number of simultaneous downloads (0 = no limit).",
+            usage: "limit [<n>]",
+            arguments: [("<n>", "The new maximum; without it, the current one is shown.")],
             json: true, writes: true,
             run: { inv in
                 guard let raw = inv.positionals.first else {
                     let list = try inv.context.openForReading().list
-                    inv.console.out(inv.context.json ? "\(list.maxDownloads)" : EventWords.describe(Entry(.maxDownloadsChanged(list.maxDownloads))))
+                    inv.console.out(
+                        inv.context.json
+                            ? "\(list.maxDownloads)"
+                            : EventWords.describe(Entry(.maxDownloadsChanged(list.maxDownloads))))
                     return CLIError.success
                 }
                 try inv.require(["<n>"])
@@ -114,30 +130,41 @@ enum TaskCommands {
                 return CLIError.success
             }),
         CommandSpec(
-            name: "speed-limit", abstract: "Show or set the speed limit for all downloads together (0 = none).",
+            name: "speed-limit",
+            abstract: "Show or set the speed limit for all downloads together (0 = none).",
             usage: "speed-limit [<rate>]",
-            arguments: [("<rate>", "Bytes per second: 500K, 2M, 1.5G (decimal; KiB, MiB read too), 0 for none.")],
+            arguments: [
+                ("<rate>", "Bytes per second: 500K, 2M, 1.5G (decimal; KiB, MiB read too), 0 for none.")
+            ],
             json: true, writes: true,
             run: { inv in
                 guard let raw = inv.positionals.first else {
                     let list = try inv.context.openForReading().list
-                    inv.console.out(inv.context.json ? "\(list.speedLimit)" : EventWords.describe(Entry(.speedLimitChanged(list.speedLimit))))
+                    inv.console.out(
+                        inv.context.json
+                            ? "\(list.speedLimit)"
+                            : EventWords.describe(Entry(.speedLimitChanged(list.speedLimit))))
                     return CLIError.success
                 }
                 try inv.require(["<rate>"])
-                guard let rate = Format.parseRate(raw) else { throw CLIError.usage("not a rate: '\(raw)' (e.g. 500K, 2M)") }
+                guard let rate = Format.parseRate(raw) else {
+                    throw CLIError.usage("not a rate: '\(raw)' (e.g. 500K, 2M)")
+                }
                 try inv.perform(.setSpeedLimit(rate))
                 return CLIError.success
             }),
         CommandSpec(
             name: "sort", abstract: "Sort the list: manual (your sections), added, name, size or type.",
             usage: "sort <mode> [--desc]",
-            arguments: [("<mode>", "manual, added, name, size or type. Your sections are kept for 'manual'.")],
+            arguments: [
+                ("<mode>", "manual, added, name, size or type. Your sections are kept for 'manual'.")
+            ],
             options: [("--desc", "Descending.")], json: true, writes: true,
             run: { inv in
                 try inv.require(["<mode>"])
                 guard let mode = SortMode(rawValue: inv.positionals[0]) else {
-                    throw CLIError.usage("unknown sort mode '\(inv.positionals[0])' (manual, added, name, size, type)")
+                    throw CLIError.usage(
+                        "unknown sort mode '\(inv.positionals[0])' (manual, added, name, size, type)")
                 }
                 try inv.perform(.sort(mode, descending: inv.args.has("--desc")))
                 return CLIError.success

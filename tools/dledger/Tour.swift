@@ -41,7 +41,9 @@ struct Tour {
         guard await background.waitUntilDone(timeout: 40) else { return false }
         await background.stop()
         let ranges = server.requests("/media/talk.mp4").compactMap(\.range)
-        say("The server saw talk.mp4 requested with: " + (ranges.isEmpty ? "no Range header" : "Range: \(ranges[0])"))
+        say(
+            "The server saw talk.mp4 requested with: "
+                + (ranges.isEmpty ? "no Range header" : "Range: \(ranges[0])"))
 
         heading(4, "The to-delete list, and restore")
         try await dledger(["rm", "5"])
@@ -70,7 +72,9 @@ struct Tour {
 
     func heading(_ n: Int, _ title: String) {
         console.out()
-        console.out(console.style("── \(n). \(title) " + String(repeating: "─", count: max(4, 60 - title.count)), .bold))
+        console.out(
+            console.style(
+                "── \(n). \(title) " + String(repeating: "─", count: max(4, 60 - title.count)), .bold))
     }
 
     func say(_ text: String) {
@@ -84,7 +88,9 @@ struct Tour {
         env["DLEDGER_LEDGER"] = ledgerPath
         let parsed = try Arguments(args)
         let status = await CLI.run(parsed, console: console, environment: env, cwd: downloads)
-        guard status == expect else { throw CLIError.failed("demo step failed: dledger \(args.joined(separator: " "))") }
+        guard status == expect else {
+            throw CLIError.failed("demo step failed: dledger \(args.joined(separator: " "))")
+        }
     }
 
     static func quoted(_ s: String) -> String {

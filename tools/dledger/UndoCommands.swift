@@ -7,18 +7,28 @@ enum UndoCommands {
         spec("redo", "Redo the last N undone actions (default 1).", .redo, verb: "redid"),
     ]
 
-    private static func spec(_ name: String, _ abstract: String, _ command: Command, verb: String) -> CommandSpec {
+    private static func spec(_ name: String, _ abstract: String, _ command: Command, verb: String)
+        -> CommandSpec
+    {
         CommandSpec(
             name: name, abstract: abstract, usage: "\(name) [<n>]",
-            arguments: [("<n>", "How many (stops at the first that cannot be \(verb == "undid" ? "undone" : "redone")).")],
-            discussion: "Downloader facts (transfers) are never undone. A new action clears what can be redone.",
+            arguments: [
+                (
+                    "<n>",
+                    "How many (stops at the first that cannot be \(verb == "undid" ? "undone" : "redone"))."
+                )
+            ],
+            discussion:
+                "Downloader facts (transfers) are never undone. A new action clears what can be redone.",
             json: true, writes: true,
             run: { inv in
                 let count = try inv.positionals.first.map { raw in
                     guard let n = Int(raw), n >= 1 else { throw CLIError.usage("not a count: '\(raw)'") }
                     return n
                 }
-                if inv.positionals.count > 1 { throw CLIError.usage("unexpected argument '\(inv.positionals[1])'") }
+                if inv.positionals.count > 1 {
+                    throw CLIError.usage("unexpected argument '\(inv.positionals[1])'")
+                }
                 let ledger = try inv.context.openForWriting()
                 for done in 0..<(count ?? 1) {
                     let before = ledger.list
