@@ -52,7 +52,8 @@ enum EventWords {
         case .filesDeleted(let deleted):
             return "deleted the files of \(ids(deleted)) (the tasks wait again)"
         case .tasksRestored(let restored, let to):
-            return "restored \(ids(restored)) " + (to.map { "to \($0)" } ?? "to where they were")
+            return "restored \(ids(restored)) "
+                + (to.map { "to \($0)" } ?? (restored.count == 1 ? "to where it was" : "to where they were"))
         case .trashPurged(let purged):
             return "purged \(ids(purged)) for good"
         case .tasksRedownloaded(let reset):
@@ -89,7 +90,8 @@ enum EventWords {
             return
                 "#\(id) finished: \(Format.bytes(bytes)), sha256 \(Format.shortHash(sha)), saved as '\(file)'"
         case .transferFailed(let id, let failure, let bytes):
-            return "#\(id) failed: \(failure.detail) (\(failure.retryable ? "retryable" : "not retryable"))"
+            return
+                "#\(id) failed: \(Format.failure(failure)) (\(failure.retryable ? "retryable" : "not retryable"))"
                 + (bytes > 0 ? " at \(Format.bytes(bytes))" : "")
         }
     }

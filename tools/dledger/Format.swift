@@ -157,6 +157,13 @@ enum Format {
         text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
     }
 
+    /// A failure as a user reads it: `"HTTP 404"`, `"timeout: ..."`.
+    static func failure(_ f: TaskFailure?) -> String {
+        guard let f else { return "unknown error" }
+        if f.code == "http", f.detail.allSatisfy(\.isNumber) { return "HTTP \(f.detail)" }
+        return f.detail
+    }
+
     /// The first 12 hex digits of a digest, then `…`.
     static func shortHash(_ hex: String) -> String { hex.count > 12 ? String(hex.prefix(12)) + "…" : hex }
 }

@@ -100,7 +100,7 @@ enum Output {
             Format.right("#\(t.id)", idWidth) + "  " + styled + " " + Format.right(amount, 19) + " "
             + Format.right(percent, 4) + "  " + DownloadList.shownName(t)
         if let failure = t.failure, t.state == .failed {
-            line += console.style("  (\(failure.detail))", .red)
+            line += console.style("  (\(Format.failure(failure)))", .red)
         }
         if let trash = list.trash.first(where: { $0.id == t.id }) {
             let mode = trash.mode == .all ? "record and file" : "record only"

@@ -69,7 +69,7 @@ final class Progress: @unchecked Sendable {
                 case .failed:
                     failed.insert(t.id)
                     lines.append(
-                        console.style("failed  ", .red) + " \(name): \(t.failure?.detail ?? "unknown error")")
+                        console.style("failed  ", .red) + " \(name): \(Format.failure(t.failure))")
                 case .paused, .stopped:
                     lines.append(console.style(Format.fit(t.state.rawValue, 8), .yellow) + " \(name)")
                 case .waiting:

@@ -69,7 +69,9 @@ enum RunCommands {
         }
         let unfinished = tasks.filter { $0.state != .finished }
         for t in unfinished {
-            inv.console.err("#\(t.id) \(DownloadList.shownName(t)): \(t.failure?.detail ?? t.state.rawValue)")
+            inv.console.err(
+                "#\(t.id) \(DownloadList.shownName(t)): \(t.state == .failed ? Format.failure(t.failure) : t.state.rawValue)"
+            )
         }
         guard unfinished.isEmpty else {
             throw CLIError.failed("\(unfinished.count) of \(tasks.count) downloads did not finish")
