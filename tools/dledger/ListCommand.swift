@@ -21,12 +21,12 @@ enum ListCommand {
         run: { inv in
             try inv.require([])
             let ledger = try inv.context.openForReading()
-            try show(ledger.list, now: ledger.now(), inv: inv)
+            try show(ledger.list, now: ledger.now(), inv: inv, onDisk: true)
             return CLIError.success
         })
 
     /// Prints `list` as `ls` does, with the view options of `inv`.
-    static func show(_ list: DownloadList, now: Int64, inv: Invocation) throws {
+    static func show(_ list: DownloadList, now: Int64, inv: Invocation, onDisk: Bool = false) throws {
         let args = inv.args
         let filters =
             ["--unfinished", "--finished", "--trash"].filter(args.has)
@@ -63,7 +63,9 @@ enum ListCommand {
             inv.console.out("The list is empty. Add a URL with 'dledger add URL'.")
             return
         }
-        for line in Output.table(sections, of: list, console: inv.console) { inv.console.out(line) }
+        for line in Output.table(sections, of: list, console: inv.console, onDisk: onDisk) {
+            inv.console.out(line)
+        }
         if filter == .all, !list.trash.isEmpty {
             inv.console.info(
                 inv.console.style("(\(list.trash.count) in the to-delete list: dledger ls --trash)", .dim))

@@ -1,4 +1,5 @@
 import DownloadLedger
+import Foundation
 
 /// The shapes the tool prints: task and list JSON (stable key order, documented in docs/cli.md) and the
 /// human table of `ls`.
@@ -60,7 +61,12 @@ enum Output {
     }
 
     /// The human table of a view: a header per section, a line per task.
-    static func table(_ sections: [ViewSection], of list: DownloadList, console: Console) -> [String] {
+    /// With `onDisk`, a downloading task shows the bytes in its partial file (progress is not logged).
+    static func table(
+        _ sections: [ViewSection], of list: DownloadList, console: Console, onDisk: Bool = false
+    )
+        -> [String]
+    {
         guard !sections.isEmpty else {
             return ["The list is empty. Add a URL with 'dledger add URL'."]
         }
@@ -72,10 +78,19 @@ enum Output {
             lines.append(
                 console.style(head, .bold) + console.style("  (\(count) task\(count == 1 ? "" : "s"))", .dim))
             for t in s.tasks {
-                lines.append("  " + row(t, idWidth: idWidth, list: list, console: console))
+                var shown = t
+                if onDisk, t.state == .downloading, let size = partialSize(t.partialPath) {
+                    shown.bytes = max(t.bytes, size)
+                }
+                lines.append("  " + row(shown, idWidth: idWidth, list: list, console: console))
             }
         }
         return lines
+    }
+
+    private static func partialSize(_ path: String) -> Int64? {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int64(info.st_size) : nil
     }
 
     private static func row(_ t: DownloadTask, idWidth: Int, list: DownloadList, console: Console) -> String {
