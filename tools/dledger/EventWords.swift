@@ -31,6 +31,11 @@ enum EventWords {
             }
             let at = count == index ? "" : " at index \(index)"
             return what + " to section \(section)" + title(section, list) + at
+        case .tasksRemoved(let removed, let section):
+            return "took \(ids(removed)) out of the list"
+                + (section.map { ", and the empty section \($0)" } ?? "")
+        case .tasksTrashed(let entries, _, _):
+            return "put \(ids(entries.map(\.id))) back in the to-delete list"
         case .tasksMoved(let moved, let section, let index):
             return "moved \(ids(moved)) to \(section):\(index)"
         case .tasksPlaced(let placements):
@@ -58,7 +63,7 @@ enum EventWords {
             return "purged \(ids(purged)) for good"
         case .tasksRedownloaded(let reset):
             return "reset \(ids(reset)) to download again from zero"
-        case .taskRenamed(let id, let name, let file):
+        case .taskRenamed(let id, let name, let file, _):
             return "renamed #\(id) to '\(name)'" + (file == nil ? "" : " (file renamed on disk)")
         case .tasksPaused(let paused): return "paused \(ids(paused))"
         case .tasksResumed(let resumed): return "resumed \(ids(resumed))"
