@@ -89,21 +89,25 @@ public final class Database {
     ///
     /// The write lock is taken at BEGIN, so a concurrent writer waits (busy timeout) instead of failing later.
     public func immediateTransaction<T>(_ body: () throws -> T) throws -> T {
-        try execute("BEGIN IMMEDIATE")
+        try cachedStatement("BEGIN IMMEDIATE").run()
         let result: T
         do {
             result = try body()
         } catch {
-            try? execute("ROLLBACK")
+            rollback()
             throw error
         }
         do {
-            try execute("COMMIT")
+            try cachedStatement("COMMIT").run()
         } catch {
-            try? execute("ROLLBACK")
+            rollback()
             throw error
         }
         return result
+    }
+
+    private func rollback() {
+        if isInTransaction { try? cachedStatement("ROLLBACK").run() }
     }
 
     /// Whether a transaction is open on this connection.

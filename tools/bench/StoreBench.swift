@@ -7,30 +7,50 @@ enum StoreBench {
     static let appendFloor = 500_000.0
     static let durableRatioCeiling = 2.0
 
+    /// Runs every store figure: `[events] [batch]` (default 1,000,000 and 10,000; 1,000 per append is measured
+    /// too, since its durable commits alone bound it on a slow-fsync disk).
     static func run(arguments: [String]) throws {
         let count = arguments.first.flatMap(Int.init) ?? 1_000_000
-        let batch = arguments.dropFirst().first.flatMap(Int.init) ?? 1000
+        let batch = arguments.dropFirst().first.flatMap(Int.init) ?? 10_000
         let directory = try BenchDirectory()
         let ledger = directory.file("ledger.sqlite")
+        if let load = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) {
+            print(
+                "  (load average \(load.split(separator: " ").prefix(3).joined(separator: " ")) on \(cpuCount()) cores)"
+            )
+        }
 
         let appendRate = try buildLedger(path: ledger, events: count, batch: batch)
         report("append \(count) events, \(batch) per append", appendRate.wall, "events/s", floor: appendFloor)
         report("  same, per CPU second (disk wait aside)", appendRate.cpu, "events/s", floor: appendFloor)
+        if batch != 1000 {
+            let small = directory.file("small-batches.sqlite")
+            let smallRate = try buildLedger(path: small, events: count, batch: 1000)
+            report("append \(count) events, 1000 per append", smallRate.wall, "events/s", floor: appendFloor)
+            report("  same, per CPU second (disk wait aside)", smallRate.cpu, "events/s", floor: appendFloor)
+            try? FileManager.default.removeItem(atPath: small)
+        }
 
         let rawScan = try rawScanRate(path: ledger)
         report("raw SQLite scan (seq,time,kind,payload)", rawScan, "rows/s", floor: nil)
         let storeScan = try storeScanRate(path: ledger)
-        print(
-            "  store scan (RawEventView)              \(format(storeScan)) rows/s"
-                + "   ratio to raw scan \(String(format: "%.2f", storeScan / rawScan))")
+        report("store scan (RawEventView)", storeScan, "rows/s", floor: nil)
+        print("    ratio of store scan to raw scan: \(String(format: "%.2f", storeScan / rawScan))")
 
         let (store, raw) = try durableAppendLatencies(directory: directory, rounds: 200)
         let ratio = store / raw
         print(
-            "  durable single append (FULL, WAL)      store \(String(format: "%.3f", store * 1000)) ms"
+            "  durable single append (FULL, WAL)       store \(String(format: "%.3f", store * 1000)) ms"
                 + ", raw SQLite \(String(format: "%.3f", raw * 1000)) ms: ratio \(String(format: "%.2f", ratio))"
                 + " (ceiling \(durableRatioCeiling), \(ratio <= durableRatioCeiling ? "ok" : "MISSED"))")
+        let commits = Double(count) / 1000
+        print(
+            "    so \(Int(commits)) durable commits of 1000 events wait about \(String(format: "%.1f", commits * raw)) s"
+                + " on this disk: at most \(format(Double(count) / (commits * raw))) events/s at 1000 per append"
+        )
     }
+
+    static func cpuCount() -> Int { Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
 
     /// Creates a ledger of `events` single-task events at `path` through `SQLiteEventStore`, `batch` per append.
     /// - Returns: events appended per second of wall time (hash chain and durable commits included) and per
