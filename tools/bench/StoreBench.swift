@@ -53,11 +53,6 @@ enum StoreBench {
             "  durable single append (FULL, WAL)       store \(String(format: "%.3f", store * 1000)) ms"
                 + ", raw SQLite \(String(format: "%.3f", raw * 1000)) ms: ratio \(String(format: "%.2f", ratio))"
                 + " (ceiling \(durableRatioCeiling), \(ratio <= durableRatioCeiling ? "ok" : "MISSED"))")
-        let commits = Double(count) / 1000
-        print(
-            "    so \(Int(commits)) durable commits of 1000 events wait about \(String(format: "%.1f", commits * raw)) s"
-                + " on this disk: at most \(format(Double(count) / (commits * raw))) events/s at 1000 per append"
-        )
     }
 
     static func cpuCount() -> Int { Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
