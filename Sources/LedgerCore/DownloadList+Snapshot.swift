@@ -22,7 +22,7 @@ extension DownloadList {
         w.bool(sortDescending)
         w.bool(autoRemoveEmptySections)
         w.int(tasks.count)
-        for t in tasks.values.sorted(by: { $0.id < $1.id }) { write(t, &w) }
+        for (_, t) in tasks { write(t, &w) }
         w.int(sections.count)
         for s in sections {
             w.string(s.title)

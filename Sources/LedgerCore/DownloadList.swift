@@ -23,8 +23,10 @@ public struct DownloadList: Sendable, Equatable {
     public static let reducerVersion = 2
     /// How many user actions undo can reach back.
     public static let undoDepth = 200
+    /// The stack may hold this many steps more before it is cut back to `undoDepth`.
+    public static let undoSlack = 56
 
-    public internal(set) var tasks: [TaskID: DownloadTask] = [:]
+    public internal(set) var tasks = TaskTable()
     /// The user's sections in manual order. Kept whatever the sort mode.
     public internal(set) var sections: [Section] = []
     /// The to-delete list, most recently deleted first.

@@ -6,6 +6,8 @@
 let usage = """
     usage: ledger-bench <subcommand>
       store [events]   event store: batched append rate, durable append vs raw SQLite, raw scan floor
+      ledger [tasks]   replay vs raw scan, open with a snapshot vs full replay, projection peak RSS,
+                       dledger ls start-up (10 events per task: 100,000 tasks = 1,000,001 events)
     """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -14,6 +16,16 @@ do {
     case "store":
         print("ledger-bench store")
         try StoreBench.run(arguments: Array(arguments.dropFirst()))
+    case "ledger":
+        print("ledger-bench ledger")
+        try LedgerBench.run(arguments: Array(arguments.dropFirst()))
+    case "build-ledger":
+        print(try LedgerBench.build(path: arguments[1], tasks: Int(arguments[2]) ?? 100_000))
+    case "replay":
+        let (rate, seconds, list) = try LedgerBench.replay(path: arguments[1])
+        print(Int(rate), "events/s", seconds, "s", list.tasks.count, "tasks")
+    case "rss-replay":
+        try LedgerBench.rssReplay(path: arguments[1])
     case "-h", "--help", "help":
         print(usage)
     default:
