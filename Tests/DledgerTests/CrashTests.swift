@@ -23,7 +23,7 @@ import Testing
 
         let early = try await box.killRun(tasks: 1...3, whenEachPartialHas: 30_000)
         try await box.expectIntact(after: early)
-        let later = try await box.killRun(tasks: 1...3, whenEachPartialHas: 700_000)
+        let later = try await box.killRun(tasks: 1...3, whenEachPartialHas: 500_000)
         try await box.expectIntact(after: later)
 
         let run = try await box.run("run", "--until-idle", "-j", "3")

@@ -3,6 +3,9 @@ import Glibc
 
 /// `openssl s_server -WWW` on 127.0.0.1 with a fresh self-signed certificate, serving the files of its own
 /// temporary folder over HTTPS; the process is killed and the folder removed by `stop()` (or `deinit`).
+///
+/// Setting up waits without blocking a thread, so that it never starves the other tests of the few threads the
+/// test runner has.
 final class OpenSSLServer: @unchecked Sendable {
     /// The `openssl` command line tool, when installed.
     static let executable: String? = ["/usr/bin/openssl", "/usr/local/bin/openssl", "/bin/openssl"].first {
@@ -15,59 +18,62 @@ final class OpenSSLServer: @unchecked Sendable {
     private(set) var port: UInt16 = 0
     private let process = Process()
 
+    private init(folder: String) {
+        self.folder = folder
+    }
+
+    deinit { stop() }
+
     /// Makes the certificate, writes `files` (name to bytes) and starts the server on an ephemeral port.
-    init(files: [String: [UInt8]]) throws {
-        guard let openssl = Self.executable else { throw ServerFailure("openssl is not installed") }
-        folder = FileManager.default.temporaryDirectory.path + "/tls-server-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        for (name, bytes) in files { try Data(bytes).write(to: URL(fileURLWithPath: folder + "/" + name)) }
-        let request = try Self.run(
+    static func start(files: [String: [UInt8]]) async throws -> OpenSSLServer {
+        guard let openssl = executable else { throw ServerFailure("openssl is not installed") }
+        let server = OpenSSLServer(
+            folder: FileManager.default.temporaryDirectory.path + "/tls-server-\(UUID().uuidString)")
+        let folder = server.folder
+        try FileManager.default.createDirectory(atPath: folder + "/www", withIntermediateDirectories: true)
+        for (name, bytes) in files {
+            try Data(bytes).write(to: URL(fileURLWithPath: folder + "/www/" + name))
+        }
+        let made = try await run(
             openssl,
             [
                 "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-days", "1",
                 "-keyout", folder + "/key.pem", "-out", folder + "/cert.pem",
-            ], in: folder)
-        guard request == 0 else { throw ServerFailure("openssl req exited \(request)") }
+            ])
+        guard made == 0 else { throw ServerFailure("openssl req exited with \(made)") }
 
-        process.executableURL = URL(fileURLWithPath: openssl)
-        process.arguments = [
+        // What s_server prints goes to a file: no pipe to drain, and `ACCEPT <host>:<port>` can be polled for.
+        let log = folder + "/s_server.log"
+        guard FileManager.default.createFile(atPath: log, contents: nil) else {
+            throw ServerFailure("cannot create \(log)")
+        }
+        let p = server.process
+        p.executableURL = URL(fileURLWithPath: openssl)
+        p.arguments = [
             "s_server", "-accept", "127.0.0.1:0", "-cert", folder + "/cert.pem", "-key", folder + "/key.pem",
             "-WWW",
         ]
-        process.currentDirectoryURL = URL(fileURLWithPath: folder)
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        // s_server prints `ACCEPT 127.0.0.1:<port>` once it listens.
-        var printed = ""
-        var accepted: UInt16?
-        let reader = output.fileHandleForReading
-        while accepted == nil {
-            let chunk = reader.availableData
-            if chunk.isEmpty { break }
-            printed += String(decoding: chunk, as: UTF8.self)
-            accepted = Self.acceptedPort(printed)
+        p.currentDirectoryURL = URL(fileURLWithPath: folder + "/www")
+        p.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        p.standardError = p.standardOutput
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline && p.isRunning {
+            if let port = acceptedPort(in: log) {
+                server.port = port
+                return server
+            }
+            try await Task.sleep(for: .milliseconds(10))
         }
-        guard let port = accepted else {
-            stop()
-            throw ServerFailure("s_server did not start: \(printed)")
-        }
-        self.port = port
-        // Keep draining what it logs per connection, so a full pipe never blocks it.
-        reader.readabilityHandler = { handle in
-            if handle.availableData.isEmpty { handle.readabilityHandler = nil }
-        }
+        let printed = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        throw ServerFailure("s_server did not start: \(printed)")
     }
-
-    deinit { stop() }
 
     func url(_ name: String) -> String { "https://127.0.0.1:\(port)/\(name)" }
 
     /// Kills the server (if still running) and removes its folder.
     func stop() {
-        (process.standardOutput as? Pipe)?.fileHandleForReading.readabilityHandler = nil
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
@@ -75,8 +81,9 @@ final class OpenSSLServer: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: folder)
     }
 
-    /// The port of a complete `ACCEPT <host>:<port>` line in `printed`.
-    private static func acceptedPort(_ printed: String) -> UInt16? {
+    /// The port of a complete `ACCEPT <host>:<port>` line in the file at `path`.
+    private static func acceptedPort(in path: String) -> UInt16? {
+        guard let printed = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
         let complete = printed.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
         guard let line = complete.first(where: { $0.hasPrefix("ACCEPT") }),
             let colon = line.lastIndex(of: ":")
@@ -84,16 +91,23 @@ final class OpenSSLServer: @unchecked Sendable {
         return UInt16(line[line.index(after: colon)...])
     }
 
-    private static func run(_ executable: String, _ arguments: [String], in folder: String) throws -> Int32 {
+    /// Runs `executable` to its end without blocking a thread; returns its exit status.
+    private static func run(_ executable: String, _ arguments: [String]) async throws -> Int32 {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: executable)
         p.arguments = arguments
-        p.currentDirectoryURL = URL(fileURLWithPath: folder)
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
-        try p.run()
-        p.waitUntilExit()
-        return p.terminationStatus
+        p.standardInput = FileHandle.nullDevice
+        return try await withCheckedThrowingContinuation { continuation in
+            p.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do {
+                try p.run()
+            } catch {
+                p.terminationHandler = nil
+                continuation.resume(throwing: error)
+            }
+        }
     }
 }
 

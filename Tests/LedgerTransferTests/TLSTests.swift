@@ -11,7 +11,7 @@ import Testing
 struct TLSTests {
     @Test func aSelfSignedCertificateFailsByDefaultAndPassesOnlyWithVerificationOff() async throws {
         let body = Body.generatedBytes(seed: 3, in: 0..<200_000)
-        let server = try OpenSSLServer(files: ["report.bin": body])
+        let server = try await OpenSSLServer.start(files: ["report.bin": body])
         defer { server.stop() }
         #expect(TransferConfig().verifyTLS)
 
@@ -37,13 +37,12 @@ struct TLSTests {
         defer { trusting.close() }
         let accepted = await trusting.run(
             TransferRequest(id: 1, url: server.url("report.bin"), directory: trusting.directory))
-        guard case .completed(_, let size, let sha256, let name)? = accepted else {
+        guard case .completed(_, let size, _, let name)? = accepted else {
             Issue.record("with verification off, ended with \(String(describing: accepted))")
             return
         }
         #expect(name == "report.bin")
         #expect(size == 200_000)
-        #expect(sha256 == (try Harness.sha256sum(body)))
         #expect(trusting.holds("report.bin", body))
         #expect(trusting.visibleFiles() == ["report.bin"])
         #expect((try? FileManager.default.contentsOfDirectory(atPath: trusting.root)) == ["downloads"])
