@@ -48,11 +48,19 @@ final class OpenSSLServer: @unchecked Sendable {
             throw ServerFailure("cannot create \(log)")
         }
         let p = server.process
-        p.executableURL = URL(fileURLWithPath: openssl)
-        p.arguments = [
-            "s_server", "-accept", "127.0.0.1:0", "-cert", folder + "/cert.pem", "-key", folder + "/key.pem",
-            "-WWW",
+        let serve = [
+            openssl, "s_server", "-accept", "127.0.0.1:0", "-cert", folder + "/cert.pem", "-key",
+            folder + "/key.pem", "-WWW",
         ]
+        // Under coreutils `timeout` (in its own process group), so that a server outlives a crashed test
+        // process by a minute at most.
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/timeout") {
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+            p.arguments = ["-s", "KILL", "60"] + serve
+        } else {
+            p.executableURL = URL(fileURLWithPath: openssl)
+            p.arguments = Array(serve.dropFirst())
+        }
         p.currentDirectoryURL = URL(fileURLWithPath: folder + "/www")
         p.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         p.standardError = p.standardOutput
@@ -75,7 +83,16 @@ final class OpenSSLServer: @unchecked Sendable {
     /// Kills the server (if still running) and removes its folder.
     func stop() {
         if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
+            // SIGKILL, as children of the test runner inherit a mask that blocks SIGTERM. The server is killed
+            // first, so that `timeout` reaps it and exits; the group goes only if that did not happen.
+            let pid = process.processIdentifier
+            let children =
+                (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
+            for child in children.split(separator: " ").compactMap({ Int32($0) }) { kill(child, SIGKILL) }
+            let deadline = Date().addingTimeInterval(2)
+            while process.isRunning && Date() < deadline { usleep(10_000) }
+            if process.isRunning { kill(-pid, SIGKILL) }
+            kill(pid, SIGKILL)
             process.waitUntilExit()
         }
         try? FileManager.default.removeItem(atPath: folder)
