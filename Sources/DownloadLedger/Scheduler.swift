@@ -125,11 +125,14 @@ public final class Scheduler: @unchecked Sendable {
             }
             for t in wanted where running[t.id] == nil {
                 running[t.id] = t.resets
+                // Always the validator: after a crash the log holds no byte count, yet the partial file may have
+                // bytes, and a Range without If-Range would splice changed content onto them. The engine sends
+                // it only when it resumes.
                 toStart.append(
                     TransferRequest(
                         id: t.id, url: t.url, directory: t.directory,
                         preferredName: t.nameIsUserChosen ? t.displayName : nil,
-                        expectedSHA256: t.expectedSHA256, validator: t.bytes > 0 ? t.validator : nil))
+                        expectedSHA256: t.expectedSHA256, validator: t.validator))
             }
             // A running task reset by a redownload elsewhere must restart from zero.
             for t in wanted where running[t.id].map({ $0 != t.resets }) == true && stopping[t.id] == nil {
