@@ -146,6 +146,11 @@ public final class Scheduler: @unchecked Sendable {
         }
         for id in toCancel { engine.cancel(id: id) }
         for request in toStart {
+            // A task the log never saw start (or saw reset) has no partial file worth resuming: whatever lies
+            // there was written by a run killed before it could log the start, or outlived a redownload.
+            if let t = list.tasks[request.id], t.attempts == 0, t.bytes == 0 {
+                SafeFiles.remove(t.partialPath)
+            }
             try? FileManager.default.createDirectory(
                 atPath: request.directory, withIntermediateDirectories: true)
             engine.start(request)

@@ -27,6 +27,10 @@ public struct TaskTable: Sendable, Sequence {
             if let i = slot(id) {
                 count += (newValue != nil ? 1 : 0) - (slots[i] != nil ? 1 : 0)
                 slots[i] = newValue
+            } else if id == TaskID(slots.count) + 1 && far.isEmpty {
+                guard let newValue else { return }
+                slots.append(newValue)
+                count += 1
             } else if id >= 1 && id <= TaskID(slots.count) + Self.denseReach && far[id] == nil {
                 guard let newValue else { return }
                 slots.append(contentsOf: repeatElement(nil, count: Int(id) - slots.count))

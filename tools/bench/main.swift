@@ -1,3 +1,5 @@
+import DownloadLedger
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -24,6 +26,9 @@ do {
     case "replay":
         let (rate, seconds, list) = try LedgerBench.replay(path: arguments[1])
         print(Int(rate), "events/s", seconds, "s", list.tasks.count, "tasks")
+    case "open":
+        let seconds = try LedgerBench.openSeconds(path: arguments[1])
+        print(seconds * 1000, "ms")
     case "rss-replay":
         try LedgerBench.rssReplay(path: arguments[1])
     case "-h", "--help", "help":
