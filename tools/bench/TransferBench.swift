@@ -69,7 +69,9 @@ enum TransferBench {
 
     private static func bench(_ o: Options) throws {
         var template = Array((o.parent + "/ledger-bench-transfer.XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else { throw TransferBenchError("cannot create a temp dir in \(o.parent)") }
+        guard let made = mkdtemp(&template) else {
+            throw TransferBenchError("cannot create a temp dir in \(o.parent)")
+        }
         let work = String(cString: made)
         defer {
             if !o.keep { try? FileManager.default.removeItem(atPath: work) }
@@ -113,7 +115,9 @@ enum TransferBench {
                 let label = c.label.padding(toLength: 34, withPad: " ", startingAt: 0)
                 print(
                     "run \(round)  \(label)"
-                        + String(format: "wall %7.3f s  cpu %7.3f s  rss %6.1f MB", m.wall, m.cpu, Double(m.peakRSS) / 1e6))
+                        + String(
+                            format: "wall %7.3f s  cpu %7.3f s  rss %6.1f MB", m.wall, m.cpu,
+                            Double(m.peakRSS) / 1e6))
             }
         }
         try reset(directory, recreate: false)
@@ -128,7 +132,9 @@ enum TransferBench {
     private static func reset(_ directory: String, recreate: Bool = true) throws {
         let files = FileManager.default
         for suffix in ["", ".ledger", ".ledger-wal", ".ledger-shm", ".ledger.lock"] {
-            if files.fileExists(atPath: directory + suffix) { try files.removeItem(atPath: directory + suffix) }
+            if files.fileExists(atPath: directory + suffix) {
+                try files.removeItem(atPath: directory + suffix)
+            }
         }
         if recreate { try files.createDirectory(atPath: directory, withIntermediateDirectories: false) }
     }
@@ -142,7 +148,9 @@ enum TransferBench {
     }
 
     private static func printEnvironment(scratch: String) {
-        print("transfer benchmark: loopback, nginx sendfile, \(ProcessInfo.processInfo.activeProcessorCount) CPUs")
+        print(
+            "transfer benchmark: loopback, nginx sendfile, \(ProcessInfo.processInfo.activeProcessorCount) CPUs"
+        )
         for argv in [["uname", "-sr"], ["nginx", "-v"], ["curl", "--version"], ["aria2c", "--version"]] {
             print("  " + TransferProcess.firstLine(argv, scratch: scratch))
         }

@@ -29,7 +29,9 @@ struct TransferCase {
         bench: String, parallel: Int, bigURL: String, bigList: String, smallList: String,
         curlConfig: String
     ) -> [TransferCase] {
-        let aria = ["aria2c", "-q", "--file-allocation=none", "--summary-interval=0", "--allow-overwrite=true"]
+        let aria = [
+            "aria2c", "-q", "--file-allocation=none", "--summary-interval=0", "--allow-overwrite=true",
+        ]
         let ours = { (list: String, directory: String) in
             [bench, "transfer-child", "--list", list, "--dir", directory, "-j", "\(parallel)"]
         }
@@ -53,7 +55,10 @@ struct TransferCase {
                 aria + ["-j", "\(parallel)", "-i", smallList, "-d", $0]
             },
             TransferCase(key: .curlSmall, workload: .small, label: "curl -Z --parallel-max \(parallel)") {
-                ["curl", "-sS", "-f", "-Z", "--parallel-max", "\(parallel)", "--output-dir", $0, "-K", curlConfig]
+                [
+                    "curl", "-sS", "-f", "-Z", "--parallel-max", "\(parallel)", "--output-dir", $0, "-K",
+                    curlConfig,
+                ]
             },
         ]
     }

@@ -17,7 +17,8 @@ struct TransferFixtures {
     let digests: [String: String]
 
     /// Generates `root/big.bin` and `root/small/f000.bin…` and hashes them.
-    static func make(root: String, bigBytes: Int64, smallCount: Int, smallBytes: Int64, scratch: String) throws
+    static func make(root: String, bigBytes: Int64, smallCount: Int, smallBytes: Int64, scratch: String)
+        throws
         -> TransferFixtures
     {
         try FileManager.default.createDirectory(atPath: root + "/small", withIntermediateDirectories: true)
@@ -31,7 +32,9 @@ struct TransferFixtures {
         let byPath = try TransferProcess.sha256(of: relative.map { root + "/" + $0 }, scratch: scratch)
         var digests: [String: String] = [:]
         for path in relative {
-            guard let digest = byPath[root + "/" + path] else { throw TransferBenchError("no digest of \(path)") }
+            guard let digest = byPath[root + "/" + path] else {
+                throw TransferBenchError("no digest of \(path)")
+            }
             digests[path] = digest
         }
         return TransferFixtures(
@@ -42,7 +45,9 @@ struct TransferFixtures {
     /// Checks that `directory` holds exactly `expected` (names → source path relative to `root`), each with the
     /// source's size and SHA-256. Hidden entries (a client's bookkeeping, like `.dledger`) are ignored.
     func verify(directory: String, expected: [String: String], scratch: String) throws {
-        let found = try FileManager.default.contentsOfDirectory(atPath: directory).filter { !$0.hasPrefix(".") }
+        let found = try FileManager.default.contentsOfDirectory(atPath: directory).filter {
+            !$0.hasPrefix(".")
+        }
         let extra = Set(found).subtracting(expected.keys)
         guard extra.isEmpty else { throw TransferBenchError("unexpected files: \(extra.sorted().prefix(5))") }
         for (name, source) in expected {
@@ -50,7 +55,8 @@ struct TransferFixtures {
             let want = source == bigName ? bigSize : smallSize
             guard size == want else { throw TransferBenchError("\(name): \(size) bytes, expected \(want)") }
         }
-        let actual = try TransferProcess.sha256(of: expected.keys.map { directory + "/" + $0 }, scratch: scratch)
+        let actual = try TransferProcess.sha256(
+            of: expected.keys.map { directory + "/" + $0 }, scratch: scratch)
         for (name, source) in expected where actual[directory + "/" + name] != digests[source] {
             throw TransferBenchError("\(name): SHA-256 differs from the served file")
         }

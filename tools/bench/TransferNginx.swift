@@ -17,10 +17,12 @@ final class TransferNginx {
         port = try Self.freePort()
         let conf = work + "/nginx.conf"
         let errorLog = work + "/nginx-error.log"
-        try FileManager.default.createDirectory(atPath: work + "/nginx-temp", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: work + "/nginx-temp", withIntermediateDirectories: true)
         try Self.config(root: root, work: work, port: port)
             .write(toFile: conf, atomically: true, encoding: .utf8)
-        let binary = FileManager.default.isExecutableFile(atPath: "/usr/sbin/nginx") ? "/usr/sbin/nginx" : "nginx"
+        let binary =
+            FileManager.default.isExecutableFile(atPath: "/usr/sbin/nginx") ? "/usr/sbin/nginx" : "nginx"
         pid = try TransferProcess.spawn(
             [binary, "-p", work + "/", "-c", conf, "-e", errorLog, "-g", "daemon off;"],
             log: work + "/nginx-console.log")
@@ -30,7 +32,8 @@ final class TransferNginx {
             if waitpid(pid, &status, WNOHANG) == pid {
                 running = false
                 let log = (try? String(contentsOfFile: errorLog, encoding: .utf8)) ?? ""
-                throw TransferBenchError("nginx exited: \(log.split(separator: "\n").suffix(2).joined(separator: " / "))")
+                throw TransferBenchError(
+                    "nginx exited: \(log.split(separator: "\n").suffix(2).joined(separator: " / "))")
             }
             guard TransferProcess.now() < deadline else {
                 stop()

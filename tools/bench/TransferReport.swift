@@ -24,7 +24,9 @@ struct TransferReport {
             for key in bigKeys {
                 guard let m = median(key) else { continue }
                 let rate = Double(bigBytes) / m.wall / 1e6
-                lines.append("| \(labels[key]!) | \(f(rate, 0)) | \(f(m.wall, 3)) | \(f(m.cpu, 3)) | \(mb(m.peakRSS)) |")
+                lines.append(
+                    "| \(labels[key]!) | \(f(rate, 0)) | \(f(m.wall, 3)) | \(f(m.cpu, 3)) | \(mb(m.peakRSS)) |"
+                )
             }
             lines.append("")
         }
@@ -56,10 +58,12 @@ struct TransferReport {
                 rows.append(("\(big): throughput ours / curl ≥ 0.8", f(curl / ours, 2), curl / ours >= 0.8))
             }
             if let aria = median(.ariaBigSingle)?.wall {
-                rows.append(("\(big): throughput ours / aria2c -x1 -s1 > 1", f(aria / ours, 2), aria / ours > 1))
+                rows.append(
+                    ("\(big): throughput ours / aria2c -x1 -s1 > 1", f(aria / ours, 2), aria / ours > 1))
             }
             if let aria = median(.ariaBigDefault)?.wall {
-                rows.append(("\(big): throughput ours / aria2c (defaults) > 1", f(aria / ours, 2), aria / ours > 1))
+                rows.append(
+                    ("\(big): throughput ours / aria2c (defaults) > 1", f(aria / ours, 2), aria / ours > 1))
             }
         }
         let small = "\(smallCount) × \(mib(smallBytes))"
@@ -89,6 +93,7 @@ struct TransferReport {
     private func f(_ value: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", value) }
     private func mb(_ bytes: Int64) -> String { f(Double(bytes) / 1e6, 1) }
     private func mib(_ bytes: Int64) -> String {
-        bytes % (1 << 30) == 0 ? "\(bytes >> 30) GiB" : bytes % (1 << 20) == 0 ? "\(bytes >> 20) MiB" : "\(bytes) B"
+        bytes % (1 << 30) == 0
+            ? "\(bytes >> 30) GiB" : bytes % (1 << 20) == 0 ? "\(bytes >> 20) MiB" : "\(bytes) B"
     }
 }
