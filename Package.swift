@@ -40,6 +40,6 @@ let package = Package(
         .testTarget(
             name: "DownloadLedgerTests", dependencies: ["DownloadLedger", "LoopbackHTTP"]),
         .testTarget(name: "LoopbackHTTPTests", dependencies: ["LoopbackHTTP"]),
-        .testTarget(name: "DledgerTests", dependencies: ["LoopbackHTTP"]),
+        .testTarget(name: "DledgerTests", dependencies: ["LoopbackHTTP", "dledger"]),
     ]
 )

@@ -12,4 +12,9 @@ static inline int csqlite_bind_blob_transient(sqlite3_stmt *s, int i, const void
 static inline int csqlite_config_busy_timeout(sqlite3 *db, int ms) {
     return sqlite3_busy_timeout(db, ms);
 }
+/// sqlite3_config is variadic. Turning memory statistics off removes a global mutex from every allocation;
+/// it only works before SQLite initialises and returns SQLITE_MISUSE afterwards (harmless).
+static inline int csqlite_config_memstatus(int on) {
+    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, on);
+}
 #endif

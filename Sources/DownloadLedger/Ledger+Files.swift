@@ -35,7 +35,7 @@ extension Ledger {
     /// Disk work that must happen before the event is appended (renaming a finished file); returns how to take it
     /// back if the append does not happen.
     func prepareFiles(for event: Event, in list: DownloadList) throws -> (() -> Void)? {
-        guard case .taskRenamed(let id, _, let fileName?) = event, let task = list.tasks[id],
+        guard case .taskRenamed(let id, _, let fileName?, _) = event, let task = list.tasks[id],
             let oldName = task.fileName, oldName != fileName
         else { return nil }
         let from = task.directory + "/" + oldName
@@ -47,6 +47,9 @@ extension Ledger {
     /// Disk work after the event is logged: files of purged, redownloaded and file-deleted tasks go.
     func cleanUpFiles(after event: Event, before list: DownloadList) {
         switch event {
+        case .tasksRemoved(let ids, _):
+            // An undone add: only partial data can exist (undo refuses once a task has downloaded bytes).
+            for id in ids { list.tasks[id].map { SafeFiles.remove($0.partialPath) } }
         case .filesDeleted(let ids), .tasksRedownloaded(let ids):
             for id in ids {
                 guard let t = list.tasks[id] else { continue }

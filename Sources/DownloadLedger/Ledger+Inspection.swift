@@ -16,10 +16,18 @@ extension Ledger {
     func logged(_ stored: [StoredEvent]) throws -> [LoggedEntry] {
         try stored.map { e in
             do {
-                return LoggedEntry(seq: e.seq, time: e.time, entry: try Entry.decode(kind: e.kind, payload: e.payload))
+                return LoggedEntry(
+                    seq: e.seq, time: e.time, entry: try Entry.decode(kind: e.kind, payload: e.payload))
             } catch {
                 throw LedgerOpenError.unreadableEvent(seq: e.seq, detail: "\(error)")
             }
+        }
+    }
+
+    /// The seq of the latest snapshot in the file (written by any process), nil when there is none.
+    public func latestSnapshotSeq() throws -> Int64? {
+        try withLock {
+            try store.latestSnapshot(reducerVersion: DownloadList.reducerVersion, atOrBefore: nil)?.seq
         }
     }
 
@@ -43,7 +51,8 @@ extension Ledger {
     public func replay(through seq: Int64) throws -> DownloadList {
         try withLock {
             var list = DownloadList()
-            if let snap = try store.latestSnapshot(reducerVersion: DownloadList.reducerVersion, atOrBefore: seq),
+            if let snap = try store.latestSnapshot(
+                reducerVersion: DownloadList.reducerVersion, atOrBefore: seq),
                 let decoded = try? DownloadList(snapshot: snap.bytes), decoded.head == snap.seq
             {
                 list = decoded
@@ -79,8 +88,11 @@ extension Ledger {
         try withLock {
             var problems: [String] = []
             let chain = try store.verifyChain()
-            if let p = chain.firstProblem { problems.append("hash chain broken at event #\(p.seq): \(p.reason)") }
-            let snapshot = try store.latestSnapshot(reducerVersion: DownloadList.reducerVersion, atOrBefore: nil)
+            if let p = chain.firstProblem {
+                problems.append("hash chain broken at event #\(p.seq): \(p.reason)")
+            }
+            let snapshot = try store.latestSnapshot(
+                reducerVersion: DownloadList.reducerVersion, atOrBefore: nil)
             var replayed = DownloadList()
             do {
                 if let snapshot {
@@ -130,8 +142,12 @@ extension Ledger {
             return ["task #\(t.id): file missing: \(path)"]
         }
         let size = (attributes[.size] as? NSNumber)?.int64Value ?? -1
-        guard size == t.bytes else { return ["task #\(t.id): \(path) has \(size) bytes, the log says \(t.bytes)"] }
-        if checksum, let expected = t.sha256, let actual = try? FileDigest.sha256(path: path), actual != expected {
+        guard size == t.bytes else {
+            return ["task #\(t.id): \(path) has \(size) bytes, the log says \(t.bytes)"]
+        }
+        if checksum, let expected = t.sha256, let actual = try? FileDigest.sha256(path: path),
+            actual != expected
+        {
             return ["task #\(t.id): \(path) SHA-256 \(actual) differs from the log's \(expected)"]
         }
         return []

@@ -4,6 +4,8 @@ import Foundation
 public struct Outcome: Sendable {
     /// The seq the command's event was logged at.
     public var seq: Int64
+    /// Its commit time, ms since the Unix epoch.
+    public var time: Int64
     public var entry: Entry
     public var decision: Decision
 }
@@ -35,7 +37,9 @@ public final class Ledger: @unchecked Sendable {
     public var snapshotInterval: Int64 = 10_000
 
     /// Wall-clock milliseconds since the Unix epoch.
-    public static let wallClock: @Sendable () -> Int64 = { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+    public static let wallClock: @Sendable () -> Int64 = {
+        Int64((Date().timeIntervalSince1970 * 1000).rounded())
+    }
 
     /// Opens the ledger at `path`.
     /// - Parameters:
@@ -127,7 +131,8 @@ public final class Ledger: @unchecked Sendable {
         guard !isReadOnly, state.head > lastSnapshotSeq,
             force || state.head - lastSnapshotSeq >= snapshotInterval
         else { return }
-        try store.saveSnapshot(seq: state.head, reducerVersion: DownloadList.reducerVersion, bytes: state.snapshotBytes())
+        try store.saveSnapshot(
+            seq: state.head, reducerVersion: DownloadList.reducerVersion, bytes: state.snapshotBytes())
         lastSnapshotSeq = state.head
     }
 
@@ -165,7 +170,8 @@ public final class Ledger: @unchecked Sendable {
             let undoRename = try prepareFiles(for: decision.entry.event, in: before)
             let seq: Int64
             do {
-                seq = try store.append([Self.newEvent(decision.entry)], expectingHead: state.head, time: clock())
+                seq = try store.append(
+                    [Self.newEvent(decision.entry)], expectingHead: state.head, time: clock())
             } catch StoreError.conflict {
                 undoRename?()
                 continue
@@ -178,7 +184,8 @@ public final class Ledger: @unchecked Sendable {
             cleanUpFiles(after: decision.entry.event, before: before)
             try saveSnapshotIfDue()
             notify()
-            return Outcome(seq: seq, entry: decision.entry, decision: decision)
+            let time = try store.events(after: seq - 1, through: seq, limit: 1).first?.time ?? clock()
+            return Outcome(seq: seq, time: time, entry: decision.entry, decision: decision)
         }
     }
 
@@ -194,7 +201,8 @@ public final class Ledger: @unchecked Sendable {
             try fold()
             guard fact.taskIDs.allSatisfy({ state.tasks[$0] != nil }) else { return nil }
             do {
-                let seq = try store.append([Self.newEvent(Entry(fact))], expectingHead: state.head, time: clock())
+                let seq = try store.append(
+                    [Self.newEvent(Entry(fact))], expectingHead: state.head, time: clock())
                 try fold()
                 lastToken = (try? store.changeToken()) ?? lastToken
                 try saveSnapshotIfDue()
@@ -210,7 +218,8 @@ public final class Ledger: @unchecked Sendable {
     /// polling the file every `pollInterval`.
     public func changes(pollInterval: Duration = .milliseconds(250)) -> AsyncStream<DownloadList> {
         let id = UUID()
-        let (stream, continuation) = AsyncStream<DownloadList>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let (stream, continuation) = AsyncStream<DownloadList>.makeStream(
+            bufferingPolicy: .bufferingNewest(1))
         lock.lock()
         observers[id] = continuation
         continuation.yield(state)

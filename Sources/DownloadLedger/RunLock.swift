@@ -16,7 +16,11 @@ final class RunLock {
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             var buffer = [UInt8](repeating: 0, count: 32)
             let n = read(fd, &buffer, 31)
-            let pid = n > 0 ? Int32(String(decoding: buffer[0..<n], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) : nil
+            let pid =
+                n > 0
+                ? Int32(
+                    String(decoding: buffer[0..<n], as: UTF8.self).trimmingCharacters(
+                        in: .whitespacesAndNewlines)) : nil
             close(fd)
             throw LedgerOpenError.runnerActive(pid: pid, lockPath: path)
         }

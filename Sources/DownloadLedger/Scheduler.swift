@@ -41,7 +41,9 @@ public final class Scheduler: @unchecked Sendable {
     public var tick: Duration = .milliseconds(200)
 
     /// - Throws: `TransferEngineError` when libcurl cannot start.
-    public init(ledger: Ledger, config: TransferConfig = .init(), maxDownloads: Int? = nil, only: Set<TaskID>? = nil)
+    public init(
+        ledger: Ledger, config: TransferConfig = .init(), maxDownloads: Int? = nil, only: Set<TaskID>? = nil
+    )
         throws
     {
         self.ledger = ledger
@@ -141,7 +143,8 @@ public final class Scheduler: @unchecked Sendable {
         }
         for id in toCancel { engine.cancel(id: id) }
         for request in toStart {
-            try? FileManager.default.createDirectory(atPath: request.directory, withIntermediateDirectories: true)
+            try? FileManager.default.createDirectory(
+                atPath: request.directory, withIntermediateDirectories: true)
             engine.start(request)
         }
         return wanted.isEmpty && lock.withLock { running.isEmpty }
@@ -163,7 +166,8 @@ public final class Scheduler: @unchecked Sendable {
             case .started(let id, let attempt, let offset):
                 guard lock.withLock({ stopping[id] == nil }) else { return }
                 try ledger.record(.transferStarted(id: id, attempt: attempt, offset: offset))
-            case .resolved(let id, let size, let serverName, let etag, let lastModified, let acceptsRanges, let why):
+            case .resolved(
+                let id, let size, let serverName, let etag, let lastModified, let acceptsRanges, let why):
                 try ledger.record(
                     .transferResolved(
                         id: id, size: size, serverName: serverName, validator: etag ?? lastModified,
@@ -196,7 +200,9 @@ public final class Scheduler: @unchecked Sendable {
 
     /// A user who renamed the task while it downloaded gets that name, if free; else the engine's name stands.
     private func placeUserName(id: TaskID, fileName: String) -> String {
-        guard let t = ledger.list.tasks[id], t.nameIsUserChosen, t.displayName != fileName else { return fileName }
+        guard let t = ledger.list.tasks[id], t.nameIsUserChosen, t.displayName != fileName else {
+            return fileName
+        }
         do {
             try SafeFiles.renameNoReplace(t.directory + "/" + fileName, t.directory + "/" + t.displayName)
             return t.displayName

@@ -33,7 +33,9 @@ extension DownloadList {
             return Decision(entry: Entry(.sectionMoved(from: from, to: to)))
         case .removeSection(let index):
             let s = try sectionIndex(index)
-            guard sections[s].tasks.isEmpty else { throw LedgerError.sectionNotEmpty(s, tasks: sections[s].tasks.count) }
+            guard sections[s].tasks.isEmpty else {
+                throw LedgerError.sectionNotEmpty(s, tasks: sections[s].tasks.count)
+            }
             return Decision(entry: Entry(.sectionRemoved(index: s)))
         case .delete(let selection, let mode):
             let ids = try select(selection)
@@ -63,7 +65,9 @@ extension DownloadList {
             let file = t.state == .finished && t.fileName != nil ? name : nil
             return Decision(entry: Entry(.taskRenamed(id: id, name: name, fileName: file)))
         case .pause(let selection):
-            return try decideState(selection, verb: "pause", from: [.waiting, .downloading]) { .tasksPaused(ids: $0) }
+            return try decideState(selection, verb: "pause", from: [.waiting, .downloading]) {
+                .tasksPaused(ids: $0)
+            }
         case .stop(let selection):
             return try decideState(selection, verb: "stop", from: [.waiting, .downloading, .paused]) {
                 .tasksStopped(ids: $0)
@@ -73,8 +77,12 @@ extension DownloadList {
                 .tasksResumed(ids: $0)
             }
         case .setMaxDownloads(let n):
-            guard n >= 0 else { throw LedgerError.invalidValue("maximum download count must be 0 or more, not \(n)") }
-            guard n != maxDownloads else { throw LedgerError.nothingToDo("maximum download count is already \(n)") }
+            guard n >= 0 else {
+                throw LedgerError.invalidValue("maximum download count must be 0 or more, not \(n)")
+            }
+            guard n != maxDownloads else {
+                throw LedgerError.nothingToDo("maximum download count is already \(n)")
+            }
             return Decision(entry: Entry(.maxDownloadsChanged(n)))
         case .setSpeedLimit(let n):
             guard n >= 0 else { throw LedgerError.invalidValue("speed limit must be 0 or more, not \(n)") }
@@ -108,7 +116,9 @@ extension DownloadList {
     }
 
     private func sectionIndex(_ index: Int) throws -> Int {
-        guard sections.indices.contains(index) else { throw LedgerError.noSuchSection(index, count: sections.count) }
+        guard sections.indices.contains(index) else {
+            throw LedgerError.noSuchSection(index, count: sections.count)
+        }
         return index
     }
 
@@ -185,18 +195,24 @@ extension DownloadList {
                 continue
             }
             if let existing = urlIndex[url] {
-                skipped.append((url, "duplicate of task #\(existing)\(isTrashed(existing) ? " (in the to-delete list)" : "")"))
+                skipped.append(
+                    (
+                        url,
+                        "duplicate of task #\(existing)\(isTrashed(existing) ? " (in the to-delete list)" : "")"
+                    ))
                 continue
             }
             guard seen.insert(url).inserted else {
                 skipped.append((url, "given twice"))
                 continue
             }
-            new.append(NewTask(id: next, url: url, name: name, sha256: sha, directory: directory ?? self.directory))
+            new.append(
+                NewTask(id: next, url: url, name: name, sha256: sha, directory: directory ?? self.directory))
             next += 1
         }
         guard !new.isEmpty else { throw NothingAdded(skipped: skipped) }
-        var d = Decision(entry: Entry(.tasksAdded(tasks: new, section: section, index: index, newSectionTitle: title)))
+        var d = Decision(
+            entry: Entry(.tasksAdded(tasks: new, section: section, index: index, newSectionTitle: title)))
         d.added = new.map(\.id)
         d.skipped = skipped
         return d
@@ -212,43 +228,69 @@ extension DownloadList {
             let s = try sectionIndex(s)
             let count = sections[s].tasks.count
             let i = index ?? count
-            guard (0...count).contains(i) else { throw LedgerError.indexOutOfRange(i, section: s, count: count) }
+            guard (0...count).contains(i) else {
+                throw LedgerError.indexOutOfRange(i, section: s, count: count)
+            }
             return (s, i, nil)
         case .titled(let raw):
             let title = try Validation.title(raw)
-            if let s = sections.firstIndex(where: { $0.title == title }) { return (s, sections[s].tasks.count, nil) }
+            if let s = sections.firstIndex(where: { $0.title == title }) {
+                return (s, sections[s].tasks.count, nil)
+            }
             return (sections.count, 0, title)
         case .newSection(let raw, let at):
             try requireManual()
             let title = try Validation.title(raw)
             let s = at ?? sections.count
-            guard (0...sections.count).contains(s) else { throw LedgerError.noSuchSection(s, count: sections.count + 1) }
+            guard (0...sections.count).contains(s) else {
+                throw LedgerError.noSuchSection(s, count: sections.count + 1)
+            }
             return (s, 0, title)
         }
     }
 
     /// An undo or redo step is still possible: everything it names is where it must be.
     private func check(_ step: UndoStep) throws {
-        let fail = { (reason: String) in LedgerError.cannotUndo(seq: step.seq, kind: step.kind, reason: reason) }
+        let fail = { (reason: String) in
+            LedgerError.cannotUndo(seq: step.seq, kind: step.kind, reason: reason)
+        }
         switch step.inverse {
-        case .tasksDeleted(let ids, _):
+        case .tasksDeleted(let ids, _), .tasksRemoved(let ids, _):
             for id in ids where tasks[id] == nil || isTrashed(id) {
-                throw fail(tasks[id] == nil ? "task #\(id) was purged" : "task #\(id) is already in the to-delete list")
+                throw fail(
+                    tasks[id] == nil
+                        ? "task #\(id) was purged" : "task #\(id) is already in the to-delete list")
+            }
+            // Forgetting an added task must not throw away what it downloaded.
+            if case .tasksRemoved = step.inverse,
+                let t = ids.compactMap({ tasks[$0] }).first(where: { $0.state == .finished || $0.bytes > 0 })
+            {
+                throw fail("task #\(t.id) already downloaded data: delete it instead ('rm \(t.id)')")
             }
         case .tasksRestored(let ids, _):
             for id in ids where !isTrashed(id) {
-                throw fail(tasks[id] == nil ? "task #\(id) was purged" : "task #\(id) is no longer in the to-delete list")
+                throw fail(
+                    tasks[id] == nil
+                        ? "task #\(id) was purged" : "task #\(id) is no longer in the to-delete list")
+            }
+        case .tasksTrashed(let entries, _, _):
+            for e in entries where tasks[e.id] == nil || isTrashed(e.id) {
+                throw fail("task #\(e.id) is no longer in the list")
             }
         case .tasksPlaced(let ps):
-            for p in ps where tasks[p.id] == nil || isTrashed(p.id) { throw fail("task #\(p.id) is no longer in the list") }
+            for p in ps where tasks[p.id] == nil || isTrashed(p.id) {
+                throw fail("task #\(p.id) is no longer in the list")
+            }
         case .sectionRemoved(let i):
             guard sections.indices.contains(i) else { throw fail("section \(i) is gone") }
             guard sections[i].tasks.isEmpty else { throw fail("section \(i) is no longer empty") }
         case .sectionRenamed(let i, _):
             guard sections.indices.contains(i) else { throw fail("section \(i) is gone") }
         case .sectionMoved(let from, let to):
-            guard sections.indices.contains(from), sections.indices.contains(to) else { throw fail("the sections changed") }
-        case .taskRenamed(let id, _, _):
+            guard sections.indices.contains(from), sections.indices.contains(to) else {
+                throw fail("the sections changed")
+            }
+        case .taskRenamed(let id, _, _, _):
             guard tasks[id] != nil else { throw fail("task #\(id) was purged") }
         case .statesRestored(let ids, _):
             for id in ids where tasks[id] == nil { throw fail("task #\(id) was purged") }

@@ -3,9 +3,16 @@ extension DownloadList {
     /// (purges, redownloads and file deletions destroy data; downloader facts are never undone).
     func inverseOf(_ event: Event) -> Event? {
         switch event {
-        case .tasksAdded(let new, _, _, _):
-            let ids = new.map(\.id).filter { tasks[$0] == nil && urlIndex[urlOf(new, $0)] == nil }
-            return ids.isEmpty ? nil : .tasksDeleted(ids: ids, modes: [.all])
+        case .tasksAdded(let new, let section, _, let title):
+            // Undo forgets what the add brought (tasks and the section it created), so the URLs can be added again.
+            var urls: Set<String> = []
+            let ids = new.filter {
+                tasks[$0.id] == nil && urlIndex[$0.url] == nil && urls.insert($0.url).inserted
+            }
+            .map(\.id)
+            let created =
+                title != nil ? Swift.max(0, Swift.min(section, sections.count)) : sections.isEmpty ? 0 : nil
+            return ids.isEmpty ? nil : .tasksRemoved(ids: ids, removingSection: created)
         case .tasksMoved(let ids, _, _):
             return .tasksPlaced(placements(of: ids))
         case .tasksPlaced(let ps):
@@ -24,13 +31,22 @@ extension DownloadList {
             let live = ids.filter { tasks[$0] != nil && !isTrashed($0) }
             return live.isEmpty ? nil : .tasksRestored(ids: live, to: nil)
         case .tasksRestored(let ids, _):
-            let modes = ids.compactMap { id in trash.first { $0.id == id }?.mode }
-            guard modes.count == ids.count, !ids.isEmpty else { return nil }
-            return .tasksDeleted(ids: ids, modes: Set(modes).count == 1 ? [modes[0]] : modes)
-        case .taskRenamed(let id, _, let fileName):
+            // The exact entries and their places in the to-delete list, plus the sections the restore will recreate.
+            let wanted = Set(ids)
+            let found = trash.enumerated().filter { wanted.contains($0.element.id) }
+            guard !found.isEmpty else { return nil }
+            var after = self
+            after.reduce(event, time: 0)
+            return .tasksTrashed(
+                found.map(\.element), positions: found.map(\.offset),
+                removingSections: after.sectionsAdded(since: self))
+        case .taskRenamed(let id, _, let fileName, _):
             guard let t = tasks[id] else { return nil }
-            return .taskRenamed(id: id, name: t.displayName, fileName: fileName == nil ? nil : t.fileName)
-        case .tasksPaused(let ids), .tasksResumed(let ids), .tasksStopped(let ids), .statesRestored(let ids, _):
+            return .taskRenamed(
+                id: id, name: t.displayName, fileName: fileName == nil ? nil : t.fileName,
+                userChosen: t.nameIsUserChosen)
+        case .tasksPaused(let ids), .tasksResumed(let ids), .tasksStopped(let ids),
+            .statesRestored(let ids, _):
             let known = ids.filter { tasks[$0] != nil }
             let states = known.map { tasks[$0]!.state == .downloading ? TaskState.waiting : tasks[$0]!.state }
             return .statesRestored(ids: known, states: states)
@@ -42,21 +58,34 @@ extension DownloadList {
             return .sortChanged(sortMode, descending: sortDescending)
         case .emptySectionsPolicyChanged:
             return .emptySectionsPolicyChanged(autoRemove: autoRemoveEmptySections)
-        case .ledgerCreated, .filesDeleted, .trashPurged, .tasksRedownloaded, .transferStarted, .transferResolved,
+        case .ledgerCreated, .tasksRemoved, .tasksTrashed, .filesDeleted, .trashPurged, .tasksRedownloaded,
+            .transferStarted, .transferResolved,
             .transferPaused, .transferCompleted, .transferFailed:
             return nil
         }
     }
 
-    private func urlOf(_ new: [NewTask], _ id: TaskID) -> String {
-        new.first { $0.id == id }?.url ?? ""
+    /// Indexes of the sections a restore inserted into `before`'s sections (a restore only inserts sections, and only
+    /// with titles no other section has).
+    private func sectionsAdded(since before: DownloadList) -> [Int] {
+        var added: [Int] = []
+        var old = 0
+        for (i, s) in sections.enumerated() {
+            if old < before.sections.count, before.sections[old].title == s.title {
+                old += 1
+            } else {
+                added.append(i)
+            }
+        }
+        return added
     }
 
     /// Where the given live tasks are now, in list order.
     func placements(of ids: [TaskID]) -> [Placement] {
         let found = locations(of: Set(ids))
         return found.map { id, loc in
-            Placement(id: id, sectionTitle: sections[loc.section].title, section: loc.section, index: loc.index)
+            Placement(
+                id: id, sectionTitle: sections[loc.section].title, section: loc.section, index: loc.index)
         }.sorted { ($0.section, $0.index) < ($1.section, $1.index) }
     }
 }

@@ -17,15 +17,22 @@ extension DownloadList {
         let entry = logged.entry
         if let undone = entry.undoes {
             guard let i = undoStack.lastIndex(where: { $0.seq == undone }) else { return }
+            // Undo put back the state before the action exactly, so redo appends the action itself again.
             let step = undoStack.remove(at: i)
-            if let inverse { redoStack.append(UndoStep(seq: undone, kind: step.kind, inverse: inverse)) }
+            redoStack.append(
+                UndoStep(seq: undone, kind: step.kind, inverse: step.action, action: step.action))
         } else if let redone = entry.redoes {
             guard let i = redoStack.lastIndex(where: { $0.seq == redone }) else { return }
             let step = redoStack.remove(at: i)
-            if let inverse { pushUndo(UndoStep(seq: logged.seq, kind: step.kind, inverse: inverse)) }
+            if let inverse {
+                pushUndo(UndoStep(seq: logged.seq, kind: step.kind, inverse: inverse, action: entry.event))
+            }
         } else {
             redoStack.removeAll()
-            if let inverse { pushUndo(UndoStep(seq: logged.seq, kind: entry.event.kind, inverse: inverse)) }
+            if let inverse {
+                pushUndo(
+                    UndoStep(seq: logged.seq, kind: entry.event.kind, inverse: inverse, action: entry.event))
+            }
         }
     }
 
@@ -34,13 +41,15 @@ extension DownloadList {
         if undoStack.count > Self.undoDepth { undoStack.removeFirst(undoStack.count - Self.undoDepth) }
     }
 
-    private mutating func reduce(_ event: Event, time: Int64) {
+    mutating func reduce(_ event: Event, time: Int64) {
         switch event {
         case .ledgerCreated(let directory, let max):
             self.directory = directory
             maxDownloads = max
         case .tasksAdded(let new, let section, let index, let title):
             addTasks(new, section: section, index: index, newSectionTitle: title, time: time)
+        case .tasksRemoved(let ids, let section):
+            removeTasks(ids, section: section)
         case .tasksMoved(let ids, let section, let index):
             moveTasks(ids, section: section, index: index)
         case .tasksPlaced(let placements):
@@ -61,11 +70,13 @@ extension DownloadList {
             for id in ids { tasks[id]?.resetTransfer() }
         case .tasksRestored(let ids, let to):
             restore(ids, to: to)
+        case .tasksTrashed(let entries, let positions, let created):
+            putBack(entries, positions: positions, removingSections: created)
         case .trashPurged(let ids):
             purge(ids)
-        case .taskRenamed(let id, let name, let fileName):
+        case .taskRenamed(let id, let name, let fileName, let userChosen):
             tasks[id]?.displayName = name
-            tasks[id]?.nameIsUserChosen = true
+            tasks[id]?.nameIsUserChosen = userChosen
             if let fileName { tasks[id]?.fileName = fileName }
         case .tasksPaused(let ids):
             setStates(ids, to: .paused)
@@ -73,11 +84,14 @@ extension DownloadList {
             setStates(ids, to: .stopped)
         case .tasksResumed(let ids):
             for id in ids where tasks[id].map({ [.paused, .stopped, .failed].contains($0.state) }) == true {
+                // The failure stays until the next attempt starts, so undoing the resume shows it again.
                 tasks[id]?.state = .waiting
-                tasks[id]?.failure = nil
             }
         case .statesRestored(let ids, let states):
-            for (id, state) in zip(ids, states) where tasks[id] != nil { tasks[id]!.state = state }
+            // A task that finished since keeps its file: putting back "paused" would hide it.
+            for (id, state) in zip(ids, states) where tasks[id].map({ $0.state != .finished }) == true {
+                tasks[id]!.state = state
+            }
         case .maxDownloadsChanged(let max):
             maxDownloads = max
         case .speedLimitChanged(let limit):
@@ -98,7 +112,9 @@ extension DownloadList {
         for id in ids where tasks[id].map({ $0.state != .finished }) == true { tasks[id]!.state = state }
     }
 
-    private mutating func addTasks(_ new: [NewTask], section: Int, index: Int, newSectionTitle: String?, time: Int64) {
+    private mutating func addTasks(
+        _ new: [NewTask], section: Int, index: Int, newSectionTitle: String?, time: Int64
+    ) {
         var s = clamp(section, sections.count)
         if let newSectionTitle {
             sections.insert(Section(title: newSectionTitle), at: s)
@@ -113,7 +129,8 @@ extension DownloadList {
         for t in new where tasks[t.id] == nil && urlIndex[t.url] == nil {
             tasks[t.id] = DownloadTask(
                 id: t.id, url: t.url, displayName: t.name ?? DownloadList.defaultName(forURL: t.url),
-                nameIsUserChosen: t.name != nil, directory: t.directory, expectedSHA256: t.sha256, added: time)
+                nameIsUserChosen: t.name != nil, directory: t.directory, expectedSHA256: t.sha256, added: time
+            )
             urlIndex[t.url] = t.id
             fresh.append(t.id)
             nextID = Swift.max(nextID, t.id + 1)
@@ -124,6 +141,16 @@ extension DownloadList {
         } else {
             sections[s].tasks.insert(contentsOf: fresh, at: at)
         }
+    }
+
+    private mutating func removeTasks(_ ids: [TaskID], section: Int?) {
+        let gone = Set(ids.filter { tasks[$0] != nil && !isTrashed($0) })
+        _ = detach(gone)
+        for id in gone {
+            urlIndex[tasks[id]!.url] = nil
+            tasks[id] = nil
+        }
+        if let s = section, sections.indices.contains(s), sections[s].tasks.isEmpty { sections.remove(at: s) }
     }
 
     /// Removes live tasks from their sections; returns the indexes of sections they emptied.
@@ -167,7 +194,9 @@ extension DownloadList {
     private mutating func place(_ placements: [Placement]) {
         let ids = placements.map(\.id).filter { tasks[$0] != nil && !isTrashed($0) }
         _ = detach(Set(ids))
-        let ordered = placements.filter { ids.contains($0.id) }.sorted { ($0.section, $0.index) < ($1.section, $1.index) }
+        let ordered = placements.filter { ids.contains($0.id) }.sorted {
+            ($0.section, $0.index) < ($1.section, $1.index)
+        }
         for p in ordered {
             let s = sectionIndex(title: p.sectionTitle, near: p.section)
             sections[s].tasks.insert(p.id, at: clamp(p.index, sections[s].tasks.count))
@@ -181,7 +210,8 @@ extension DownloadList {
             guard let (s, i) = found[id] else { continue }
             let mode = modes.count == 1 ? modes[0] : modes[n]
             entries.append(
-                TrashEntry(id: id, mode: mode, sectionTitle: sections[s].title, section: s, index: i, deleted: time))
+                TrashEntry(
+                    id: id, mode: mode, sectionTitle: sections[s].title, section: s, index: i, deleted: time))
             if tasks[id]!.state == .downloading { tasks[id]!.state = .waiting }
         }
         let emptied = detach(Set(entries.map(\.id)))
@@ -200,12 +230,27 @@ extension DownloadList {
             let s = clamp(to.section, sections.count - 1)
             let byID = Dictionary(uniqueKeysWithValues: entries.map { ($0.id, $0) })
             let restored = ids.filter { byID[$0] != nil }
-            sections[s].tasks.insert(contentsOf: restored, at: clamp(to.index ?? .max, sections[s].tasks.count))
+            sections[s].tasks.insert(
+                contentsOf: restored, at: clamp(to.index ?? .max, sections[s].tasks.count))
         } else {
             for e in entries.sorted(by: { ($0.section, $0.index) < ($1.section, $1.index) }) {
                 let s = sectionIndex(title: e.sectionTitle, near: e.section)
                 sections[s].tasks.insert(e.id, at: clamp(e.index, sections[s].tasks.count))
             }
+        }
+    }
+
+    private mutating func putBack(_ entries: [TrashEntry], positions: [Int], removingSections created: [Int])
+    {
+        let wanted = Set(entries.map(\.id).filter { tasks[$0] != nil && !isTrashed($0) })
+        _ = detach(wanted)
+        for (n, e) in entries.enumerated() where wanted.contains(e.id) {
+            trash.insert(e, at: clamp(n < positions.count ? positions[n] : trash.count, trash.count))
+            if tasks[e.id]!.state == .downloading { tasks[e.id]!.state = .waiting }
+        }
+        trashed.formUnion(wanted)
+        for s in created.sorted(by: >) where sections.indices.contains(s) && sections[s].tasks.isEmpty {
+            sections.remove(at: s)
         }
     }
 
@@ -217,6 +262,13 @@ extension DownloadList {
             if let url = tasks[id]?.url { urlIndex[url] = nil }
             tasks[id] = nil
         }
+        // A purge is permanent: steps that would bring a purged task back can never be taken, and would block
+        // undo from reaching the actions before them.
+        let touches: (UndoStep) -> Bool = { step in
+            !wanted.isDisjoint(with: step.inverse.taskIDs) || !wanted.isDisjoint(with: step.action.taskIDs)
+        }
+        undoStack.removeAll(where: touches)
+        redoStack.removeAll(where: touches)
     }
 
     private mutating func reduceTransfer(_ event: Event, time: Int64) {
@@ -266,7 +318,9 @@ extension DownloadList {
     public static func defaultName(forURL url: String) -> String {
         var s = Substring(url)
         if let q = s.firstIndex(where: { $0 == "?" || $0 == "#" }) { s = s[..<q] }
-        if let colon = s.firstIndex(of: ":"), s[colon...].hasPrefix("://") { s = s[s.index(colon, offsetBy: 3)...] }
+        if let colon = s.firstIndex(of: ":"), s[colon...].hasPrefix("://") {
+            s = s[s.index(colon, offsetBy: 3)...]
+        }
         let parts = s.split(separator: "/", omittingEmptySubsequences: true)
         let last = parts.count > 1 ? parts.last! : (parts.first ?? "download")
         let decoded = percentDecoded(last)
@@ -278,7 +332,9 @@ extension DownloadList {
         var out: [UInt8] = []
         var it = Array(s.utf8)[...]
         while let b = it.popFirst() {
-            if b == UInt8(ascii: "%"), it.count >= 2, let v = UInt8(String(decoding: it.prefix(2), as: UTF8.self), radix: 16) {
+            if b == UInt8(ascii: "%"), it.count >= 2,
+                let v = UInt8(String(decoding: it.prefix(2), as: UTF8.self), radix: 16)
+            {
                 out.append(v)
                 it = it.dropFirst(2)
             } else {

@@ -4,7 +4,7 @@ public struct SnapshotError: Error, Sendable, CustomStringConvertible {
 }
 
 extension DownloadList {
-    private static let snapshotMagic: [UInt8] = Array("DLS1".utf8)
+    private static let snapshotMagic: [UInt8] = Array("DLS2".utf8)
 
     /// The whole projection as compact bytes: the snapshot cache. Reading it back gives an equal list.
     /// - Complexity: O(tasks + sections + trash).
@@ -43,8 +43,10 @@ extension DownloadList {
             for step in stack {
                 w.int(step.seq)
                 w.string(step.kind)
-                w.string(step.inverse.kind)
-                w.raw(Entry(step.inverse).encodedPayload())
+                for event in [step.inverse, step.action] {
+                    w.string(event.kind)
+                    w.raw(Entry(event).encodedPayload())
+                }
             }
         }
         return w.bytes
@@ -118,6 +120,7 @@ extension DownloadList {
             }
             undoStack = try Self.readSteps(&r)
             redoStack = try Self.readSteps(&r)
+            guard r.offset == bytes.count else { throw SnapshotError() }
         } catch {
             throw SnapshotError()
         }
@@ -128,9 +131,9 @@ extension DownloadList {
         for _ in 0..<(try r.count()) {
             let seq = try r.int()
             let kind = try r.string()
-            let inverseKind = try r.string()
-            let payload = Array(try r.raw())
-            steps.append(UndoStep(seq: seq, kind: kind, inverse: try Entry.decode(kind: inverseKind, payload: payload).event))
+            let inverse = try Entry.decode(kind: try r.string(), payload: Array(try r.raw())).event
+            let action = try Entry.decode(kind: try r.string(), payload: Array(try r.raw())).event
+            steps.append(UndoStep(seq: seq, kind: kind, inverse: inverse, action: action))
         }
         return steps
     }

@@ -20,12 +20,15 @@ public enum FileKind: String, Sendable, CaseIterable {
     case image = "Image", audio = "Audio", video = "Video", document = "Document", other = "Other"
 
     public init(fileName: String) {
-        let ext = fileName.split(separator: ".").count > 1 ? fileName.split(separator: ".").last!.lowercased() : ""
+        let ext =
+            fileName.split(separator: ".").count > 1 ? fileName.split(separator: ".").last!.lowercased() : ""
         switch ext {
-        case "jpg", "jpeg", "png", "gif", "bmp", "webp", "svg", "tif", "tiff", "heic", "ico", "avif": self = .image
+        case "jpg", "jpeg", "png", "gif", "bmp", "webp", "svg", "tif", "tiff", "heic", "ico", "avif":
+            self = .image
         case "mp3", "aac", "m4a", "flac", "wav", "ogg", "opus", "wma", "aiff": self = .audio
         case "mp4", "m4v", "mkv", "mov", "avi", "webm", "wmv", "flv", "mpg", "mpeg", "ts": self = .video
-        case "pdf", "txt", "md", "doc", "docx", "odt", "rtf", "xls", "xlsx", "ods", "csv", "ppt", "pptx", "odp", "epub",
+        case "pdf", "txt", "md", "doc", "docx", "odt", "rtf", "xls", "xlsx", "ods", "csv", "ppt", "pptx",
+            "odp", "epub",
             "html", "htm", "json", "xml":
             self = .document
         default: self = .other
@@ -46,7 +49,9 @@ extension DownloadList {
         let mode = sort ?? sortMode
         let desc = descending ?? sortDescending
         if filter == .trash {
-            return [ViewSection(title: "To-delete list", index: nil, tasks: trash.compactMap { tasks[$0.id] })]
+            return [
+                ViewSection(title: "To-delete list", index: nil, tasks: trash.compactMap { tasks[$0.id] })
+            ]
         }
         let keep: (DownloadTask) -> Bool = { t in
             switch filter {
@@ -85,11 +90,21 @@ extension DownloadList {
         case .name:
             var byLetter: [String: [DownloadTask]] = [:]
             for t in all { byLetter[Self.indexLetter(Self.shownName(t)), default: []].append(t) }
-            groups = byLetter.keys.sorted { ($0 == "#" ? "~" : $0) < ($1 == "#" ? "~" : $1) }.map { letter in
-                (letter, byLetter[letter]!.sorted { Self.shownName($0).lowercased() < Self.shownName($1).lowercased() })
+            // "#" (names that start with no letter) comes last, after every letter, not only after ASCII ones.
+            groups = byLetter.keys.sorted { ($0 == "#" ? 1 : 0, $0) < ($1 == "#" ? 1 : 0, $1) }.map {
+                letter in
+                (
+                    letter,
+                    byLetter[letter]!.sorted {
+                        Self.shownName($0).lowercased() < Self.shownName($1).lowercased()
+                    }
+                )
             }
         case .size:
-            let titles = ["0 ~ 1 MB", "1 MB ~ 10 MB", "10 MB ~ 100 MB", "100 MB ~ 1 GB", "Larger Than 1 GB", "Unknown Size"]
+            let titles = [
+                "0 ~ 1 MB", "1 MB ~ 10 MB", "10 MB ~ 100 MB", "100 MB ~ 1 GB", "Larger Than 1 GB",
+                "Unknown Size",
+            ]
             groups = bucket(all, titles: titles, by: { $0.size ?? -1 }) { t in
                 guard let size = t.size else { return 5 }
                 switch size {
@@ -104,7 +119,9 @@ extension DownloadList {
             let kinds = FileKind.allCases
             groups = bucket(all, titles: kinds.map(\.rawValue), by: { _ in 0 }) { t in
                 kinds.firstIndex(of: FileKind(fileName: Self.shownName(t)))!
-            }.map { ($0.0, $0.1.sorted { Self.shownName($0).lowercased() < Self.shownName($1).lowercased() }) }
+            }.map {
+                ($0.0, $0.1.sorted { Self.shownName($0).lowercased() < Self.shownName($1).lowercased() })
+            }
         }
         let ordered = desc ? groups.reversed().map { ($0.0, Array($0.1.reversed())) } : groups
         return ordered.map { ViewSection(title: $0.0, index: nil, tasks: $0.1) }
@@ -122,7 +139,9 @@ extension DownloadList {
     }
 
     /// The name a list shows: the file's name once known, else the display name.
-    public static func shownName(_ t: DownloadTask) -> String { t.nameIsUserChosen ? t.displayName : t.fileName ?? t.displayName }
+    public static func shownName(_ t: DownloadTask) -> String {
+        t.nameIsUserChosen ? t.displayName : t.fileName ?? t.displayName
+    }
 
     static func indexLetter(_ name: String) -> String {
         guard let c = name.unicodeScalars.first, c.properties.isAlphabetic else { return "#" }

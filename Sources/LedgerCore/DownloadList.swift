@@ -1,13 +1,18 @@
-/// One user action that can be undone: the seq it was logged at and the event that compensates it.
+/// One user action that can be undone or redone: the seq it was logged at, the event that undoes it (on the undo
+/// stack) and the action itself, which redo appends again (on the redo stack, `inverse` is the action too).
 public struct UndoStep: Sendable, Equatable {
     public var seq: Int64
     public var kind: String
+    /// What undo appends (undo stack) or redo appends (redo stack).
     public var inverse: Event
+    /// The user's action as first logged.
+    public var action: Event
 
-    public init(seq: Int64, kind: String, inverse: Event) {
+    public init(seq: Int64, kind: String, inverse: Event, action: Event) {
         self.seq = seq
         self.kind = kind
         self.inverse = inverse
+        self.action = action
     }
 }
 
@@ -15,7 +20,7 @@ public struct UndoStep: Sendable, Equatable {
 /// Changed only by `apply(_:)`, a pure fold over logged entries.
 public struct DownloadList: Sendable, Equatable {
     /// Bump when `apply` changes meaning: snapshots of other versions are ignored.
-    public static let reducerVersion = 1
+    public static let reducerVersion = 2
     /// How many user actions undo can reach back.
     public static let undoDepth = 200
 

@@ -45,6 +45,7 @@ public struct DownloadTask: Sendable, Equatable {
     public var state: TaskState
     public var bytes: Int64
     public var size: Int64?
+    /// Why the last attempt failed; kept through a resume until the next attempt starts.
     public var failure: TaskFailure?
     public var attempts: Int
     /// Milliseconds since the Unix epoch.

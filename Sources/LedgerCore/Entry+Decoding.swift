@@ -4,6 +4,9 @@ private struct PayloadFields {
     var ids: [TaskID] = []
     var tasks: [NewTask] = []
     var placements: [Placement] = []
+    var entries: [TrashEntry] = []
+    var positions: [Int] = []
+    var sections: [Int] = []
     var section: Int64?
     var index: Int64?
     var from: Int64?
@@ -42,6 +45,7 @@ extension Entry {
         var r = JSONReader(payload)
         var f = PayloadFields()
         try r.object { r, key in try read(key, into: &f, &r) }
+        guard r.atEnd() else { throw r.fail("bytes after the payload") }
         let k = kind.bindMemory(to: UInt8.self)
         return Entry(try event(kind: k, f, r), undoes: f.undoes, redoes: f.redoes)
     }
@@ -54,7 +58,9 @@ extension Entry {
         }
     }
 
-    private static func read(_ key: UnsafeBufferPointer<UInt8>, into f: inout PayloadFields, _ r: inout JSONReader)
+    private static func read(
+        _ key: UnsafeBufferPointer<UInt8>, into f: inout PayloadFields, _ r: inout JSONReader
+    )
         throws
     {
         if key.equals("id") {
@@ -115,6 +121,12 @@ extension Entry {
             f.to = Location(section: Int(section), index: index.map { Int($0) })
         } else if key.equals("placements") {
             try r.array { r in f.placements.append(try readPlacement(&r)) }
+        } else if key.equals("entries") {
+            try r.array { r in f.entries.append(try readTrashEntry(&r)) }
+        } else if key.equals("positions") {
+            try r.array { r in f.positions.append(Int(try r.int())) }
+        } else if key.equals("sections") {
+            try r.array { r in f.sections.append(Int(try r.int())) }
         } else if key.equals("serverName") {
             f.serverName = try r.string()
         } else if key.equals("validator") {
@@ -126,7 +138,7 @@ extension Entry {
         } else if key.equals("detail") {
             f.detail = try r.string()
         } else if key.equals("retryable") || key.equals("acceptsRanges") || key.equals("descending")
-            || key.equals("autoRemove")
+            || key.equals("autoRemove") || key.equals("chosen")
         {
             f.flag = try r.bool()
         } else if key.equals("bytesPerSecond") {
@@ -187,6 +199,38 @@ extension Entry {
         return Placement(id: id, sectionTitle: title, section: Int(section), index: Int(index))
     }
 
+    private static func readTrashEntry(_ r: inout JSONReader) throws -> TrashEntry {
+        var id: Int64?
+        var mode: DeleteMode?
+        var title: String?
+        var section: Int64?
+        var index: Int64?
+        var deleted: Int64?
+        try r.object { r, k in
+            if k.equals("id") {
+                id = try r.int()
+            } else if k.equals("mode") {
+                mode = DeleteMode(rawValue: try r.string())
+            } else if k.equals("title") {
+                title = try r.string()
+            } else if k.equals("section") {
+                section = try r.int()
+            } else if k.equals("index") {
+                index = try r.int()
+            } else if k.equals("deleted") {
+                deleted = try r.int()
+            } else {
+                try r.skip()
+            }
+        }
+        guard let id, let mode, let title, let section, let index, let deleted else {
+            throw r.fail("incomplete to-delete entry")
+        }
+        return TrashEntry(
+            id: id, mode: mode, sectionTitle: title, section: Int(section), index: Int(index),
+            deleted: deleted)
+    }
+
     private static func need<T>(_ value: T?, _ name: String, _ r: JSONReader) throws -> T {
         guard let value else { throw r.fail("missing '\(name)'") }
         return value
@@ -201,7 +245,9 @@ extension Entry {
         return modes
     }
 
-    private static func event(kind k: UnsafeBufferPointer<UInt8>, _ f: PayloadFields, _ r: JSONReader) throws -> Event {
+    private static func event(kind k: UnsafeBufferPointer<UInt8>, _ f: PayloadFields, _ r: JSONReader) throws
+        -> Event
+    {
         if k.equals("transferStarted") {
             return .transferStarted(
                 id: try need(f.id, "id", r), attempt: Int(f.attempt ?? 1), offset: f.offset ?? 0)
@@ -216,7 +262,8 @@ extension Entry {
                 id: try need(f.id, "id", r), bytes: f.bytes ?? 0, sha256: f.sha256 ?? "",
                 fileName: try need(f.file, "file", r))
         } else if k.equals("transferFailed") {
-            let failure = TaskFailure(code: f.code ?? "unknown", detail: f.detail ?? "", retryable: f.flag ?? false)
+            let failure = TaskFailure(
+                code: f.code ?? "unknown", detail: f.detail ?? "", retryable: f.flag ?? false)
             return .transferFailed(id: try need(f.id, "id", r), failure: failure, bytes: f.bytes ?? 0)
         } else if k.equals("tasksAdded") {
             return .tasksAdded(
@@ -224,17 +271,23 @@ extension Entry {
                 index: Int(try need(f.index, "index", r)), newSectionTitle: f.newSection)
         } else if k.equals("ledgerCreated") {
             return .ledgerCreated(directory: try need(f.dir, "dir", r), maxDownloads: Int(f.max ?? 0))
+        } else if k.equals("tasksRemoved") {
+            return .tasksRemoved(ids: f.ids, removingSection: f.section.map { Int($0) })
         } else if k.equals("tasksMoved") {
             return .tasksMoved(
-                ids: f.ids, section: Int(try need(f.section, "section", r)), index: Int(try need(f.index, "index", r)))
+                ids: f.ids, section: Int(try need(f.section, "section", r)),
+                index: Int(try need(f.index, "index", r)))
         } else if k.equals("tasksPlaced") {
             return .tasksPlaced(f.placements)
         } else if k.equals("sectionInserted") {
-            return .sectionInserted(index: Int(try need(f.index, "index", r)), title: try need(f.title, "title", r))
+            return .sectionInserted(
+                index: Int(try need(f.index, "index", r)), title: try need(f.title, "title", r))
         } else if k.equals("sectionRenamed") {
-            return .sectionRenamed(index: Int(try need(f.index, "index", r)), title: try need(f.title, "title", r))
+            return .sectionRenamed(
+                index: Int(try need(f.index, "index", r)), title: try need(f.title, "title", r))
         } else if k.equals("sectionMoved") {
-            return .sectionMoved(from: Int(try need(f.from, "from", r)), to: Int(try need(f.toIndex, "toIndex", r)))
+            return .sectionMoved(
+                from: Int(try need(f.from, "from", r)), to: Int(try need(f.toIndex, "toIndex", r)))
         } else if k.equals("sectionRemoved") {
             return .sectionRemoved(index: Int(try need(f.index, "index", r)))
         } else if k.equals("tasksDeleted") {
@@ -243,12 +296,17 @@ extension Entry {
             return .filesDeleted(ids: f.ids)
         } else if k.equals("tasksRestored") {
             return .tasksRestored(ids: f.ids, to: f.to)
+        } else if k.equals("tasksTrashed") {
+            guard f.positions.count == f.entries.count else { throw r.fail("positions do not match entries") }
+            return .tasksTrashed(f.entries, positions: f.positions, removingSections: f.sections)
         } else if k.equals("trashPurged") {
             return .trashPurged(ids: f.ids)
         } else if k.equals("tasksRedownloaded") {
             return .tasksRedownloaded(ids: f.ids)
         } else if k.equals("taskRenamed") {
-            return .taskRenamed(id: try need(f.id, "id", r), name: try need(f.name, "name", r), fileName: f.file)
+            return .taskRenamed(
+                id: try need(f.id, "id", r), name: try need(f.name, "name", r), fileName: f.file,
+                userChosen: f.flag ?? true)
         } else if k.equals("tasksPaused") {
             return .tasksPaused(ids: f.ids)
         } else if k.equals("tasksResumed") {
@@ -257,7 +315,9 @@ extension Entry {
             return .tasksStopped(ids: f.ids)
         } else if k.equals("statesRestored") {
             let states = f.states.compactMap(TaskState.init(rawValue:))
-            guard states.count == f.ids.count, f.states.count == states.count else { throw r.fail("bad states") }
+            guard states.count == f.ids.count, f.states.count == states.count else {
+                throw r.fail("bad states")
+            }
             return .statesRestored(ids: f.ids, states: states)
         } else if k.equals("maxDownloadsChanged") {
             return .maxDownloadsChanged(Int(try need(f.max, "max", r)))

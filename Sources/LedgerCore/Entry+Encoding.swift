@@ -23,6 +23,9 @@ extension Entry {
             w.field("section", section)
             w.field("index", index)
             w.field("newSection", title)
+        case .tasksRemoved(let ids, let section):
+            w.field("ids", ids: ids)
+            w.field("section", section.map(Int64.init))
         case .tasksMoved(let ids, let section, let index):
             w.field("ids", ids: ids)
             w.field("section", section)
@@ -65,10 +68,26 @@ extension Entry {
                 w.field("index", to.index.map(Int64.init))
                 w.endObject()
             }
-        case .taskRenamed(let id, let name, let fileName):
+        case .tasksTrashed(let entries, let positions, let sections):
+            w.beginArray("entries")
+            for e in entries {
+                w.beginObject()
+                w.field("id", e.id)
+                w.field("mode", e.mode.rawValue)
+                w.field("title", e.sectionTitle)
+                w.field("section", e.section)
+                w.field("index", e.index)
+                w.field("deleted", e.deleted)
+                w.endObject()
+            }
+            w.endArray()
+            w.field("positions", ids: positions.map(Int64.init))
+            w.field("sections", ids: sections.map(Int64.init))
+        case .taskRenamed(let id, let name, let fileName, let userChosen):
             w.field("id", id)
             w.field("name", name)
             w.field("file", fileName)
+            if !userChosen { w.field("chosen", false) }
         case .statesRestored(let ids, let states):
             w.field("ids", ids: ids)
             w.field("states", strings: states.map(\.rawValue))
@@ -85,7 +104,8 @@ extension Entry {
             w.field("id", id)
             w.field("attempt", attempt)
             w.field("offset", offset)
-        case .transferResolved(let id, let size, let serverName, let validator, let acceptsRanges, let restarted):
+        case .transferResolved(
+            let id, let size, let serverName, let validator, let acceptsRanges, let restarted):
             w.field("id", id)
             w.field("size", size)
             w.field("serverName", serverName)

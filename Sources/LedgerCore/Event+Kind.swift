@@ -7,6 +7,7 @@ extension Event {
         switch self {
         case .ledgerCreated: return "ledgerCreated"
         case .tasksAdded: return "tasksAdded"
+        case .tasksRemoved: return "tasksRemoved"
         case .tasksMoved: return "tasksMoved"
         case .tasksPlaced: return "tasksPlaced"
         case .sectionInserted: return "sectionInserted"
@@ -16,6 +17,7 @@ extension Event {
         case .tasksDeleted: return "tasksDeleted"
         case .filesDeleted: return "filesDeleted"
         case .tasksRestored: return "tasksRestored"
+        case .tasksTrashed: return "tasksTrashed"
         case .trashPurged: return "trashPurged"
         case .tasksRedownloaded: return "tasksRedownloaded"
         case .taskRenamed: return "taskRenamed"
@@ -37,8 +39,10 @@ extension Event {
 
     /// Every kind name, in catalog order.
     public static let allKinds: [String] = [
-        "ledgerCreated", "tasksAdded", "tasksMoved", "tasksPlaced", "sectionInserted", "sectionRenamed",
-        "sectionMoved", "sectionRemoved", "tasksDeleted", "filesDeleted", "tasksRestored", "trashPurged",
+        "ledgerCreated", "tasksAdded", "tasksRemoved", "tasksMoved", "tasksPlaced", "sectionInserted",
+        "sectionRenamed",
+        "sectionMoved", "sectionRemoved", "tasksDeleted", "filesDeleted", "tasksRestored", "tasksTrashed",
+        "trashPurged",
         "tasksRedownloaded", "taskRenamed", "tasksPaused", "tasksResumed", "tasksStopped", "statesRestored",
         "maxDownloadsChanged", "speedLimitChanged", "sortChanged", "emptySectionsPolicyChanged",
         "transferStarted", "transferResolved", "transferPaused", "transferCompleted", "transferFailed",

@@ -27,6 +27,9 @@ public enum Event: Sendable, Equatable {
     /// Tasks inserted at `section`/`index`; with `newSectionTitle`, a section with that title is first
     /// inserted at `section`.
     case tasksAdded(tasks: [NewTask], section: Int, index: Int, newSectionTitle: String?)
+    /// Tasks taken out of the list and forgotten: the inverse of an add. `removingSection`, the section the add
+    /// created, goes too when it is left empty.
+    case tasksRemoved(ids: [TaskID], removingSection: Int?)
     /// Tasks removed from where they are, then inserted in the given order at `section`/`index`
     /// (the index counts in the section without the moved tasks).
     case tasksMoved(ids: [TaskID], section: Int, index: Int)
@@ -42,10 +45,14 @@ public enum Event: Sendable, Equatable {
     case filesDeleted(ids: [TaskID])
     /// Out of the to-delete list: to `to`, or where each task was when nil.
     case tasksRestored(ids: [TaskID], to: Location?)
+    /// Back into the to-delete list exactly as they were: the inverse of a restore. Each entry goes to its
+    /// position in the list (ascending); `removingSections`, the sections the restore recreated, go when empty.
+    case tasksTrashed([TrashEntry], positions: [Int], removingSections: [Int])
     case trashPurged(ids: [TaskID])
     case tasksRedownloaded(ids: [TaskID])
-    /// A new display name; `fileName` is set when a finished file was renamed on disk.
-    case taskRenamed(id: TaskID, name: String, fileName: String?)
+    /// A new display name; `fileName` is set when a finished file was renamed on disk. `userChosen` is false
+    /// only when an undo gives back a name the user never chose, so the server's name may replace it again.
+    case taskRenamed(id: TaskID, name: String, fileName: String?, userChosen: Bool = true)
     case tasksPaused(ids: [TaskID])
     case tasksResumed(ids: [TaskID])
     case tasksStopped(ids: [TaskID])
@@ -79,12 +86,14 @@ public enum Event: Sendable, Equatable {
         switch self {
         case .tasksAdded(let tasks, _, _, _): return tasks.map(\.id)
         case .tasksPlaced(let placements): return placements.map(\.id)
-        case .tasksMoved(let ids, _, _), .tasksDeleted(let ids, _), .filesDeleted(let ids),
+        case .tasksTrashed(let entries, _, _): return entries.map(\.id)
+        case .tasksMoved(let ids, _, _), .tasksRemoved(let ids, _), .tasksDeleted(let ids, _),
+            .filesDeleted(let ids),
             .tasksRestored(let ids, _), .trashPurged(let ids), .tasksRedownloaded(let ids),
             .tasksPaused(let ids), .tasksResumed(let ids), .tasksStopped(let ids),
             .statesRestored(let ids, _):
             return ids
-        case .taskRenamed(let id, _, _), .transferStarted(let id, _, _),
+        case .taskRenamed(let id, _, _, _), .transferStarted(let id, _, _),
             .transferResolved(let id, _, _, _, _, _), .transferPaused(let id, _),
             .transferCompleted(let id, _, _, _), .transferFailed(let id, _, _):
             return [id]

@@ -134,7 +134,8 @@ struct JSONReader {
         while offset < end {
             let b = base[offset]
             if b == UInt8(ascii: "\"") {
-                let s = String(decoding: UnsafeBufferPointer(start: base + start, count: offset - start), as: UTF8.self)
+                let s = String(
+                    decoding: UnsafeBufferPointer(start: base + start, count: offset - start), as: UTF8.self)
                 offset += 1
                 return s
             }

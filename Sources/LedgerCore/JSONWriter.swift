@@ -107,7 +107,9 @@ struct JSONWriter {
             case 0x09: bytes.append(contentsOf: [92, UInt8(ascii: "t")])
             case 0..<0x20:
                 let hex = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: [92, UInt8(ascii: "u"), 48, 48, hex[Int(byte >> 4)], hex[Int(byte & 15)]])
+                bytes.append(contentsOf: [
+                    92, UInt8(ascii: "u"), 48, 48, hex[Int(byte >> 4)], hex[Int(byte & 15)],
+                ])
             default: bytes.append(byte)
             }
         }

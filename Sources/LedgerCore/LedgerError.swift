@@ -38,7 +38,8 @@ public enum LedgerError: Error, Sendable, Equatable, CustomStringConvertible {
         case .sectionNotEmpty(let i, let n):
             return "section \(i) is not empty (\(n) task\(n == 1 ? "" : "s")): move or delete them first"
         case .needsManualSort(let mode):
-            return "positions need the manual sort (the list is sorted by \(mode.rawValue)): run 'sort manual' first"
+            return
+                "positions need the manual sort (the list is sorted by \(mode.rawValue)): run 'sort manual' first"
         case .nothingToDo(let s): return s
         case .nothingToUndo: return "nothing to undo"
         case .nothingToRedo: return "nothing to redo"

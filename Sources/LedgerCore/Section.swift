@@ -43,7 +43,8 @@ public struct TrashEntry: Sendable, Equatable {
     /// Milliseconds since the Unix epoch.
     public var deleted: Int64
 
-    public init(id: TaskID, mode: DeleteMode, sectionTitle: String, section: Int, index: Int, deleted: Int64) {
+    public init(id: TaskID, mode: DeleteMode, sectionTitle: String, section: Int, index: Int, deleted: Int64)
+    {
         self.id = id
         self.mode = mode
         self.sectionTitle = sectionTitle

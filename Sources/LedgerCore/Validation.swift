@@ -6,7 +6,8 @@ public enum Validation {
         let url = trimmed(raw)
         let lower = url.lowercased()
         guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
-            throw LedgerError.invalidURL(raw, reason: url.contains("://") ? "only http and https" : "no http(s) scheme")
+            throw LedgerError.invalidURL(
+                raw, reason: url.contains("://") ? "only http and https" : "no http(s) scheme")
         }
         guard !url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else {
             throw LedgerError.invalidURL(raw, reason: "contains spaces or control characters")
@@ -19,11 +20,14 @@ public enum Validation {
         } else {
             let name = host.prefix { $0 != ":" }
             guard !name.isEmpty else { throw LedgerError.invalidURL(raw, reason: "no host") }
-            guard name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "_" }) else {
+            guard name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "_" })
+            else {
                 throw LedgerError.invalidURL(raw, reason: "bad host")
             }
             let port = host.drop { $0 != ":" }.dropFirst()
-            if host.contains(":"), port.isEmpty || !port.allSatisfy(\.isNumber) || Int(port).map({ $0 > 65535 }) != false {
+            if host.contains(":"),
+                port.isEmpty || !port.allSatisfy(\.isNumber) || Int(port).map({ $0 > 65535 }) != false
+            {
                 throw LedgerError.invalidURL(raw, reason: "bad port")
             }
         }
@@ -43,7 +47,9 @@ public enum Validation {
         guard !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
             throw LedgerError.invalidName(raw, reason: "contains control characters")
         }
-        guard name.utf8.count <= 255 else { throw LedgerError.invalidName(raw, reason: "longer than 255 bytes") }
+        guard name.utf8.count <= 255 else {
+            throw LedgerError.invalidName(raw, reason: "longer than 255 bytes")
+        }
         return name
     }
 
@@ -61,7 +67,8 @@ public enum Validation {
     /// 64 hex digits, returned in lower case.
     public static func sha256(_ raw: String) throws -> String {
         let hex = trimmed(raw).lowercased()
-        guard hex.utf8.count == 64, hex.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
+        guard hex.utf8.count == 64, hex.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) })
+        else {
             throw LedgerError.invalidChecksum(raw)
         }
         return hex

@@ -1,22 +1,32 @@
 import CCrypto
 
-/// Lays out the canonical bytes of an event after its predecessor's hash and computes the chained SHA-256.
+/// The rolling state of the hash chain: the last hash, and the canonical bytes of the events chained since
+/// `clear()`, kept side by side so a batch of rows can be bound to SQLite without copies.
 ///
 /// `hash[n] = SHA-256(hash[n-1] ‖ seq (8 bytes BE) ‖ time (8 BE) ‖ kind ‖ 0x00 ‖ version (4 BE) ‖ tasks ‖ 0x00 ‖
 /// payload)`, with `hash[0]` 32 zero bytes and tasks the comma-separated decimal ids ("7,8").
-/// Owns one OpenSSL digest context and one buffer, both reused for every event.
+/// Owns one OpenSSL digest context and one growing buffer, reused for every event so chaining allocates nothing.
 final class ChainHasher {
     static let digestLength = 32
     static let zeroHash = [UInt8](repeating: 0, count: digestLength)
 
     private let context: OpaquePointer
     private let sha256: OpaquePointer
-    /// The previous hash followed by the canonical bytes of the last event laid out.
-    private(set) var buffer: [UInt8] = []
-    /// Where the kind, tasks text and payload sit inside `buffer`, to bind them without copies.
-    private(set) var kindRange = 0..<0
-    private(set) var tasksRange = 0..<0
-    private(set) var payloadRange = 0..<0
+    /// For each event chained since `clear()`: `hash[n-1] ‖ canonical(n) ‖ hash[n]`.
+    private var buffer: UnsafeMutableRawPointer
+    private var capacity: Int
+    private var count = 0
+    private let hashStorage: UnsafeMutableRawBufferPointer
+    /// Where the parts of each event chained since `clear()` sit in the buffer.
+    private(set) var entries: [Entry] = []
+
+    /// Offsets of one event's parts inside the buffer; read them with `bytes(_:)`.
+    struct Entry {
+        var kind: Range<Int>
+        var tasks: Range<Int>
+        var payload: Range<Int>
+        var hash: Range<Int>
+    }
 
     init() {
         guard let context = EVP_MD_CTX_new(), let sha256 = EVP_MD_fetch(nil, "SHA256", nil) else {
@@ -24,106 +34,160 @@ final class ChainHasher {
         }
         self.context = context
         self.sha256 = sha256
-        buffer.reserveCapacity(4096)
+        capacity = 1024
+        buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
+        hashStorage = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.digestLength, alignment: 16)
+        hashStorage.initializeMemory(as: UInt8.self, repeating: 0)
+        entries.reserveCapacity(64)
     }
 
     deinit {
         EVP_MD_CTX_free(context)
         EVP_MD_free(sha256)
+        buffer.deallocate()
+        hashStorage.deallocate()
     }
 
-    /// Lays out `previous ‖ canonical(event)` with the tasks given as ids.
-    func layout(
-        previous: UnsafeRawBufferPointer, seq: Int64, time: Int64, kind: UnsafeRawBufferPointer, version: Int,
-        tasks: [Int64], payload: UnsafeRawBufferPointer
+    /// The hash of the last event chained (or the one the chain restarted from).
+    var hash: UnsafeRawBufferPointer { UnsafeRawBufferPointer(hashStorage) }
+
+    /// Bytes of an entry's part; valid until the next `chain` or `clear` call.
+    func bytes(_ range: Range<Int>) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: buffer + range.lowerBound, count: range.count)
+    }
+
+    /// Forgets the events chained so far (not the chain's hash) and reuses their memory.
+    func clear() {
+        count = 0
+        entries.removeAll(keepingCapacity: true)
+    }
+
+    /// Continues the chain after an event whose hash is `hash` (32 bytes), or from the start when nil.
+    func restart(from hash: UnsafeRawBufferPointer?) {
+        if let hash, hash.count == Self.digestLength {
+            hashStorage.copyMemory(from: hash)
+        } else {
+            hashStorage.initializeMemory(as: UInt8.self, repeating: 0)
+        }
+    }
+
+    /// Chains an event whose tasks are given as ids; `hash` becomes its hash and `entries` gets its parts.
+    func chain(
+        seq: Int64, time: Int64, kind: UnsafeRawBufferPointer, version: Int, tasks: [Int64],
+        payload: UnsafeRawBufferPointer
     ) {
-        start(previous: previous, seq: seq, time: time, kind: kind, version: version)
-        let tasksStart = buffer.count
+        let (layoutStart, kindRange) = start(
+            seq: seq, time: time, kind: kind, version: version, reserving: tasks.count * 21 + payload.count)
+        let tasksStart = count
         for (index, task) in tasks.enumerated() {
-            if index > 0 { buffer.append(UInt8(ascii: ",")) }
-            Self.appendDecimal(task, to: &buffer)
+            if index > 0 { put(UInt8(ascii: ",")) }
+            putDecimal(task)
         }
-        finish(tasksStart: tasksStart, payload: payload)
+        finish(layoutStart: layoutStart, kind: kindRange, tasksStart: tasksStart, payload: payload)
     }
 
-    /// Lays out `previous ‖ canonical(event)` with the tasks given as their stored text.
-    func layout(
-        previous: UnsafeRawBufferPointer, seq: Int64, time: Int64, kind: UnsafeRawBufferPointer, version: Int,
-        tasksText: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer
+    /// Chains an event whose tasks are given as their stored text; `hash` becomes its hash.
+    func chain(
+        seq: Int64, time: Int64, kind: UnsafeRawBufferPointer, version: Int,
+        tasksText: UnsafeRawBufferPointer,
+        payload: UnsafeRawBufferPointer
     ) {
-        start(previous: previous, seq: seq, time: time, kind: kind, version: version)
-        let tasksStart = buffer.count
-        buffer.append(contentsOf: tasksText)
-        finish(tasksStart: tasksStart, payload: payload)
+        let (layoutStart, kindRange) = start(
+            seq: seq, time: time, kind: kind, version: version, reserving: tasksText.count + payload.count)
+        let tasksStart = count
+        put(tasksText)
+        finish(layoutStart: layoutStart, kind: kindRange, tasksStart: tasksStart, payload: payload)
     }
 
-    /// SHA-256 of the buffer laid out last, written into `digest` (32 bytes).
-    func digest(into digest: UnsafeMutableRawBufferPointer) {
-        precondition(digest.count >= Self.digestLength)
-        let ok = buffer.withUnsafeBytes { bytes in
-            EVP_DigestInit_ex2(context, sha256, nil) == 1
-                && EVP_DigestUpdate(context, bytes.baseAddress, bytes.count) == 1
-                && EVP_DigestFinal_ex(context, digest.baseAddress?.assumingMemoryBound(to: UInt8.self), nil)
-                    == 1
-        }
-        precondition(ok, "OpenSSL SHA-256 failed")
-    }
-
-    /// SHA-256 of the buffer laid out last.
-    func digest() -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: Self.digestLength)
-        out.withUnsafeMutableBytes { digest(into: $0) }
-        return out
-    }
-
+    /// Lays out `hash ‖ seq ‖ time ‖ kind ‖ 0 ‖ version` and reserves room for the rest of the event.
     private func start(
-        previous: UnsafeRawBufferPointer, seq: Int64, time: Int64, kind: UnsafeRawBufferPointer, version: Int
-    ) {
-        buffer.removeAll(keepingCapacity: true)
-        buffer.append(contentsOf: previous)
-        appendBigEndian(UInt64(bitPattern: seq), bytes: 8)
-        appendBigEndian(UInt64(bitPattern: time), bytes: 8)
-        let kindStart = buffer.count
-        buffer.append(contentsOf: kind)
-        kindRange = kindStart..<buffer.count
-        buffer.append(0)
-        appendBigEndian(UInt64(UInt32(truncatingIfNeeded: version)), bytes: 4)
+        seq: Int64, time: Int64, kind: UnsafeRawBufferPointer, version: Int, reserving extra: Int
+    )
+        -> (layoutStart: Int, kind: Range<Int>)
+    {
+        let length = Self.digestLength * 2 + 8 + 8 + kind.count + 1 + 4 + 1
+        reserve(length + extra)
+        let layoutStart = count
+        put(UnsafeRawBufferPointer(hashStorage))
+        putBigEndian(UInt64(bitPattern: seq))
+        putBigEndian(UInt64(bitPattern: time))
+        let kindStart = count
+        put(kind)
+        let kindRange = kindStart..<count
+        put(0)
+        putBigEndian(UInt32(truncatingIfNeeded: version))
+        return (layoutStart, kindRange)
     }
 
-    private func finish(tasksStart: Int, payload: UnsafeRawBufferPointer) {
-        tasksRange = tasksStart..<buffer.count
-        buffer.append(0)
-        let payloadStart = buffer.count
-        buffer.append(contentsOf: payload)
-        payloadRange = payloadStart..<buffer.count
+    /// Lays out `0 ‖ payload`, hashes the layout from `layoutStart`, then appends the new hash.
+    private func finish(layoutStart: Int, kind: Range<Int>, tasksStart: Int, payload: UnsafeRawBufferPointer)
+    {
+        let tasksRange = tasksStart..<count
+        put(0)
+        let payloadStart = count
+        put(payload)
+        let payloadRange = payloadStart..<count
+        let ok =
+            EVP_DigestInit_ex2(context, sha256, nil) == 1
+            && EVP_DigestUpdate(context, buffer + layoutStart, count - layoutStart) == 1
+            && EVP_DigestFinal_ex(context, hashStorage.baseAddress?.assumingMemoryBound(to: UInt8.self), nil)
+                == 1
+        precondition(ok, "OpenSSL SHA-256 failed")
+        let hashStart = count
+        put(UnsafeRawBufferPointer(hashStorage))
+        entries.append(Entry(kind: kind, tasks: tasksRange, payload: payloadRange, hash: hashStart..<count))
     }
 
-    private func appendBigEndian(_ value: UInt64, bytes: Int) {
-        for shift in stride(from: (bytes - 1) * 8, through: 0, by: -8) {
-            buffer.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
-        }
+    private func reserve(_ needed: Int) {
+        guard needed > capacity - count else { return }
+        var newCapacity = capacity * 2
+        while newCapacity - count < needed { newCapacity *= 2 }
+        let grown = UnsafeMutableRawPointer.allocate(byteCount: newCapacity, alignment: 16)
+        grown.copyMemory(from: buffer, byteCount: count)
+        buffer.deallocate()
+        buffer = grown
+        capacity = newCapacity
     }
 
-    /// Appends the decimal digits of `value` (with a leading '-' when negative).
-    static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
-        if value < 0 { out.append(UInt8(ascii: "-")) }
+    private func put(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        (buffer + count).copyMemory(from: base, byteCount: bytes.count)
+        count += bytes.count
+    }
+
+    private func put(_ byte: UInt8) {
+        buffer.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
+        count += 1
+    }
+
+    private func putBigEndian<T: FixedWidthInteger>(_ value: T) {
+        buffer.storeBytes(of: value.bigEndian, toByteOffset: count, as: T.self)
+        count += MemoryLayout<T>.size
+    }
+
+    /// Writes the decimal digits of `value` (with a leading '-' when negative), at most 20 bytes.
+    private func putDecimal(_ value: Int64) {
+        if value < 0 { put(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
-        let start = out.count
+        var digits = 1
+        var rest = magnitude / 10
+        while rest > 0 {
+            digits += 1
+            rest /= 10
+        }
+        var position = count + digits
+        count = position
         repeat {
-            out.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+            position -= 1
+            buffer.storeBytes(
+                of: UInt8(ascii: "0") + UInt8(magnitude % 10), toByteOffset: position, as: UInt8.self)
             magnitude /= 10
         } while magnitude > 0
-        out[start...].reverse()
     }
 
     /// The comma-separated text of `tasks`, as stored in the `tasks` column.
     static func tasksText(_ tasks: [Int64]) -> [UInt8] {
-        var out: [UInt8] = []
-        for (index, task) in tasks.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            appendDecimal(task, to: &out)
-        }
-        return out
+        Array(tasks.map { String($0) }.joined(separator: ",").utf8)
     }
 
     /// Parses the `tasks` column back into ids; nil when it is not comma-separated integers.

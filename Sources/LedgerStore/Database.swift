@@ -23,6 +23,7 @@ public final class Database {
     /// - Parameter busyTimeout: how long to wait for another connection's lock, in milliseconds.
     /// - Throws: `DatabaseError` when SQLite cannot open the file.
     public init(location: String, readOnly: Bool = false, busyTimeout: Int32 = 5000) throws(DatabaseError) {
+        _ = Database.configureOnce
         var connection: OpaquePointer?
         let mode = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
         let flags = mode | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI | SQLITE_OPEN_EXRESCODE
@@ -37,6 +38,11 @@ public final class Database {
         sqlite3_extended_result_codes(connection, 1)
         csqlite_config_busy_timeout(connection, busyTimeout)
     }
+
+    /// Process-wide SQLite settings, applied before the first connection opens (if SQLite is not running yet).
+    private static let configureOnce: Void = {
+        _ = csqlite_config_memstatus(0)
+    }()
 
     /// Opens a plain file path (no URI parameters).
     public convenience init(path: String, readOnly: Bool = false) throws(DatabaseError) {
@@ -83,21 +89,25 @@ public final class Database {
     ///
     /// The write lock is taken at BEGIN, so a concurrent writer waits (busy timeout) instead of failing later.
     public func immediateTransaction<T>(_ body: () throws -> T) throws -> T {
-        try execute("BEGIN IMMEDIATE")
+        try cachedStatement("BEGIN IMMEDIATE").run()
         let result: T
         do {
             result = try body()
         } catch {
-            try? execute("ROLLBACK")
+            rollback()
             throw error
         }
         do {
-            try execute("COMMIT")
+            try cachedStatement("COMMIT").run()
         } catch {
-            try? execute("ROLLBACK")
+            rollback()
             throw error
         }
         return result
+    }
+
+    private func rollback() {
+        if isInTransaction { try? cachedStatement("ROLLBACK").run() }
     }
 
     /// Whether a transaction is open on this connection.

@@ -16,27 +16,18 @@ public final class InMemoryEventStore: EventStore {
         let head = try head()
         guard head == expectingHead else { throw StoreError.conflict(head: head) }
         let commitTime = max(time, log.last?.time ?? time)
-        var previous = log.last?.hash ?? ChainHasher.zeroHash
+        if let last = log.last {
+            last.hash.withUnsafeBytes { hasher.restart(from: $0) }
+        } else {
+            hasher.restart(from: nil)
+        }
         var seq = head
         for event in events {
             seq += 1
-            var kind = event.kind
-            kind.withUTF8 { kindBytes in
-                event.payload.withUnsafeBytes { payload in
-                    previous.withUnsafeBytes { previousBytes in
-                        hasher.layout(
-                            previous: previousBytes, seq: seq, time: commitTime,
-                            kind: UnsafeRawBufferPointer(kindBytes), version: event.version,
-                            tasks: event.tasks,
-                            payload: payload)
-                    }
-                }
-            }
-            previous = hasher.digest()
             log.append(
                 StoredEvent(
                     seq: seq, time: commitTime, kind: event.kind, version: event.version, tasks: event.tasks,
-                    payload: event.payload, hash: previous))
+                    payload: event.payload, hash: chain(event, seq: seq, time: commitTime)))
         }
         if !events.isEmpty { appendCount += 1 }
         return seq
@@ -94,30 +85,35 @@ public final class InMemoryEventStore: EventStore {
     }
 
     public func verifyChain() throws -> ChainReport {
-        var previous = ChainHasher.zeroHash
+        hasher.restart(from: nil)
         var problem: ChainReport.Problem?
         for (index, event) in log.enumerated() where problem == nil {
             if event.seq != Int64(index + 1) {
                 problem = .init(seq: event.seq, reason: .gap(expected: Int64(index + 1)))
                 break
             }
-            var kind = event.kind
-            kind.withUTF8 { kindBytes in
-                event.payload.withUnsafeBytes { payload in
-                    previous.withUnsafeBytes { previousBytes in
-                        hasher.layout(
-                            previous: previousBytes, seq: event.seq, time: event.time,
-                            kind: UnsafeRawBufferPointer(kindBytes), version: event.version,
-                            tasks: event.tasks,
-                            payload: payload)
-                    }
-                }
+            let unstored = NewEvent(
+                kind: event.kind, version: event.version, tasks: event.tasks, payload: event.payload)
+            if chain(unstored, seq: event.seq, time: event.time) != event.hash {
+                problem = .init(seq: event.seq, reason: .hashMismatch)
             }
-            previous = hasher.digest()
-            if previous != event.hash { problem = .init(seq: event.seq, reason: .hashMismatch) }
         }
         return ChainReport(
             rowCount: Int64(log.count), head: log.last?.seq ?? 0, headHash: log.last?.hash ?? [],
             firstProblem: problem)
+    }
+
+    /// Chains `event` after the hasher's current hash and returns its hash.
+    private func chain(_ event: NewEvent, seq: Int64, time: Int64) -> [UInt8] {
+        hasher.clear()
+        var kind = event.kind
+        kind.withUTF8 { kindBytes in
+            event.payload.withUnsafeBytes { payload in
+                hasher.chain(
+                    seq: seq, time: time, kind: UnsafeRawBufferPointer(kindBytes), version: event.version,
+                    tasks: event.tasks, payload: payload)
+            }
+        }
+        return Array(hasher.hash)
     }
 }

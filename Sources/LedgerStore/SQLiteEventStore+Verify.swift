@@ -7,8 +7,7 @@ extension SQLiteEventStore {
             defer { statement.reset() }
             let handle = statement.handle
             var report = ChainReport(rowCount: 0, head: 0, headHash: [], firstProblem: nil)
-            var previous = ChainHasher.zeroHash
-            var computed = ChainHasher.zeroHash
+            hasher.restart(from: nil)
             while try statement.step() {
                 let seq = statement.int64(at: 0)
                 report.rowCount += 1
@@ -20,17 +19,14 @@ extension SQLiteEventStore {
                 } else if seq != expected {
                     report.firstProblem = .init(seq: seq, reason: .gap(expected: expected))
                 } else {
-                    previous.withUnsafeBytes { previousBytes in
-                        hasher.layout(
-                            previous: previousBytes, seq: seq, time: statement.int64(at: 1),
-                            kind: statement.rawBytes(at: 2), version: Int(statement.int64(at: 3)),
-                            tasksText: statement.rawBytes(at: 4), payload: statement.rawBytes(at: 5))
-                    }
-                    computed.withUnsafeMutableBytes { hasher.digest(into: $0) }
-                    if !statement.rawBytes(at: 6).elementsEqual(computed) {
+                    hasher.clear()
+                    hasher.chain(
+                        seq: seq, time: statement.int64(at: 1), kind: statement.rawBytes(at: 2),
+                        version: Int(statement.int64(at: 3)), tasksText: statement.rawBytes(at: 4),
+                        payload: statement.rawBytes(at: 5))
+                    if !statement.rawBytes(at: 6).elementsEqual(hasher.hash) {
                         report.firstProblem = .init(seq: seq, reason: .hashMismatch)
                     }
-                    swap(&previous, &computed)
                 }
             }
             report.headHash = report.rowCount == 0 ? [] : try lastHash()

@@ -69,7 +69,9 @@ extension Attempt {
     }
 
     private func resolve(restartedFromZero reason: String?) {
-        let serverName = headers["content-disposition"].flatMap { FileNaming.name(fromContentDisposition: $0) }
+        let serverName = headers["content-disposition"].flatMap {
+            FileNaming.name(fromContentDisposition: $0)
+        }
         let restart = reason ?? job.pendingRestartReason
         job.pendingRestartReason = nil
         job.serverName = serverName
@@ -78,7 +80,8 @@ extension Attempt {
         let ranges = status == 206 || headers["accept-ranges"]?.lowercased().contains("bytes") == true
         emit(
             .resolved(
-                id: job.request.id, size: total, serverName: serverName, etag: etag, lastModified: lastModified,
+                id: job.request.id, size: total, serverName: serverName, etag: etag,
+                lastModified: lastModified,
                 acceptsRanges: ranges, restartedFromZero: restart))
     }
 }

@@ -28,6 +28,17 @@ final class Attempt {
     /// Size of the whole remote file, when announced.
     var total: Int64?
     let emit: (TransferEvent) -> Void
+    /// Bytes this request may still receive under the speed limit (nil: unlimited); refilled by the loop.
+    var allowance: Double?
+    /// Whether the body callback paused the transfer for lack of allowance.
+    var paused = false
+
+    /// What the body callback tells curl.
+    enum Delivery {
+        case accepted
+        case pause
+        case abort
+    }
 
     init(job: Job, easy: CurlEasy, number: Int, emit: @escaping (TransferEvent) -> Void) {
         self.job = job
@@ -48,8 +59,12 @@ final class Attempt {
 
     /// One header line (status line, field, or the empty line ending a block). Returns false to abort.
     func receiveHeader(_ raw: UnsafeRawBufferPointer) -> Bool {
-        var line = Substring(String(decoding: raw, as: UTF8.self))
-        while let last = line.last, last.isNewline { line.removeLast() }  // "\r\n" is one Character
+        var bytes = raw[...]
+        while let last = bytes.last, last == UInt8(ascii: "\r") || last == UInt8(ascii: "\n") {
+            bytes = bytes.dropLast()
+        }
+        // Decoded only after the CR LF is gone: Swift reads "\r\n" as one Character.
+        let line = Substring(String(decoding: bytes, as: UTF8.self))
         if line.hasPrefix("HTTP/") {
             let fields = line.split(separator: " ", maxSplits: 2)
             status = fields.count > 1 ? Int(fields[1]) ?? 0 : 0
@@ -69,10 +84,17 @@ final class Attempt {
         return true
     }
 
-    /// Body bytes of the final response. Returns false to abort.
-    func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    /// Body bytes of the final response: written, refused for now (curl keeps them until unpaused), or abort.
+    func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Delivery {
         decideIfNeeded()
-        guard outcome == nil else { return false }
+        guard outcome == nil else { return .abort }
+        if let allowance {
+            guard allowance > 0 else {
+                paused = true
+                return .pause
+            }
+            self.allowance = allowance - Double(bytes.count)
+        }
         var accepted = bytes
         if let limit, job.file.size + Int64(bytes.count) > limit {
             let room = Int(max(limit - job.file.size, 0))
@@ -85,7 +107,7 @@ final class Attempt {
         } catch {
             outcome = .fail(error.reason, retryAfter: nil)
         }
-        return outcome == nil
+        return outcome == nil ? .accepted : .abort
     }
 
     /// Decides from curl's response code when no header block ended the response (e.g. HTTP/0.9-like input).

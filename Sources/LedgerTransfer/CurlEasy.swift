@@ -59,7 +59,9 @@ final class CurlEasy {
 
     var effectiveURL: String? {
         var url: UnsafeMutablePointer<CChar>?
-        guard ccurl_getinfo_string(handle, CURLINFO_EFFECTIVE_URL, &url) == CURLE_OK, let url else { return nil }
+        guard ccurl_getinfo_string(handle, CURLINFO_EFFECTIVE_URL, &url) == CURLE_OK, let url else {
+            return nil
+        }
         return String(cString: url)
     }
 

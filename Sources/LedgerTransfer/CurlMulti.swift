@@ -9,8 +9,12 @@ final class CurlMulti: @unchecked Sendable {
 
     /// Initialises libcurl once per process, then creates the multi handle.
     init() throws(TransferEngineError) {
-        guard Self.globalInit == CURLE_OK else { throw TransferEngineError(message: "curl_global_init failed") }
-        guard let handle = curl_multi_init() else { throw TransferEngineError(message: "curl_multi_init failed") }
+        guard Self.globalInit == CURLE_OK else {
+            throw TransferEngineError(message: "curl_global_init failed")
+        }
+        guard let handle = curl_multi_init() else {
+            throw TransferEngineError(message: "curl_multi_init failed")
+        }
         self.handle = handle
     }
 
@@ -49,7 +53,9 @@ final class CurlMulti: @unchecked Sendable {
         var done: [(UnsafeMutableRawPointer, CURLcode)] = []
         var left: Int32 = 0
         while let message = curl_multi_info_read(handle, &left) {
-            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else {
+                continue
+            }
             done.append((easy, message.pointee.data.result))
         }
         return done

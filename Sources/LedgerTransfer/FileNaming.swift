@@ -14,7 +14,8 @@ public enum FileNaming {
     /// Keeps only the last component after `/` or `\`, drops control and bidi-override characters, leading
     /// dots and spaces, trailing dots and spaces, and bounds the result to 255 UTF-8 bytes keeping the extension.
     public static func sanitize(_ untrusted: String) -> String? {
-        let components = untrusted.replacing("\\", with: "/").split(separator: "/", omittingEmptySubsequences: true)
+        let components = untrusted.replacing("\\", with: "/").split(
+            separator: "/", omittingEmptySubsequences: true)
         guard let last = components.last else { return nil }
         var scalars = String.UnicodeScalarView()
         for scalar in last.unicodeScalars where !isUnsafe(scalar) {

@@ -7,7 +7,8 @@ public enum TransferEvent: Sendable, Equatable {
     case started(id: Int64, attempt: Int, offset: Int64)
     /// The response headers arrived. `restartedFromZero` says why the partial file was discarded, if it was.
     case resolved(
-        id: Int64, size: Int64?, serverName: String?, etag: String?, lastModified: String?, acceptsRanges: Bool,
+        id: Int64, size: Int64?, serverName: String?, etag: String?, lastModified: String?,
+        acceptsRanges: Bool,
         restartedFromZero: String?)
     /// The file is at `directory/fileName`: complete, fsynced and verified.
     case completed(id: Int64, bytes: Int64, sha256: String, fileName: String)

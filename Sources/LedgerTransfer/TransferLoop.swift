@@ -12,7 +12,9 @@ final class TransferLoop: @unchecked Sendable {
     var speedLimit: Int64
     private var nextTick: Double = 0
     private var publishedActivity = false
+    private var lastRefill: Double = 0
     static let tickInterval = 0.25
+    static let refillInterval = 0.05
 
     init(config: TransferConfig, mailbox: EngineMailbox) {
         self.config = config
@@ -24,6 +26,7 @@ final class TransferLoop: @unchecked Sendable {
     func run() {
         while handleCommands() {
             startDueRetries()
+            if speedLimit > 0 { refillAllowances() }
             multi.perform()
             for (easy, result) in multi.finished() {
                 finish(easy: easy, result: result)
@@ -136,8 +139,11 @@ final class TransferLoop: @unchecked Sendable {
 
     private static let bodyCallback: ccurl_data_callback = { data, size, count, context in
         let attempt = Unmanaged<Attempt>.fromOpaque(context!).takeUnretainedValue()
-        let ok = attempt.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count))
-        return ok ? size * count : 0
+        switch attempt.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count)) {
+        case .accepted: return size * count
+        case .pause: return 0x1000_0001  // CURL_WRITEFUNC_PAUSE: curl keeps the data until unpaused
+        case .abort: return 0
+        }
     }
 
     /// Removes the request in flight (if any) from the multi handle.
@@ -149,25 +155,58 @@ final class TransferLoop: @unchecked Sendable {
         applySpeedLimit()
     }
 
-    /// Shares the limit evenly among the requests in flight; curl reads the value on every receive.
+    /// Shares the limit evenly among the requests in flight: each gets an allowance of bytes, refilled every
+    /// ``refillInterval`` by ``refillAllowances()``. A request out of allowance pauses itself in the body callback,
+    /// so the socket is not read (TCP backpressure) until the loop unpauses it.
     func applySpeedLimit() {
         let active = jobs.values.compactMap(\.attempt)
-        guard !active.isEmpty else { return }
-        let share = speedLimit > 0 ? max(speedLimit / Int64(active.count), 1) : 0
         for attempt in active {
-            attempt.easy.set(CURLOPT_MAX_RECV_SPEED_LARGE, offset: share)
+            if speedLimit == 0 {
+                attempt.allowance = nil
+            } else if attempt.allowance == nil {
+                attempt.allowance = 0
+            }
+        }
+        refillAllowances()
+    }
+
+    /// Adds the bytes earned since the last refill to every allowance (bounded to a short burst) and resumes the
+    /// requests that can go on.
+    func refillAllowances() {
+        let now = Self.now()
+        let elapsed = min(now - lastRefill, 1)
+        lastRefill = now
+        let active = jobs.values.compactMap(\.attempt)
+        guard !active.isEmpty else { return }
+        let share = Double(speedLimit) / Double(active.count)
+        let burst = max(share * Self.refillInterval * 2, 16_384)
+        for attempt in active {
+            if let allowance = attempt.allowance {
+                attempt.allowance = min(allowance + share * elapsed, burst)
+            }
+            if attempt.paused && (attempt.allowance ?? 1) > 0 {
+                attempt.paused = false
+                curl_easy_pause(attempt.easy.handle, 0)  // CURLPAUSE_CONT; may deliver the held data at once
+            }
         }
     }
 
     /// Ends `job` with its terminal event.
+    /// An empty partial file left by a failure or a stop is removed: it holds nothing to resume.
     func end(_ job: Job, _ event: TransferEvent) {
         detachAttempt(of: job)
         jobs[job.request.id] = nil
+        if case .completed = event {
+        } else if job.file.size == 0 {
+            unlink(job.file.path)
+        }
         mailbox.emit(event)
     }
 
     func end(_ job: Job, failure reason: FailureReason) {
-        end(job, .failed(id: job.request.id, reason: reason, retryable: reason.isRetryable, bytes: job.file.size))
+        end(
+            job,
+            .failed(id: job.request.id, reason: reason, retryable: reason.isRetryable, bytes: job.file.size))
     }
 
     private func startDueRetries() {
@@ -201,6 +240,7 @@ final class TransferLoop: @unchecked Sendable {
         var until = nextTick
         for job in jobs.values {
             if let due = job.retryAt { until = min(until, due) }
+            if job.attempt?.paused == true { until = min(until, lastRefill + Self.refillInterval) }
         }
         return Int32(max(((until - now) * 1000).rounded(.up), 1))
     }

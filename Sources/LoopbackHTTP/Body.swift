@@ -56,7 +56,8 @@ public enum Body: Sendable, Equatable {
         switch self {
         case .bytes(let bytes):
             bytes.withUnsafeBytes { source in
-                target.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[Int(offset)..<Int(offset) + length]))
+                target.copyMemory(
+                    from: UnsafeRawBufferPointer(rebasing: source[Int(offset)..<Int(offset) + length]))
             }
         case .generated(_, let seed):
             Body.fillGenerated(seed: seed, from: offset, into: target)
@@ -64,22 +65,39 @@ public enum Body: Sendable, Equatable {
         return length
     }
 
-    /// Fills `buffer` with the stream of `seed` from `offset` on.
+    /// Fills `buffer` with the stream of `seed` from `offset` on: a partial first word, whole words stored
+    /// directly (the hot path when streaming), then a partial last word.
     static func fillGenerated(seed: UInt64, from offset: Int64, into buffer: UnsafeMutableRawBufferPointer) {
-        var position = 0
+        guard let base = buffer.baseAddress else { return }
         var word = UInt64(offset) / 8
-        var skip = Int(UInt64(offset) % 8)
-        while position < buffer.count {
-            var value = mix(seed: seed, word: word).littleEndian
-            withUnsafeBytes(of: &value) { wordBytes in
-                let take = min(8 - skip, buffer.count - position)
-                for index in 0..<take {
-                    buffer[position + index] = wordBytes[skip + index]
-                }
-                position += take
-            }
-            skip = 0
+        var position = 0
+        let skip = Int(UInt64(offset) % 8)
+        if skip != 0 {
+            position = copyPart(of: mix(seed: seed, word: word), skipping: skip, into: buffer, at: 0)
             word += 1
+        }
+        while buffer.count - position >= 8 {
+            base.storeBytes(
+                of: mix(seed: seed, word: word).littleEndian, toByteOffset: position, as: UInt64.self)
+            position += 8
+            word += 1
+        }
+        if position < buffer.count {
+            _ = copyPart(of: mix(seed: seed, word: word), skipping: 0, into: buffer, at: position)
+        }
+    }
+
+    /// Copies the little-endian bytes of `value` after the first `skip` into `buffer` at `position`, as many as
+    /// fit; returns the position after them.
+    private static func copyPart(
+        of value: UInt64, skipping skip: Int, into buffer: UnsafeMutableRawBufferPointer, at position: Int
+    ) -> Int {
+        withUnsafeBytes(of: value.littleEndian) { bytes in
+            let take = min(8 - skip, buffer.count - position)
+            for index in 0..<take {
+                buffer[position + index] = bytes[skip + index]
+            }
+            return position + take
         }
     }
 

@@ -22,11 +22,14 @@ extension Connection {
         let start = DispatchTime.now().uptimeNanoseconds
         var sent: Int64 = 0
         while sent < limit {
-            if let rate = plan.rate, rate > 0, !waitForPace(sent: sent, rate: rate, since: start) { return false }
+            if let rate = plan.rate, rate > 0, !waitForPace(sent: sent, rate: rate, since: start) {
+                return false
+            }
             let want = Int(min(Int64(chunkSize), limit - sent))
             let count = buffer.withUnsafeMutableBytes {
                 plan.body.copy(
-                    from: plan.range.lowerBound + sent, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<want]))
+                    from: plan.range.lowerBound + sent,
+                    into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<want]))
             }
             guard count > 0, sendPiece(buffer[0..<count], chunked: plan.chunked) else { return false }
             sent += Int64(count)

@@ -11,7 +11,8 @@ extension Connection {
             return sendSimple(response, text: "method not allowed\n", bodyless: false, close: close)
         }
         guard let admission else {
-            return sendSimple(ResponseHead(status: 404), text: "not found\n", bodyless: headOnly, close: close)
+            return sendSimple(
+                ResponseHead(status: 404), text: "not found\n", bodyless: headOnly, close: close)
         }
         let resource = admission.resource
         let faults = resource.faults
@@ -23,7 +24,8 @@ extension Connection {
         if let redirect = resource.redirect {
             var response = ResponseHead(status: redirect.status)
             let location = redirect.location
-            response.add("Location", location.contains("://") || location.hasPrefix("/") ? location : "/" + location)
+            response.add(
+                "Location", location.contains("://") || location.hasPrefix("/") ? location : "/" + location)
             return sendSimple(response, text: "redirect\n", bodyless: headOnly, close: close)
         }
         return sendRepresentation(resource, of: admission.key, for: head, headOnly: headOnly, close: close)

@@ -15,13 +15,14 @@ final class Connection {
 
     /// Serves requests until the client or the server closes the connection, then shuts it down cleanly.
     func run() {
-        defer { socket.shutdownWrite() }
+        defer { linger() }
         while true {
             switch readHead() {
             case .closed:
                 return
             case .malformed:
-                _ = sendSimple(ResponseHead(status: 400), text: "malformed request\n", bodyless: false, close: true)
+                _ = sendSimple(
+                    ResponseHead(status: 400), text: "malformed request\n", bodyless: false, close: true)
                 return
             case .request(let head):
                 guard discardBody(of: head), respond(to: head) else { return }
@@ -39,6 +40,7 @@ final class Connection {
         var scanned = 0
         while true {
             if let end = headEnd(from: max(0, scanned - 3)) {
+                guard end.head <= Connection.maximumHeadSize else { return .malformed }
                 let bytes = pending[..<end.head]
                 defer { pending.removeFirst(end.next) }
                 do {
@@ -72,6 +74,20 @@ final class Connection {
         return nil
     }
 
+    /// Ends the connection without losing the last response: closing with unread input would send a reset,
+    /// which can make the client drop the response it has not read yet. So send FIN, then read and discard
+    /// what the client still sends until it closes (a second at most).
+    private func linger() {
+        socket.shutdownWrite()
+        var scratch = [UInt8](repeating: 0, count: 16 * 1024)
+        var budget = 1 << 20
+        while budget > 0, core.waitReadable(socket.fd, timeout: 1000) == .ready {
+            let count = scratch.withUnsafeMutableBytes { socket.receive(into: $0) }
+            guard count > 0 else { return }
+            budget -= count
+        }
+    }
+
     /// Appends what the client sent next to `pending`; false at end of stream, on error or when stopping.
     private func receiveMore() -> Bool {
         guard core.waitReadable(socket.fd) == .ready else { return false }
@@ -88,7 +104,8 @@ final class Connection {
         do {
             length = try head.bodyLength()
         } catch {
-            _ = sendSimple(ResponseHead(status: 400), text: "unsupported request body\n", bodyless: false, close: true)
+            _ = sendSimple(
+                ResponseHead(status: 400), text: "unsupported request body\n", bodyless: false, close: true)
             return false
         }
         var remaining = length

@@ -1,12 +1,7 @@
 import Foundation
 
-/// IMF-fixdate handling (`Sun, 06 Nov 1994 08:49:37 GMT`), the only HTTP-date form the server emits.
+/// IMF-fixdate arithmetic (`Sun, 06 Nov 1994 08:49:37 GMT`), the HTTP-date form of `Last-Modified`.
 enum HTTPDate {
-    /// The IMF-fixdate of `date`.
-    static func format(_ date: Date) -> String {
-        formatter().string(from: date)
-    }
-
     /// `value` moved by `seconds`; a value that is no IMF-fixdate becomes a fixed date so it still changes.
     static func adding(seconds: TimeInterval, to value: String) -> String {
         let formatter = formatter()

@@ -25,7 +25,8 @@ public final class LoopbackServer: Sendable {
         let listener = try LoopbackServer.listen()
         port = try LoopbackServer.boundPort(of: listener)
         let core = self.core
-        core.spawn { LoopbackServer.acceptLoop(listener, core) }
+        core.state.withLock { $0.listener = listener }
+        core.spawn { LoopbackServer.acceptLoop(core) }
     }
 
     deinit {
@@ -91,7 +92,8 @@ public final class LoopbackServer: Sendable {
     }
 
     /// Accepts until the server stops; the listener closes when this returns.
-    private static func acceptLoop(_ listener: Socket, _ core: ServerCore) {
+    private static func acceptLoop(_ core: ServerCore) {
+        guard let listener = core.takeListener() else { return }
         while core.waitReadable(listener.fd) == .ready {
             let fd = accept(listener.fd, nil, nil)
             guard fd >= 0 else {

@@ -18,9 +18,9 @@ struct RequestHead: Equatable {
 
     /// Parses the bytes before the empty line (CRLF or bare LF line ends).
     static func parse(_ bytes: ArraySlice<UInt8>) throws(Malformed) -> RequestHead {
-        // Split on the byte: as Characters, "\r\n" is one grapheme and would never match "\n".
+        // Split on bytes: as Characters, "\r\n" is one grapheme that a split on "\n" would not see.
         var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { line in
-            Substring(String(decoding: line.last == UInt8(ascii: "\r") ? line.dropLast() : line, as: UTF8.self))
+            String(decoding: line.last == UInt8(ascii: "\r") ? line.dropLast() : line, as: UTF8.self)[...]
         }
         while let first = lines.first, first.isEmpty { lines.removeFirst() }
         guard let requestLine = lines.first else { throw .requestLine }
@@ -56,7 +56,9 @@ struct RequestHead: Equatable {
 
     /// Whether the connection stays open after the response (HTTP/1.1 default, or 1.0 with keep-alive).
     var keepsAlive: Bool {
-        let tokens = (headers["connection"] ?? "").lowercased().split(separator: ",").map { $0.trimmingSpaces() }
+        let tokens = (headers["connection"] ?? "").lowercased().split(separator: ",").map {
+            $0.trimmingSpaces()
+        }
         if tokens.contains("close") { return false }
         return version == "HTTP/1.1" || tokens.contains("keep-alive")
     }

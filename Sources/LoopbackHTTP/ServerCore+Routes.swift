@@ -26,7 +26,9 @@ extension ServerCore {
         return state.withLock { state in
             let key = state.routes[head.target] != nil ? head.target : ServerCore.key(head.path)
             state.log[key, default: []].append(record)
-            guard head.method == "GET" || head.method == "HEAD", var route = state.routes[key] else { return nil }
+            guard head.method == "GET" || head.method == "HEAD", var route = state.routes[key] else {
+                return nil
+            }
             route.requestsSeen += 1
             state.routes[key] = route
             var resource = route.resource

@@ -26,6 +26,8 @@ final class ServerCore: Sendable {
         var routes: [String: Route] = [:]
         var log: [String: [RecordedRequest]] = [:]
         var open: [ObjectIdentifier: Socket] = [:]
+        /// Parked here between `init` and the accept thread taking it (see `takeListener()`).
+        var listener: Socket?
     }
 
     let state = Mutex(State())
@@ -61,6 +63,16 @@ final class ServerCore: Sendable {
             work()
         }
         thread.start()
+    }
+
+    /// Hands the listener to the accept thread, which then holds the only reference: the descriptor closes
+    /// as soon as the accept loop returns, before `stop()` stops waiting (a closure capturing it would keep
+    /// it open until the `Thread` object happens to be freed).
+    func takeListener() -> Socket? {
+        state.withLock { state in
+            defer { state.listener = nil }
+            return state.listener
+        }
     }
 
     /// Registers a connection so `stop()` can shut it down; false when the server is already stopped.

@@ -24,7 +24,9 @@ import Testing
         let box = try Sandbox()
         let text = Array("hello, not a ledger\n".utf8)
         _ = FileManager.default.createFile(atPath: box.ledgerPath, contents: Data(text))
-        #expect(throws: StoreError.self) { try Ledger(path: box.ledgerPath, creatingWithDirectory: box.downloads) }
+        #expect(throws: StoreError.self) {
+            try Ledger(path: box.ledgerPath, creatingWithDirectory: box.downloads)
+        }
         #expect(box.contentsOfLedger() == text)
     }
 
@@ -50,7 +52,8 @@ import Testing
         try ledger.add(["https://example.com/a"])
         let outcome = try ledger.execute(
             .add(
-                urls: ["https://example.com/a", "ftp://x/y", "https://example.com/b"], placement: .end, name: nil,
+                urls: ["https://example.com/a", "ftp://x/y", "https://example.com/b"], placement: .end,
+                name: nil,
                 sha256: nil, directory: nil))
         #expect(outcome.decision.added == [2])
         #expect(outcome.decision.skipped.map(\.url) == ["https://example.com/a", "ftp://x/y"])
@@ -75,7 +78,10 @@ import Testing
         #expect(ledger.list.sections[0].tasks == [1, 2])
         try ledger.execute(.redo)
         #expect(ledger.list.sections[1].tasks == [1])
-        #expect(try ledger.audit(1).map(\.entry.event.kind) == ["tasksAdded", "tasksMoved", "tasksPlaced", "tasksPlaced"])
+        #expect(
+            try ledger.audit(1).map(\.entry.event.kind) == [
+                "tasksAdded", "tasksMoved", "tasksPlaced", "tasksMoved",
+            ])
         let report = try ledger.verify()
         #expect(report.isValid, "\(report.problems)")
     }
@@ -140,7 +146,9 @@ import Testing
         let ledger = try box.ledger()
         let id = try ledger.add(["https://example.com/a.txt"])[0]
         _ = FileManager.default.createFile(atPath: box.downloads + "/a.txt", contents: Data("abc".utf8))
-        try ledger.record(.transferCompleted(id: id, bytes: 3, sha256: String(repeating: "0", count: 64), fileName: "a.txt"))
+        try ledger.record(
+            .transferCompleted(id: id, bytes: 3, sha256: String(repeating: "0", count: 64), fileName: "a.txt")
+        )
         try ledger.execute(.rename(id, name: "b.txt"))
         #expect(box.contents("b.txt") == Array("abc".utf8))
         #expect(box.contents("a.txt") == nil)
@@ -148,7 +156,9 @@ import Testing
         // Never overwrite: a name taken by another file is refused and nothing is appended.
         _ = FileManager.default.createFile(atPath: box.downloads + "/c.txt", contents: Data("other".utf8))
         let head = ledger.list.head
-        #expect(throws: LedgerError.fileExists(box.downloads + "/c.txt")) { try ledger.execute(.rename(id, name: "c.txt")) }
+        #expect(throws: LedgerError.fileExists(box.downloads + "/c.txt")) {
+            try ledger.execute(.rename(id, name: "c.txt"))
+        }
         #expect(ledger.list.head == head)
         #expect(box.contents("c.txt") == Array("other".utf8))
         try ledger.execute(.undo)
@@ -159,7 +169,9 @@ import Testing
     @Test func purgeRemovesFilesByModeAndFileDeleteKeepsTheTask() throws {
         let box = try Sandbox()
         let ledger = try box.ledger()
-        let ids = try ledger.add(["https://example.com/1.bin", "https://example.com/2.bin", "https://example.com/3.bin"])
+        let ids = try ledger.add([
+            "https://example.com/1.bin", "https://example.com/2.bin", "https://example.com/3.bin",
+        ])
         for id in ids {
             _ = FileManager.default.createFile(atPath: box.downloads + "/\(id).bin", contents: Data([1, 2]))
             try ledger.record(.transferCompleted(id: id, bytes: 2, sha256: "", fileName: "\(id).bin"))

@@ -30,7 +30,9 @@ import Testing
         try ledger.execute(.setMaxDownloads(2))
         var urls: [String] = []
         for i in 1...4 {
-            server.serve("/f\(i).bin", Resource(size: 300_000, seed: UInt64(i), faults: Faults(throttleBytesPerSecond: 1_500_000)))
+            server.serve(
+                "/f\(i).bin",
+                Resource(size: 300_000, seed: UInt64(i), faults: Faults(throttleBytesPerSecond: 1_500_000)))
             urls.append(server.url("/f\(i).bin"))
         }
         try ledger.add(urls)
@@ -64,7 +66,8 @@ import Testing
     @Test func pauseFromAnotherProcessThenResumeContinuesWithRange() async throws {
         let box = try Sandbox()
         let ledger = try box.ledger()
-        server.serve("/slow.bin", Resource(size: 1_000_000, seed: 7, faults: Faults(throttleBytesPerSecond: 400_000)))
+        server.serve(
+            "/slow.bin", Resource(size: 1_000_000, seed: 7, faults: Faults(throttleBytesPerSecond: 400_000)))
         let id = try ledger.add([server.url("/slow.bin")])[0]
         let running = try startRunning(ledger)
         let partial = box.downloads + "/.dledger/partial/\(id).part"
@@ -86,12 +89,16 @@ import Testing
     @Test func deleteWhileDownloadingStopsAndRestoreResumes() async throws {
         let box = try Sandbox()
         let ledger = try box.ledger()
-        server.serve("/d.bin", Resource(size: 800_000, seed: 3, faults: Faults(throttleBytesPerSecond: 400_000)))
+        server.serve(
+            "/d.bin", Resource(size: 800_000, seed: 3, faults: Faults(throttleBytesPerSecond: 400_000)))
         let id = try ledger.add([server.url("/d.bin")])[0]
         let running = try startRunning(ledger)
         #expect(await eventually { ledger.list.tasks[id]?.state == .downloading })
         try ledger.execute(.delete(.tasks([id]), mode: .all))
-        #expect(await eventually { running.0.currentActivity().isEmpty && (try? ledger.kinds().last) == "transferPaused" })
+        #expect(
+            await eventually {
+                running.0.currentActivity().isEmpty && (try? ledger.kinds().last) == "transferPaused"
+            })
         #expect(ledger.list.isTrashed(id))
         #expect(box.contents("d.bin") == nil)
         try ledger.execute(.restore([id], to: nil))
@@ -103,7 +110,8 @@ import Testing
     @Test func redownloadWhileDownloadingRestartsFromZero() async throws {
         let box = try Sandbox()
         let ledger = try box.ledger()
-        server.serve("/r.bin", Resource(size: 600_000, seed: 4, faults: Faults(throttleBytesPerSecond: 300_000)))
+        server.serve(
+            "/r.bin", Resource(size: 600_000, seed: 4, faults: Faults(throttleBytesPerSecond: 300_000)))
         let id = try ledger.add([server.url("/r.bin")])[0]
         let running = try startRunning(ledger)
         let partial = box.downloads + "/.dledger/partial/\(id).part"
@@ -122,7 +130,9 @@ import Testing
         let ledger = try box.ledger()
         var urls: [String] = []
         for i in 1...3 {
-            server.serve("/m\(i).bin", Resource(size: 2_000_000, seed: UInt64(i), faults: Faults(throttleBytesPerSecond: 200_000)))
+            server.serve(
+                "/m\(i).bin",
+                Resource(size: 2_000_000, seed: UInt64(i), faults: Faults(throttleBytesPerSecond: 200_000)))
             urls.append(server.url("/m\(i).bin"))
         }
         try ledger.add(urls)
@@ -130,7 +140,10 @@ import Testing
         #expect(await eventually { running.0.currentActivity().count == 3 })
         try ledger.execute(.setMaxDownloads(1))
         #expect(await eventually { running.0.currentActivity().map(\.id) == [1] })
-        #expect(await eventually { ledger.list.tasks[2]?.state == .waiting && ledger.list.tasks[3]?.state == .waiting })
+        #expect(
+            await eventually {
+                ledger.list.tasks[2]?.state == .waiting && ledger.list.tasks[3]?.state == .waiting
+            })
         try await stop(running)
         #expect(ledger.list.tasks.values.allSatisfy { $0.state == .waiting })
     }
@@ -165,7 +178,8 @@ import Testing
     @Test func resumeAfterAnInterruptedRunContinuesFromThePartialFile() async throws {
         let box = try Sandbox()
         let ledger = try box.ledger()
-        server.serve("/k.bin", Resource(size: 900_000, seed: 9, faults: Faults(throttleBytesPerSecond: 450_000)))
+        server.serve(
+            "/k.bin", Resource(size: 900_000, seed: 9, faults: Faults(throttleBytesPerSecond: 450_000)))
         let id = try ledger.add([server.url("/k.bin")])[0]
         let running = try startRunning(ledger)
         let partial = box.downloads + "/.dledger/partial/\(id).part"
@@ -174,7 +188,8 @@ import Testing
         #expect(ledger.list.tasks[id]?.state == .waiting)
         let reopened = try Ledger(path: box.ledgerPath)
         try await Scheduler(ledger: reopened).run(untilIdle: true)
-        #expect(reopened.list.tasks[id]?.state == .finished, "\((try? reopened.log().map(\.entry.event)) ?? [])")
+        #expect(
+            reopened.list.tasks[id]?.state == .finished, "\((try? reopened.log().map(\.entry.event)) ?? [])")
         #expect(box.holds("k.bin", seed: 9, size: 900_000))
         #expect(server.requests("/k.bin").contains { $0.range.map { !$0.hasPrefix("bytes=0-") } == true })
     }

@@ -11,7 +11,8 @@ final class Sandbox {
 
     init() throws {
         root = NSTemporaryDirectory() + "dl-test-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: root + "/downloads", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: root + "/downloads", withIntermediateDirectories: true)
     }
 
     deinit { try? FileManager.default.removeItem(atPath: root) }
@@ -44,7 +45,8 @@ extension Ledger {
     /// Adds URLs at the end of the first section and returns their ids.
     @discardableResult
     func add(_ urls: [String], name: String? = nil, sha256: String? = nil) throws -> [TaskID] {
-        try execute(.add(urls: urls, placement: .end, name: name, sha256: sha256, directory: nil)).decision.added
+        try execute(.add(urls: urls, placement: .end, name: name, sha256: sha256, directory: nil)).decision
+            .added
     }
 
     func kinds() throws -> [String] { try log().map(\.entry.event.kind) }

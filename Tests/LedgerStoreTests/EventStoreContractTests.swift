@@ -164,14 +164,27 @@ struct EventStoreContractTests {
     @Test func bothStoresComputeTheSameEventsAndHashes() throws {
         let memory = try Subject(.inMemory).store
         let sqlite = try Subject(.sqlite).store
+        // Large enough to span several multi-row INSERTs, with 0 to 3 tasks per event and a repeated task.
+        let batch = (1...150).map { index -> NewEvent in
+            let id = Int64(index)
+            let tasks: [Int64] = [[], [id], [id, id + 1000], [id, id, -id]][index % 4]
+            return sampleEvent(id, kind: "kind\(index % 3)", tasks: tasks)
+        }
         for store in [memory, sqlite] {
             _ = try store.append(
                 [sampleEvent(1), sampleEvent(5, kind: "x", tasks: [5, 6])], expectingHead: 0, time: 7)
             _ = try store.append(
                 [NewEvent(kind: "", version: 0, tasks: [], payload: [])], expectingHead: 2, time: 9)
+            _ = try store.append(batch, expectingHead: 3, time: 11)
+            _ = try store.append([sampleEvent(7)], expectingHead: 153, time: 12)
         }
         let expected = try memory.events(after: 0, through: nil, limit: nil)
+        #expect(expected.count == 154)
         #expect(try sqlite.events(after: 0, through: nil, limit: nil) == expected)
         #expect(try sqlite.verifyChain() == memory.verifyChain())
+        for task: Int64 in [1, 3, 7, 1007, -7, 5, 6, 200] {
+            #expect(try sqlite.events(touching: task) == memory.events(touching: task))
+        }
+        #expect(try sqlite.events(touching: 7).map(\.seq) == [10, 154])
     }
 }

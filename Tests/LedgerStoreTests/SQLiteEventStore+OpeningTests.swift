@@ -36,16 +36,15 @@ struct SQLiteEventStoreOpeningTests {
     @Test func filesThatAreNotLedgersAreRefused() throws {
         let random = directory.file("random.bin")
         var generator = SystemRandomNumberGenerator()
-        FileManager.default.createFile(
-            atPath: random,
-            contents: Data((0..<8192).map { _ in UInt8.random(in: 0...255, using: &generator) }))
+        let noise = Data((0..<8192).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        #expect(FileManager.default.createFile(atPath: random, contents: noise))
         let text = directory.file("notes.txt")
         try String(repeating: "not a database\n", count: 300).write(
             toFile: text, atomically: false, encoding: .utf8)
         let foreign = directory.file("other-app.sqlite")
         try Database(path: foreign).execute("CREATE TABLE photos(id INTEGER PRIMARY KEY, name TEXT)")
         let empty = directory.file("empty.sqlite")
-        FileManager.default.createFile(atPath: empty, contents: Data())
+        #expect(FileManager.default.createFile(atPath: empty, contents: Data()))
 
         for file in [random, text, foreign] {
             #expect(openingError(file) == .notALedger(file))
@@ -57,7 +56,7 @@ struct SQLiteEventStoreOpeningTests {
     }
 
     @Test func anEmptyFileBecomesALedger() throws {
-        FileManager.default.createFile(atPath: path, contents: Data())
+        #expect(FileManager.default.createFile(atPath: path, contents: Data()))
         let store = try SQLiteEventStore(path: path)
         #expect(try store.append([sampleEvent(1)], expectingHead: 0, time: 1) == 1)
     }

@@ -1,1 +1,3 @@
-print("dledger")
+import Foundation
+
+exit(await CLI.main(Array(CommandLine.arguments.dropFirst())))

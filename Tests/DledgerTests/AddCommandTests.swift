@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+
+@Suite struct AddCommandTests {
+    @Test func addPrintsIdsAndSkippedDuplicates() async throws {
+        let box = try DledgerSandbox()
+        let first = try await box.run("add", "http://example.com/a.iso", "http://example.com/b.zip")
+        #expect(first.status == 0)
+        #expect(first.out.contains("added #1 to section 0 'Downloads': http://example.com/a.iso"))
+        #expect(first.out.contains("added #2 to section 0 'Downloads': http://example.com/b.zip"))
+        let second = try await box.run("add", "http://example.com/c", "http://example.com/a.iso")
+        #expect(second.status == 0)
+        #expect(second.out.contains("added #3"))
+        #expect(second.out.contains("skipped http://example.com/a.iso: duplicate of task #1"))
+    }
+
+    @Test func addWithOnlyDuplicatesFailsAndAppendsNothing() async throws {
+        let box = try DledgerSandbox()
+        try await box.run("add", "http://example.com/a")
+        let before = try await box.eventCount()
+        let r = try await box.run("add", "http://example.com/a")
+        #expect(r.status == 1)
+        #expect(r.err.contains("error: nothing added: http://example.com/a: duplicate of task #1"))
+        #expect(try await box.eventCount() == before)
+    }
+
+    @Test func badURLIsRejectedBeforeAnythingRuns() async throws {
+        let box = try DledgerSandbox()
+        let r = try await box.run("add", "http://example.com/ok", "foo")
+        #expect(r.status == 64)
+        #expect(r.err.hasPrefix("error: not a URL: foo"))
+        #expect(r.err.split(separator: "\n").count == 1)
+        #expect(!FileManager.default.fileExists(atPath: box.ledger))
+    }
+
+    @Test func sectionOptionsPlaceTheTasks() async throws {
+        let box = try DledgerSandbox()
+        try await box.run("add", "http://example.com/1")
+        try await box.run("add", "http://example.com/2", "--section", "Videos")
+        try await box.run("add", "http://example.com/3", "--section", "Videos")
+        try await box.run("add", "http://example.com/4", "--section-index", "1", "--at", "0")
+        #expect(try await box.task(2)?["section"] as? Int == 1)
+        #expect(try await box.task(3)?["index"] as? Int == 2)
+        #expect(try await box.task(4)?["index"] as? Int == 0)
+        let bad = try await box.run("add", "http://example.com/5", "--section-index", "5")
+        #expect(bad.status == 64)
+        #expect(bad.err == "error: section index 5 out of range (0..1)\n")
+    }
+
+    @Test func fromFileReadsOneURLPerLineSkippingComments() async throws {
+        let box = try DledgerSandbox()
+        let list = "# my list\nhttp://example.com/x\n\n  http://example.com/y  \nnot-a-url\n"
+        let r = try await box.run("add", "--from-file", "-", stdin: list)
+        #expect(r.status == 0)
+        #expect(r.out.contains("added #1 to section 0 'Downloads': http://example.com/x"))
+        #expect(r.out.contains("added #2 to section 0 'Downloads': http://example.com/y"))
+        #expect(r.out.contains("skipped not-a-url: not a URL"))
+    }
+
+    @Test func nameAndChecksumAreValidated() async throws {
+        let box = try DledgerSandbox()
+        let badName = try await box.run("add", "http://example.com/a", "--name", "../x")
+        #expect(badName.status == 64)
+        #expect(badName.err.hasPrefix("error: invalid name '../x'"))
+        let badSum = try await box.run("add", "http://example.com/a", "--sha256", "abc")
+        #expect(badSum.status == 64)
+        #expect(badSum.err.hasPrefix("error: not a SHA-256 hex digest: abc"))
+        let named = try await box.run("add", "http://example.com/a", "--name", "mine.bin")
+        #expect(named.status == 0)
+        #expect(try await box.task(1)?["name"] as? String == "mine.bin")
+    }
+
+    @Test func jsonShapeListsAddedAndSkipped() async throws {
+        let box = try DledgerSandbox()
+        try await box.run("add", "http://example.com/a")
+        let r = try await box.run("add", "--json", "http://example.com/a", "http://example.com/b")
+        let doc = try #require(r.json as? [String: Any])
+        #expect(doc["seq"] as? Int == 3)
+        #expect(doc["section"] as? Int == 0)
+        let added = try #require(doc["added"] as? [[String: Any]])
+        #expect(
+            added.count == 1 && added[0]["id"] as? Int == 2
+                && added[0]["url"] as? String == "http://example.com/b")
+        let skipped = try #require(doc["skipped"] as? [[String: Any]])
+        #expect(skipped.first?["reason"] as? String == "duplicate of task #1")
+    }
+
+    @Test func dirSetsTheTasksDirectory() async throws {
+        let box = try DledgerSandbox()
+        try await box.run("add", "http://example.com/a", "--dir", "sub")
+        #expect(try await box.task(1)?["directory"] as? String == box.downloads + "/sub")
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+import LoopbackHTTP
+import Testing
+
+/// What one run of the built `dledger` printed and returned.
+struct Finished {
+    var status: Int32
+    var out: String
+    var err: String
+
+    /// stdout parsed as one JSON document.
+    var json: Any? { try? JSONSerialization.jsonObject(with: Data(out.utf8), options: [.fragmentsAllowed]) }
+
+    /// stdout parsed as JSON lines.
+    var jsonLines: [[String: Any]] {
+        out.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+    }
+}
+
+/// A temporary folder with a ledger path and a download directory, where `dledger` runs; removed at the end.
+final class DledgerSandbox: @unchecked Sendable {
+    let root: String
+    var ledger: String { root + "/ledger.sqlite" }
+    var downloads: String { root + "/downloads" }
+
+    init() throws {
+        root = NSTemporaryDirectory() + "dledger-test-" + UUID().uuidString
+        try FileManager.default.createDirectory(
+            atPath: root + "/downloads", withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: root) }
+
+    /// The built binary: next to the test bundle (`swift test` builds it first: the test target depends on it).
+    static let binary: String = {
+        var candidates: [String] = []
+        if let exe = Bundle.main.executableURL?.deletingLastPathComponent() {
+            candidates.append(exe.path + "/dledger")
+        }
+        candidates.append(Bundle.main.bundleURL.deletingLastPathComponent().path + "/dledger")
+        candidates.append(Bundle.main.bundleURL.path + "/dledger")
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        candidates.append(root.path + "/.build/debug/dledger")
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates.last!
+    }()
+
+    /// The process, ready to run `dledger ARGS` against this sandbox's ledger (in the downloads folder).
+    func process(_ args: [String], env: [String: String] = [:]) -> Process {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Self.binary)
+        p.arguments = args
+        var environment = ProcessInfo.processInfo.environment
+        environment["DLEDGER_LEDGER"] = ledger
+        environment["NO_COLOR"] = "1"
+        environment["TMPDIR"] = root
+        for (k, v) in env { environment[k] = v }
+        p.environment = environment
+        p.currentDirectoryURL = URL(fileURLWithPath: downloads)
+        return p
+    }
+
+    /// Runs `dledger ARGS` to its end.
+    /// (Async, so that tests waiting for processes never block the test runner's few threads.)
+    @discardableResult
+    func run(_ args: String..., env: [String: String] = [:], stdin: String? = nil) async throws -> Finished {
+        try await run(args, env: env, stdin: stdin)
+    }
+
+    @discardableResult
+    func run(_ args: [String], env: [String: String] = [:], stdin: String? = nil) async throws -> Finished {
+        let p = process(args, env: env)
+        let running = try Running(p, stdin: stdin)
+        return await running.wait()
+    }
+
+    /// Starts `dledger ARGS` in the background.
+    func start(_ args: String...) throws -> Running {
+        try Running(process(args), stdin: nil)
+    }
+
+    /// The number of events in the ledger, read with `log --json`.
+    func eventCount() async throws -> Int {
+        try await run("log", "--json").jsonLines.count
+    }
+
+    /// A task of `ls --json`, by id.
+    func task(_ id: Int) async throws -> [String: Any]? {
+        let list = try await run("ls", "--json").json as? [String: Any]
+        let sections = list?["sections"] as? [[String: Any]] ?? []
+        return sections.flatMap { $0["tasks"] as? [[String: Any]] ?? [] }.first { ($0["id"] as? Int) == id }
+    }
+
+    func contents(_ name: String) -> [UInt8]? {
+        FileManager.default.contents(atPath: downloads + "/" + name).map { Array($0) }
+    }
+}
+
+/// A `dledger` process whose output is collected while it runs.
+final class Running: @unchecked Sendable {
+    let process: Process
+    private let out = Pipe()
+    private let err = Pipe()
+    private let lock = NSLock()
+    private var outData = Data()
+    private var errData = Data()
+    private var exited = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    init(_ process: Process, stdin: String?) throws {
+        self.process = process
+        process.standardOutput = out
+        process.standardError = err
+        let input = Pipe()
+        process.standardInput = input
+        out.fileHandleForReading.readabilityHandler = { [weak self] h in
+            let d = h.availableData
+            self?.lock.withLock { self?.outData.append(d) }
+        }
+        err.fileHandleForReading.readabilityHandler = { [weak self] h in
+            let d = h.availableData
+            self?.lock.withLock { self?.errData.append(d) }
+        }
+        process.terminationHandler = { [weak self] _ in
+            guard let self else { return }
+            let waiting = self.lock.withLock {
+                self.exited = true
+                defer { self.waiters = [] }
+                return self.waiters
+            }
+            for w in waiting { w.resume() }
+        }
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try? input.fileHandleForWriting.close()
+    }
+
+    /// What was printed so far.
+    var output: String { lock.withLock { String(decoding: outData, as: UTF8.self) } }
+
+    func interrupt() { process.interrupt() }
+
+    /// Waits for the end and returns everything printed.
+    func wait() async -> Finished {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            let done = lock.withLock {
+                if !exited { waiters.append(c) }
+                return exited
+            }
+            if done { c.resume() }
+        }
+        process.waitUntilExit()
+        out.fileHandleForReading.readabilityHandler = nil
+        err.fileHandleForReading.readabilityHandler = nil
+        let restOut = out.fileHandleForReading.readDataToEndOfFile()
+        let restErr = err.fileHandleForReading.readDataToEndOfFile()
+        return lock.withLock {
+            outData.append(restOut)
+            errData.append(restErr)
+            return Finished(
+                status: process.terminationStatus, out: String(decoding: outData, as: UTF8.self),
+                err: String(decoding: errData, as: UTF8.self))
+        }
+    }
+}
+
+/// Polls `condition` until it holds or `seconds` pass; returns whether it held.
+func eventually(_ seconds: Double = 15, _ condition: () async throws -> Bool) async rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if try await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(50))
+    }
+    return try await condition()
+}
+
+/// Runs the sqlite3 shell (tests that tamper with a ledger without our code).
+func sqlite3(_ path: String, _ sql: String) throws {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+    p.arguments = [path, sql]
+    try p.run()
+    p.waitUntilExit()
+    #expect(p.terminationStatus == 0, "sqlite3 failed: \(sql)")
+}

@@ -1,0 +1,175 @@
+import Foundation
+import LoopbackHTTP
+import Testing
+
+@Suite struct InspectCommandsTests {
+    @Test func logPrintsEveryEventInWords() async throws {
+        let box = try DledgerSandbox()
+        try await box.run("add", "http://example.com/a", "http://example.com/b")
+        try await box.run("mv", "2", "--to", "0:0")
+        let lines = try await box.run("log").out.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3)
+        #expect(lines[0].hasPrefix("    #1  ") && lines[0].contains("ledgerCreated"))
+        #expect(
+            lines[1].contains("tasksAdded") && lines[1].hasSuffix("added #1 #2 to new section 0 'Downloads'"))
+        #expect(lines[2].contains("tasksMoved") && lines[2].hasSuffix("moved #2 to 0:0"))
+        let limited = try await box.run("log", "--since", "2", "--limit", "1").out.split(separator: "\n")
+        #expect(limited.count == 1 && limited[0].contains("tasksAdded"))
+        let task = try await box.run("log", "--task", "2").out.split(separator: "\n")
+        #expect(task.count == 2)
+    }
+
+    @Test func logJSONLinesCarrySeqTimeKindTasksAndPayload() async throws {
+        let box = try DledgerSandbox()
+        try await box.run("add", "http://example.com/a")
+        try await box.run("pause", "1")
+        try await box.run("undo")
+        let lines = try await box.run("log", "--json").jsonLines
+        #expect(lines.map { $0["seq"] as? Int } == [1, 2, 3, 4])
+        #expect(
+            lines.map { $0["kind"] as? String } == [
+                "ledgerCreated", "tasksAdded", "tasksPaused", "statesRestored",
+            ])
+        for line in lines {
+            #expect(
+                Array(line.keys).sorted() == [
+                    "kind", "payload", "redoes", "seq", "tasks", "text", "time", "timeMs", "undoes",
+                ])
+            let time = try #require(line["time"] as? String)
+            #expect(time.hasSuffix("Z") && time.count == 24)
+        }
+        #expect(lines[3]["undoes"] as? Int == 3)
+        #expect(lines[1]["tasks"] as? [Int] == [1])
+        let added = (lines[1]["payload"] as? [String: Any])?["tasks"] as? [[String: Any]]
+        #expect(added?.first?["url"] as? String == "http://example.com/a")
+    }
+
+    @Test func replayToReproducesAnEarlierListExactly() async throws {
+        let box = try DledgerSandbox()
+        try await box.run("add", "http://example.com/a", "http://example.com/b")
+        try await box.run("section", "add", "Later")
+        try await box.run("mv", "1", "--to", "1")
+        let snapshot = try await box.run("ls", "--json").out
+        let seq = try #require((try await box.run("ls", "--json").json as? [String: Any])?["seq"] as? Int)
+        try await box.run("rm", "2")
+        try await box.run("section", "rename", "1", "Much later")
+        try await box.run("sort", "name")
+        let replayed = try await box.run("replay", "--to", "\(seq)", "--json")
+        #expect(replayed.status == 0)
+        #expect(replayed.out == snapshot)
+        let beyond = try await box.run("replay", "--to", "99")
+        #expect(beyond.status == 64)
+        #expect(beyond.err.hasPrefix("error: seq 99 is beyond the end of the log"))
+    }
+
+    @Test func replayAtATime() async throws {
+        let box = try DledgerSandbox()
+        try await box.run("add", "http://example.com/a")
+        let early = try await box.run("replay", "--at", "2000-01-01T00:00:00Z", "--json")
+        #expect((early.json as? [String: Any])?["seq"] as? Int == 0)
+        let now = try await box.run("replay", "--at", "\(Int(Date().timeIntervalSince1970) + 60)", "--json")
+        #expect((now.json as? [String: Any])?["seq"] as? Int == 2)
+        let local = try await box.run("replay", "--at", "2099-01-01 18:00", "--json")
+        #expect((local.json as? [String: Any])?["seq"] as? Int == 2)
+        let bad = try await box.run("replay", "--at", "yesterday-ish")
+        #expect(bad.status == 64)
+    }
+
+    @Test func exportAndStatsShapes() async throws {
+        let box = try DledgerSandbox()
+        try await box.run("add", "http://example.com/a", "http://example.com/b")
+        try await box.run("rm", "2")
+        let export = try #require(try await box.run("export", "--json").json as? [String: Any])
+        #expect(
+            Set(export.keys) == ["seq", "time", "settings", "nextId", "sections", "trash", "undo", "redo"])
+        #expect((export["trash"] as? [[String: Any]])?.first?["id"] as? Int == 2)
+        #expect((export["undo"] as? [[String: Any]])?.first?["kind"] as? String == "tasksDeleted")
+        let stats = try #require(try await box.run("stats", "--json").json as? [String: Any])
+        #expect((stats["tasks"] as? [String: Any])?["total"] as? Int == 1)
+        #expect((stats["tasks"] as? [String: Any])?["waiting"] as? Int == 1)
+        #expect(stats["trash"] as? Int == 1)
+        #expect(stats["events"] as? Int == 3)
+        #expect(stats.keys.contains("snapshotSeq"))
+        let human = try await box.run("stats")
+        #expect(human.out.contains("tasks           1 (1 waiting)"))
+    }
+
+    /// A ledger with one finished download, for verify.
+    func finishedLedger() async throws -> (DledgerSandbox, LoopbackServer) {
+        let box = try DledgerSandbox()
+        let server = try LoopbackServer()
+        server.serve("/f.bin", Resource(size: 50_000, seed: 3))
+        let r = try await box.run("get", server.url("/f.bin"))
+        #expect(r.status == 0, "\(r.err)")
+        return (box, server)
+    }
+
+    @Test func verifyPassesThenFailsOnATamperedCopyAndAMissingFile() async throws {
+        let (box, _) = try await finishedLedger()
+        let ok = try await box.run("verify", "--checksums")
+        #expect(ok.status == 0)
+        #expect(ok.out.contains("ok: hash chain intact"))
+        try sqlite3(box.ledger, "PRAGMA wal_checkpoint(TRUNCATE);")
+        let copy = box.root + "/copy.sqlite"
+        try FileManager.default.copyItem(atPath: box.ledger, toPath: copy)
+        #expect(try await box.run("verify", "--ledger", copy, "--skip-files").status == 0)
+        try dropTriggersAndEdit(copy)
+        let tampered = try await box.run("verify", "--ledger", copy, "--skip-files")
+        #expect(tampered.status == 1)
+        #expect(tampered.out.contains("problem: hash chain broken at event #2"))
+        #expect(tampered.err.hasPrefix("error: verification failed"))
+        try FileManager.default.removeItem(atPath: box.downloads + "/f.bin")
+        let missing = try await box.run("verify")
+        #expect(missing.status == 1)
+        #expect(missing.out.contains("problem: task #1: file missing: \(box.downloads)/f.bin"))
+    }
+
+    /// Drops every trigger on the events table and edits event 2's payload (the URL).
+    func dropTriggersAndEdit(_ path: String) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        p.arguments = [path, "SELECT name FROM sqlite_master WHERE type = 'trigger';"]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        let names = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        let drops = names.split(separator: "\n").map { "DROP TRIGGER \($0);" }.joined(separator: " ")
+        try sqlite3(
+            path, drops + " UPDATE events SET payload = replace(payload, 'f.bin', 'g.bin') WHERE seq = 2;")
+    }
+
+    @Test func inspectionWorksOnAReadOnlyCopyAndLeavesItUntouched() async throws {
+        let (box, _) = try await finishedLedger()
+        let dir = box.root + "/ro"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try sqlite3(box.ledger, "PRAGMA wal_checkpoint(TRUNCATE);")
+        let copy = dir + "/ledger.sqlite"
+        try FileManager.default.copyItem(atPath: box.ledger, toPath: copy)
+        chmod(copy, 0o444)
+        chmod(dir, 0o555)
+        defer { chmod(dir, 0o755) }
+        let before = try Data(contentsOf: URL(fileURLWithPath: copy))
+        for args in [
+            ["ls"], ["ls", "--json"], ["log"], ["audit", "1"], ["replay", "--to", "2"], ["verify"],
+            ["export"], ["stats"],
+        ] {
+            let r = try await box.run(args + ["--ledger", copy])
+            #expect(r.status == 0, "\(args): \(r.err)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["ledger.sqlite"])
+        let write = try await box.run("pause", "1", "--ledger", copy)
+        #expect(write.status != 0)
+    }
+
+    @Test func auditShowsOneTasksHistory() async throws {
+        let (box, _) = try await finishedLedger()
+        let r = try await box.run("audit", "1")
+        #expect(r.status == 0)
+        #expect(r.out.contains("tasksAdded"))
+        #expect(r.out.contains("transferStarted"))
+        #expect(r.out.contains("#1 finished: 50.0 KB, sha256 "))
+        #expect(try await box.run("audit", "7").err == "error: no task #7\n")
+    }
+}

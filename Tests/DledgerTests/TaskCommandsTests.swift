@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+
+@Suite struct TaskCommandsTests {
+    func boxWithThree() async throws -> DledgerSandbox {
+        let box = try DledgerSandbox()
+        try await box.run("add", "http://example.com/1", "http://example.com/2")
+        try await box.run("add", "http://example.com/3", "--section", "Later")
+        return box
+    }
+
+    @Test func badIdsAndPositionsNameTheBadThingAndAppendNothing() async throws {
+        let box = try await boxWithThree()
+        let before = try await box.eventCount()
+        let cases: [([String], Int32, String)] = [
+            (["mv", "9", "--to", "0"], 64, "error: no task #9\n"),
+            (["mv", "1", "--to", "5:0"], 64, "error: section index 5 out of range (0..1)\n"),
+            (["mv", "1", "--to", "1:7"], 64, "error: index 7 out of range for section 1 (0..1)\n"),
+            (["pause", "9"], 64, "error: no task #9\n"),
+            (["pause", "--section", "4"], 64, "error: section index 4 out of range (0..1)\n"),
+            (["restore", "1"], 64, "error: task #1 is not in the to-delete list\n"),
+            (["rename", "1", "a/b"], 64, "error: invalid name 'a/b': contains a path separator\n"),
+            (["mv", "x", "--to", "0"], 64, "error: not a task id: 'x'\n"),
+            (["limit", "-3"], 64, "error: not a count: '-3'\n"),
+            (["speed-limit", "fast"], 64, "error: not a rate: 'fast' (e.g. 500K, 2M)\n"),
+            (["resume", "1"], 1, "error: task #1 is waiting: nothing to resume\n"),
+        ]
+        for (args, status, message) in cases {
+            let r = try await box.run(args)
+            #expect(r.status == status, "\(args)")
+            #expect(r.err.hasPrefix(message), "\(args): \(r.err)")
+        }
+        #expect(try await box.eventCount() == before)
+    }
+
+    @Test func moveDeleteRestorePurge() async throws {
+        let box = try await boxWithThree()
+        #expect(try await box.run("mv", "3", "--to", "0:0").out == "moved #3 to 0:0\n")
+        #expect(try await box.task(3)?["index"] as? Int == 0)
+        #expect(
+            try await box.run("rm", "1", "2").out == "moved #1 #2 to the to-delete list (record and file)\n")
+        #expect(try await box.task(1) == nil)
+        #expect(try await box.run("restore", "1").status == 0)
+        #expect(try await box.task(1)?["section"] as? Int == 0)
+        #expect(try await box.run("restore", "--all", "--to", "1").status == 0)
+        #expect(try await box.task(2)?["section"] as? Int == 1)
+        #expect(try await box.run("rm", "2").status == 0)
+        #expect(try await box.run("purge", "--all").out == "purged #2 for good\n")
+        #expect(try await box.run("restore", "2").err == "error: no task #2\n")
+    }
+
+    @Test func pauseResumeStopBySelection() async throws {
+        let box = try await boxWithThree()
+        #expect(try await box.run("pause", "--all").out == "paused #1 #2 #3\n")
+        #expect(try await box.run("resume", "--section", "1").out == "resumed #3\n")
+        #expect(try await box.run("stop", "1").out == "stopped #1\n")
+        #expect(try await box.task(1)?["state"] as? String == "stopped")
+        #expect(try await box.task(2)?["state"] as? String == "paused")
+        let both = try await box.run("pause", "1", "--all")
+        #expect(both.status == 64)
+    }
+
+    @Test func settingsLimitSpeedAndSort() async throws {
+        let box = try await boxWithThree()
+        #expect(try await box.run("limit", "5").out == "at most 5 downloads at a time\n")
+        #expect(try await box.run("limit").out == "at most 5 downloads at a time\n")
+        #expect(try await box.run("speed-limit", "1.5M").out == "speed limit set to 1.5 MB/s\n")
+        #expect(try await box.run("speed-limit", "--json").out == "1500000\n")
+        #expect(try await box.run("speed-limit", "500K").status == 0)
+        #expect(try await box.run("speed-limit", "0").out == "speed limit removed\n")
+        #expect(try await box.run("sort", "name", "--desc").out == "sorted by name, descending\n")
+        let moved = try await box.run("mv", "1", "--to", "1")
+        #expect(moved.status == 64)
+        #expect(moved.err.contains("manual sort"))
+        let export = try #require(try await box.run("export").json as? [String: Any])
+        let settings = export["settings"] as? [String: Any]
+        #expect(settings?["maxDownloads"] as? Int == 5 && settings?["sort"] as? String == "name")
+    }
+
+    @Test func renameAndRedownload() async throws {
+        let box = try await boxWithThree()
+        #expect(try await box.run("rename", "2", "two.bin").out == "renamed #2 to 'two.bin'\n")
+        #expect(try await box.run("redownload", "2").out == "reset #2 to download again from zero\n")
+    }
+
+    @Test func mutatingCommandsPrintTheEventAsJSON() async throws {
+        let box = try await boxWithThree()
+        let r = try await box.run("mv", "1", "--to", "1:0", "--json")
+        let line = try #require(r.jsonLines.first)
+        #expect(line["kind"] as? String == "tasksMoved")
+        #expect(line["tasks"] as? [Int] == [1])
+        #expect((line["payload"] as? [String: Any])?["section"] as? Int == 1)
+    }
+}

@@ -1,0 +1,286 @@
+import Testing
+
+@testable import LedgerCore
+
+/// Drives a list with random valid and invalid commands and random downloader facts, checking after every step
+/// what must always hold.
+private struct Fuzzer {
+    var rng: SplitMix64
+    var log = TestLog()
+    /// The same log replayed entry by entry through the payload codec, as a store would read it back.
+    var shadow = DownloadList()
+    var counts: [String: Int] = [:]
+    /// The live list after each entry, when asked for.
+    var history: [DownloadList]?
+
+    let urls = (0..<60).map { n in u("file\(n)" + [".iso", ".mp3", ".jpg", ".pdf", ""][n % 5]) }
+    let titles = ["A", "B", "Vidéos", "Downloads", "C"]
+    let names = ["x", "Film.mkv", "été 🎬", "a.b", "n2"]
+
+    init(seed: UInt64) {
+        rng = SplitMix64(seed: seed)
+        for logged in log.entries { shadow.apply(logged) }
+    }
+
+    var list: DownloadList { log.list }
+    mutating func someID() -> TaskID { TaskID(rng.below(Int(list.nextID) + 2)) }
+    var liveIDs: [TaskID] { list.orderedTasks.map(\.id) }
+
+    mutating func ids(from pool: [TaskID]) -> [TaskID] {
+        guard !pool.isEmpty else { return [someID()] }
+        return (0...rng.below(3)).map { _ in rng.chance(0.9) ? rng.pick(pool) : someID() }
+    }
+
+    mutating func location() -> Location {
+        let s = rng.below(list.sections.count + 1)
+        let count = list.sections.indices.contains(s) ? list.sections[s].tasks.count : 0
+        return Location(section: s, index: rng.chance(0.5) ? nil : rng.below(count + 2))
+    }
+
+    mutating func selection() -> Selection {
+        switch rng.below(10) {
+        case 0: return .all
+        case 1, 2: return .section(rng.below(list.sections.count + 1))
+        default: return .tasks(ids(from: liveIDs))
+        }
+    }
+
+    mutating func placement() -> AddPlacement {
+        switch rng.below(4) {
+        case 0: return .end
+        case 1:
+            let s = rng.below(list.sections.count + 1)
+            let count = list.sections.indices.contains(s) ? list.sections[s].tasks.count : 0
+            return .section(s, index: rng.chance(0.5) ? nil : rng.below(count + 2))
+        case 2: return .titled(rng.pick(titles))
+        default:
+            return .newSection(
+                title: rng.pick(titles), at: rng.chance(0.5) ? nil : rng.below(list.sections.count + 2))
+        }
+    }
+
+    /// Any command, valid or not.
+    mutating func command() -> Command {
+        let trashIDs = list.trash.map(\.id)
+        switch rng.below(22) {
+        case 0, 1, 2:
+            let picked = (0...rng.below(3)).map { _ in rng.pick(urls) }
+            let name = picked.count == 1 && rng.chance(0.3) ? rng.pick(names) : nil
+            return .add(urls: picked, placement: placement(), name: name, sha256: nil, directory: nil)
+        case 3, 4: return .move(ids(from: liveIDs), to: location())
+        case 5:
+            return .insertSection(
+                title: rng.pick(titles), at: rng.chance(0.5) ? nil : rng.below(list.sections.count + 2))
+        case 6: return .renameSection(rng.below(list.sections.count + 1), title: rng.pick(titles))
+        case 7:
+            return .moveSection(rng.below(list.sections.count + 1), to: rng.below(list.sections.count + 1))
+        case 8: return .removeSection(rng.below(list.sections.count + 1))
+        case 9, 10: return .delete(rng.chance(0.1) ? .all : selection(), mode: rng.pick(DeleteMode.allCases))
+        case 11, 12:
+            return .restore(
+                rng.chance(0.2) ? nil : ids(from: trashIDs), to: rng.chance(0.7) ? nil : location())
+        case 13: return .purge(rng.chance(0.1) ? nil : ids(from: trashIDs))
+        case 14: return .redownload(ids(from: liveIDs))
+        case 15:
+            return .rename(
+                rng.chance(0.9) ? rng.pick(liveIDs + trashIDs + [0]) : someID(), name: rng.pick(names))
+        case 16: return .pause(selection())
+        case 17: return .resume(selection())
+        case 18: return .stop(selection())
+        case 19:
+            return rng.chance(0.5)
+                ? .setMaxDownloads(rng.below(4)) : .setSpeedLimit(Int64(rng.below(3)) * 1000)
+        case 20: return .sort(rng.pick(SortMode.allCases + [.manual, .manual]), descending: rng.chance(0.3))
+        default: return .setAutoRemoveEmptySections(rng.chance(0.5))
+        }
+    }
+
+    /// A command that must be refused whatever the state.
+    mutating func invalidCommand() -> Command {
+        let unknown = list.nextID + TaskID(rng.below(5))
+        switch rng.below(9) {
+        case 0: return .move([unknown], to: Location(section: 0))
+        case 1:
+            return .rename(rng.pick(liveIDs + [unknown]), name: rng.pick(["a/b", "..", "", "a\nb", "x..y"]))
+        case 2:
+            let bad = [
+                "ftp://h/x", "foo", "http://", "http://h x/", "http://h:99999/",
+                rng.pick(Array(list.urlIndex.keys) + ["nope"]),
+            ]
+            return .add(
+                urls: [rng.pick(bad), rng.pick(bad)], placement: .end, name: nil, sha256: nil, directory: nil)
+        case 3: return .removeSection(list.sections.count + rng.below(3))
+        case 4: return .setMaxDownloads(-1 - rng.below(3))
+        case 5: return .restore([rng.pick(liveIDs + [unknown])], to: nil)
+        case 6: return .pause(.section(list.sections.count))
+        case 7: return .insertSection(title: rng.pick([" ", "", "a\tb"]), at: nil)
+        default: return .purge([rng.pick(liveIDs + [unknown])])
+        }
+    }
+
+    mutating func fact() -> Event {
+        let id = rng.chance(0.9) && !list.tasks.isEmpty ? rng.pick(Array(list.tasks.keys).sorted()) : someID()
+        let bytes = Int64(rng.below(5_000_000))
+        switch rng.below(5) {
+        case 0:
+            return .transferStarted(id: id, attempt: 1 + rng.below(3), offset: rng.chance(0.5) ? 0 : bytes)
+        case 1:
+            return .transferResolved(
+                id: id, size: rng.chance(0.8) ? bytes * 1000 : nil,
+                serverName: rng.chance(0.5) ? rng.pick(names) : nil,
+                validator: rng.chance(0.5) ? "\"v\(rng.below(9))\"" : nil, acceptsRanges: rng.chance(0.5),
+                restartedFromZero: rng.chance(0.2) ? "no ranges" : nil)
+        case 2: return .transferPaused(id: id, bytes: bytes)
+        case 3:
+            return .transferCompleted(
+                id: id, bytes: bytes, sha256: String(repeating: "a", count: 64),
+                fileName: rng.pick(names) + ".bin")
+        default:
+            return .transferFailed(
+                id: id,
+                failure: TaskFailure(
+                    code: "http", detail: "HTTP \(400 + rng.below(200))", retryable: rng.chance(0.5)),
+                bytes: bytes)
+        }
+    }
+
+    /// Appends an entry and folds its decoded payload into the shadow.
+    mutating func append(_ entry: Entry) {
+        log.append(entry)
+        history?.append(log.list)
+        let logged = log.entries.last!
+        do {
+            let decoded = try Entry.decode(kind: entry.event.kind, payload: entry.encodedPayload())
+            shadow.apply(LoggedEntry(seq: logged.seq, time: logged.time, entry: decoded))
+        } catch {
+            Issue.record("\(entry) does not decode: \(error)")
+        }
+    }
+
+    mutating func step(_ n: Int) {
+        let roll = rng.below(100)
+        if roll < 12 {
+            append(Entry(fact()))
+            counts["fact", default: 0] += 1
+        } else if roll < 27 {
+            let command = invalidCommand()
+            let before = list
+            do {
+                _ = try list.decide(command)
+                Issue.record("step \(n): \(command) was accepted")
+            } catch {
+                #expect(error is LedgerError || error is NothingAdded)
+                counts["refused", default: 0] += 1
+            }
+            #expect(list == before)
+        } else {
+            let command = roll < 35 ? Command.undo : roll < 39 ? .redo : command()
+            let before = list
+            do {
+                let decision = try list.decide(command)
+                append(decision.entry)
+                counts[decision.entry.event.kind, default: 0] += 1
+                checkUndoRedo(after: command, before: before)
+            } catch {
+                #expect(error is LedgerError || error is NothingAdded, "\(command): \(error)")
+                #expect(list == before)
+                counts["threw", default: 0] += 1
+            }
+        }
+    }
+
+    /// Sometimes undoes a fresh action at once (the state must be the one before it, ids aside) and redoes it.
+    mutating func checkUndoRedo(after command: Command, before: DownloadList) {
+        guard command != .undo, command != .redo, list.undoStack.last?.seq == list.head, rng.chance(0.3)
+        else { return }
+        let after = list.contents
+        guard let undo = try? list.decide(.undo) else {
+            Issue.record("cannot undo \(command) at once")
+            return
+        }
+        append(undo.entry)
+        var undone = list.contents.stoppedTransfers
+        undone.nextID = before.nextID
+        // Known gap: with two sections of the same title, a section that a delete or move emptied (and removed)
+        // comes back by title, so its tasks may land in the other section of that title.
+        let ambiguous = Set(before.sections.map(\.title)).count < before.sections.count
+        withKnownIssue("sections with the same title", isIntermittent: true) {
+            expectEqual(undone, before.contents.stoppedTransfers, "undo of \(command)")
+        } when: {
+            ambiguous
+        }
+        guard rng.chance(0.5) else { return }
+        guard let redo = try? list.decide(.redo) else {
+            Issue.record("cannot redo \(command) at once")
+            return
+        }
+        append(redo.entry)
+        withKnownIssue("sections with the same title", isIntermittent: true) {
+            expectEqual(list.timeless.stoppedTransfers, after.timeless.stoppedTransfers, "redo of \(command)")
+        } when: {
+            ambiguous
+        }
+    }
+
+    func checkInvariants(_ n: Int) {
+        let l = list
+        var seen: [TaskID: Int] = [:]
+        for s in l.sections { for id in s.tasks { seen[id, default: 0] += 1 } }
+        let trashIDs = l.trash.map(\.id)
+        #expect(Set(trashIDs).count == trashIDs.count, "step \(n): trash ids repeat")
+        #expect(l.trashed == Set(trashIDs), "step \(n): trashed set out of step")
+        #expect(Set(trashIDs).isDisjoint(with: seen.keys), "step \(n): trashed task in a section")
+        for (id, task) in l.tasks {
+            #expect(task.id == id)
+            #expect(id < l.nextID, "step \(n): nextID \(l.nextID) not above #\(id)")
+            if !l.isTrashed(id) {
+                #expect(seen[id] == 1, "step \(n): #\(id) is in \(seen[id] ?? 0) sections")
+            }
+        }
+        #expect(Set(seen.keys).isSubset(of: l.tasks.keys), "step \(n): a section names an unknown task")
+        #expect(
+            l.urlIndex == Dictionary(l.tasks.values.map { ($0.url, $0.id) }, uniquingKeysWith: { a, _ in a }))
+        #expect(l.urlIndex.count == l.tasks.count, "step \(n): a URL appears twice")
+        #expect(l.undoStack.count <= DownloadList.undoDepth)
+    }
+}
+
+struct RandomizedTests {
+    @Test(arguments: [1, 2, 3, 4] as [UInt64])
+    func randomCommandsKeepEveryInvariant(seed: UInt64) throws {
+        var fuzz = Fuzzer(seed: seed)
+        for n in 0..<3_000 {
+            fuzz.step(n)
+            fuzz.checkInvariants(n)
+            expectEqual(fuzz.shadow, fuzz.list, "step \(n): replay through the codec")
+            // A snapshot carries the whole undo history, so reading it back is the dearest check here: every tenth
+            // step (the next test reads one back after every step of a shorter run).
+            if n % 10 == 0 {
+                expectEqual(
+                    try DownloadList(snapshot: fuzz.list.snapshotBytes()), fuzz.list, "step \(n): snapshot")
+            }
+            if n % 500 == 499 { expectEqual(fuzz.log.replayed(), fuzz.list, "step \(n): replay from zero") }
+        }
+        expectEqual(fuzz.log.replayed(), fuzz.list, "replay from zero")
+        // The run exercised most of the catalog, not only refusals.
+        #expect(fuzz.counts.keys.filter { Event.allKinds.contains($0) }.count >= 20, "\(fuzz.counts)")
+        #expect(fuzz.list.liveCount > 0 || !fuzz.list.trash.isEmpty)
+    }
+
+    @Test func everyPrefixReplaysToTheStateItHadThenAndEverySnapshotReads() throws {
+        var fuzz = Fuzzer(seed: 99)
+        fuzz.history = [fuzz.list]
+        for n in 0..<600 {
+            fuzz.step(n)
+            expectEqual(
+                try DownloadList(snapshot: fuzz.list.snapshotBytes()), fuzz.list, "step \(n): snapshot")
+        }
+        let history = fuzz.history!
+        #expect(history.count == fuzz.log.entries.count)
+        var replay = DownloadList()
+        for (n, logged) in fuzz.log.entries.enumerated() {
+            replay.apply(logged)
+            expectEqual(replay, history[n], "prefix of \(n + 1) entries")
+        }
+    }
+}

@@ -1,0 +1,507 @@
+import Testing
+
+@testable import LedgerCore
+
+/// Folds `events` into `s0` (seq after its head, all at `time`) and expects exactly `s0` changed by `change`,
+/// where `change` says everything that moves except the log position.
+private func assertReduce(
+    from s0: DownloadList, _ events: [Event], time: Int64 = 9_000,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    to change: (inout DownloadList) -> Void
+) {
+    var list = s0
+    for (n, event) in events.enumerated() {
+        list.apply(LoggedEntry(seq: s0.head + Int64(n) + 1, time: time, entry: Entry(event)))
+    }
+    var expected = s0
+    expected.head = s0.head + Int64(events.count)
+    expected.headTime = time
+    change(&expected)
+    expectEqual(list, expected, "state", sourceLocation: sourceLocation)
+}
+
+/// Sections "Downloads" [1 a, 2 b, 3 c] and "B" [4 d, 5 e], built by commands.
+private func fixture() -> TestLog {
+    var log = TestLog()
+    log.add(u("a"), u("b"), u("c"))
+    log.run(.insertSection(title: "B", at: nil))
+    log.add(u("d"), u("e"), to: .titled("B"))
+    return log
+}
+
+/// The undo step an action folded right after `list` pushes.
+private func step(_ list: DownloadList, _ inverse: Event, for action: Event) -> UndoStep {
+    UndoStep(seq: list.head + 1, kind: action.kind, inverse: inverse, action: action)
+}
+
+struct ReducerTests {
+    @Test func ledgerCreatedSetsDirectoryAndMaximum() {
+        assertReduce(from: DownloadList(), [.ledgerCreated(directory: "/x", maxDownloads: 4)]) {
+            $0.directory = "/x"
+            $0.maxDownloads = 4
+        }
+    }
+
+    @Test func addIntoAnEmptyListCreatesDownloads() {
+        let s0 = TestLog().list
+        let new = [
+            NewTask(id: 1, url: u("a"), directory: "/dl"),
+            NewTask(id: 2, url: u("b.iso"), name: "B", directory: "/dl"),
+        ]
+        assertReduce(from: s0, [.tasksAdded(tasks: new, section: 0, index: 0, newSectionTitle: nil)]) {
+            $0.tasks = [
+                1: DownloadList.task(1, u("a"), at: 9_000),
+                2: DownloadList.task(2, u("b.iso"), name: "B", at: 9_000),
+            ]
+            $0.sections = [Section(title: "Downloads", tasks: [1, 2])]
+            $0.urlIndex = [u("a"): 1, u("b.iso"): 2]
+            $0.nextID = 3
+            $0.undoStack = [
+                step(
+                    s0, .tasksRemoved(ids: [1, 2], removingSection: 0),
+                    for: .tasksAdded(tasks: new, section: 0, index: 0, newSectionTitle: nil))
+            ]
+        }
+    }
+
+    @Test func addAtAnIndexInsertsInOrder() {
+        let s0 = fixture().list
+        let new = [
+            NewTask(id: 6, url: u("f"), directory: "/dl"), NewTask(id: 7, url: u("g"), directory: "/dl"),
+        ]
+        assertReduce(from: s0, [.tasksAdded(tasks: new, section: 1, index: 1, newSectionTitle: nil)]) {
+            $0.tasks[6] = DownloadList.task(6, u("f"), at: 9_000)
+            $0.tasks[7] = DownloadList.task(7, u("g"), at: 9_000)
+            $0.sections[1].tasks = [4, 6, 7, 5]
+            $0.urlIndex[u("f")] = 6
+            $0.urlIndex[u("g")] = 7
+            $0.nextID = 8
+            $0.undoStack.append(
+                step(
+                    s0, .tasksRemoved(ids: [6, 7], removingSection: nil),
+                    for: .tasksAdded(tasks: new, section: 1, index: 1, newSectionTitle: nil)))
+        }
+    }
+
+    @Test func addWithANewSectionInsertsItFirst() {
+        let s0 = fixture().list
+        let new = [
+            NewTask(id: 6, url: u("f"), sha256: String(repeating: "a", count: 64), directory: "/other")
+        ]
+        assertReduce(from: s0, [.tasksAdded(tasks: new, section: 1, index: 0, newSectionTitle: "New")]) {
+            var t = DownloadList.task(6, u("f"), sha256: String(repeating: "a", count: 64), at: 9_000)
+            t.directory = "/other"
+            $0.tasks[6] = t
+            $0.sections.insert(Section(title: "New", tasks: [6]), at: 1)
+            $0.urlIndex[u("f")] = 6
+            $0.nextID = 7
+            $0.undoStack.append(
+                step(
+                    s0, .tasksRemoved(ids: [6], removingSection: 1),
+                    for: .tasksAdded(tasks: new, section: 1, index: 0, newSectionTitle: "New")))
+        }
+    }
+
+    @Test func addIgnoresKnownIdsAndURLsOnReplay() {
+        let s0 = fixture().list
+        let new = [
+            NewTask(id: 1, url: u("z"), directory: "/dl"), NewTask(id: 9, url: u("a"), directory: "/dl"),
+        ]
+        assertReduce(from: s0, [.tasksAdded(tasks: new, section: 0, index: 0, newSectionTitle: nil)]) {
+            $0.redoStack = []
+        }
+    }
+
+    @Test func moveKeepsTheGivenOrderAcrossSections() {
+        let s0 = fixture().list
+        assertReduce(from: s0, [.tasksMoved(ids: [3, 1], section: 1, index: 1)]) {
+            $0.sections[0].tasks = [2]
+            $0.sections[1].tasks = [4, 3, 1, 5]
+            let back = [
+                Placement(id: 1, sectionTitle: "Downloads", section: 0, index: 0),
+                Placement(id: 3, sectionTitle: "Downloads", section: 0, index: 2),
+            ]
+            $0.undoStack.append(
+                step(s0, .tasksPlaced(back), for: .tasksMoved(ids: [3, 1], section: 1, index: 1)))
+        }
+    }
+
+    @Test func moveRemovesEmptiedSectionsWhenAsked() {
+        var log = fixture()
+        log.run(.setAutoRemoveEmptySections(true))
+        let s0 = log.list
+        assertReduce(from: s0, [.tasksMoved(ids: [4, 5], section: 0, index: 0)]) {
+            $0.sections = [Section(title: "Downloads", tasks: [4, 5, 1, 2, 3])]
+            let back = [
+                Placement(id: 4, sectionTitle: "B", section: 1, index: 0),
+                Placement(id: 5, sectionTitle: "B", section: 1, index: 1),
+            ]
+            $0.undoStack.append(
+                step(s0, .tasksPlaced(back), for: .tasksMoved(ids: [4, 5], section: 0, index: 0)))
+        }
+    }
+
+    @Test func placeRecreatesAMissingSectionByTitle() {
+        var log = fixture()
+        log.run(.setAutoRemoveEmptySections(true))
+        log.run(.move([4, 5], to: Location(section: 0, index: 0)))
+        let s0 = log.list
+        let back = [
+            Placement(id: 4, sectionTitle: "B", section: 1, index: 0),
+            Placement(id: 5, sectionTitle: "B", section: 1, index: 1),
+        ]
+        assertReduce(from: s0, [.tasksPlaced(back)]) {
+            $0.sections = [
+                Section(title: "Downloads", tasks: [1, 2, 3]), Section(title: "B", tasks: [4, 5]),
+            ]
+            let forth = [
+                Placement(id: 4, sectionTitle: "Downloads", section: 0, index: 0),
+                Placement(id: 5, sectionTitle: "Downloads", section: 0, index: 1),
+            ]
+            $0.redoStack = []
+            $0.undoStack.append(step(s0, .tasksPlaced(forth), for: .tasksPlaced(back)))
+        }
+    }
+
+    @Test func sectionEventsInsertRenameMoveAndRemove() {
+        let s0 = fixture().list
+        assertReduce(from: s0, [.sectionInserted(index: 0, title: "Top")]) {
+            $0.sections.insert(Section(title: "Top"), at: 0)
+            $0.undoStack.append(
+                step(s0, .sectionRemoved(index: 0), for: .sectionInserted(index: 0, title: "Top")))
+        }
+        assertReduce(from: s0, [.sectionRenamed(index: 1, title: "Bee")]) {
+            $0.sections[1].title = "Bee"
+            $0.undoStack.append(
+                step(s0, .sectionRenamed(index: 1, title: "B"), for: .sectionRenamed(index: 1, title: "Bee")))
+        }
+        assertReduce(from: s0, [.sectionMoved(from: 1, to: 0)]) {
+            $0.sections = [s0.sections[1], s0.sections[0]]
+            $0.undoStack.append(step(s0, .sectionMoved(from: 0, to: 1), for: .sectionMoved(from: 1, to: 0)))
+        }
+        var log = fixture()
+        log.run(.insertSection(title: "Empty", at: 1))
+        let s1 = log.list
+        assertReduce(from: s1, [.sectionRemoved(index: 1)]) {
+            $0.sections.remove(at: 1)
+            $0.undoStack.append(
+                step(s1, .sectionInserted(index: 1, title: "Empty"), for: .sectionRemoved(index: 1)))
+        }
+    }
+
+    @Test func removingANonEmptySectionChangesNothingOnReplay() {
+        let s0 = fixture().list
+        assertReduce(from: s0, [.sectionRemoved(index: 0)]) {
+            $0.redoStack = []
+            $0.undoStack.append(
+                step(s0, .sectionInserted(index: 0, title: "Downloads"), for: .sectionRemoved(index: 0)))
+        }
+    }
+
+    @Test func deleteMovesTasksToTheToDeleteListRememberingWhere() {
+        var log = fixture()
+        log.fact(.transferStarted(id: 2, attempt: 1, offset: 0))
+        let s0 = log.list
+        assertReduce(from: s0, [.tasksDeleted(ids: [2, 5], modes: [.all, .record])]) {
+            $0.tasks[2]!.state = .waiting
+            $0.sections[0].tasks = [1, 3]
+            $0.sections[1].tasks = [4]
+            $0.setTrash([
+                TrashEntry(
+                    id: 2, mode: .all, sectionTitle: "Downloads", section: 0, index: 1, deleted: 9_000),
+                TrashEntry(id: 5, mode: .record, sectionTitle: "B", section: 1, index: 1, deleted: 9_000),
+            ])
+            $0.undoStack.append(
+                step(
+                    s0, .tasksRestored(ids: [2, 5], to: nil),
+                    for: .tasksDeleted(ids: [2, 5], modes: [.all, .record])))
+        }
+    }
+
+    @Test func deleteListsTheLatestFirstAndRemovesEmptiedSectionsWhenAsked() {
+        var log = fixture()
+        log.run(.delete(.tasks([1]), mode: .all))
+        log.run(.setAutoRemoveEmptySections(true))
+        let s0 = log.list
+        assertReduce(from: s0, [.tasksDeleted(ids: [4, 5], modes: [.record])]) {
+            $0.sections = [Section(title: "Downloads", tasks: [2, 3])]
+            $0.setTrash([
+                TrashEntry(id: 4, mode: .record, sectionTitle: "B", section: 1, index: 0, deleted: 9_000),
+                TrashEntry(id: 5, mode: .record, sectionTitle: "B", section: 1, index: 1, deleted: 9_000),
+                s0.trash[0],
+            ])
+            $0.undoStack.append(
+                step(
+                    s0, .tasksRestored(ids: [4, 5], to: nil),
+                    for: .tasksDeleted(ids: [4, 5], modes: [.record])))
+        }
+    }
+
+    @Test func filesDeletedAndRedownloadResetTheTransferOnly() {
+        var log = fixture()
+        log.fact(.transferStarted(id: 1, attempt: 2, offset: 0))
+        log.fact(
+            .transferResolved(
+                id: 1, size: 10, serverName: "a.bin", validator: "v", acceptsRanges: true,
+                restartedFromZero: nil)
+        )
+        log.fact(.transferCompleted(id: 1, bytes: 10, sha256: "00", fileName: "a.bin"))
+        let s0 = log.list
+        for event in [Event.filesDeleted(ids: [1]), .tasksRedownloaded(ids: [1])] {
+            assertReduce(from: s0, [event]) {
+                var t = s0.tasks[1]!
+                t.state = .waiting
+                t.bytes = 0
+                t.attempts = 0
+                t.finished = nil
+                t.fileName = nil
+                t.validator = nil
+                t.sha256 = nil
+                t.resets += 1
+                $0.tasks[1] = t
+                $0.redoStack = []
+            }
+        }
+    }
+
+    @Test func restorePutsTasksBackWhereTheyWere() {
+        var log = fixture()
+        log.run(.delete(.tasks([1, 3, 4]), mode: .all))
+        let s0 = log.list
+        assertReduce(from: s0, [.tasksRestored(ids: [3, 1], to: nil)]) {
+            $0.sections[0].tasks = [1, 2, 3]
+            $0.setTrash([s0.trash[2]])
+            $0.undoStack.append(
+                step(
+                    s0, .tasksTrashed([s0.trash[0], s0.trash[1]], positions: [0, 1], removingSections: []),
+                    for: .tasksRestored(ids: [3, 1], to: nil)))
+        }
+    }
+
+    @Test func restoreRecreatesARemovedSectionAtItsIndex() {
+        var log = fixture()
+        log.run(.insertSection(title: "C", at: nil))
+        log.add(u("f"), to: .titled("C"))
+        log.run(.setAutoRemoveEmptySections(true))
+        log.run(.delete(.section(1), mode: .record))
+        #expect(log.titles == ["Downloads", "C"])
+        let s0 = log.list
+        assertReduce(from: s0, [.tasksRestored(ids: [5, 4], to: nil)]) {
+            $0.sections.insert(Section(title: "B", tasks: [4, 5]), at: 1)
+            $0.setTrash([])
+            let back = Event.tasksTrashed(
+                [s0.trash[0], s0.trash[1]], positions: [0, 1], removingSections: [1])
+            $0.undoStack.append(step(s0, back, for: .tasksRestored(ids: [5, 4], to: nil)))
+        }
+    }
+
+    @Test func restoreToALocationInsertsInTheGivenOrder() {
+        var log = fixture()
+        log.run(.delete(.tasks([1, 2]), mode: .all))
+        let s0 = log.list
+        assertReduce(from: s0, [.tasksRestored(ids: [2, 1], to: Location(section: 1, index: 1))]) {
+            $0.sections[1].tasks = [4, 2, 1, 5]
+            $0.setTrash([])
+            let back = Event.tasksTrashed(
+                [s0.trash[0], s0.trash[1]], positions: [0, 1], removingSections: [])
+            $0.undoStack.append(
+                step(s0, back, for: .tasksRestored(ids: [2, 1], to: Location(section: 1, index: 1))))
+        }
+    }
+
+    @Test func purgeForgetsTasksAndTheirURLsAndIsNotUndoable() {
+        var log = fixture()
+        log.run(.delete(.tasks([2, 4]), mode: .all))
+        let s0 = log.list
+        assertReduce(from: s0, [.trashPurged(ids: [4])]) {
+            $0.tasks[4] = nil
+            $0.urlIndex[u("d")] = nil
+            $0.setTrash([s0.trash[0]])
+            // Steps that could only bring task 4 back are forgotten with it.
+            $0.undoStack = s0.undoStack.filter { !$0.action.taskIDs.contains(4) && !$0.inverse.taskIDs.contains(4) }
+            #expect($0.undoStack.count < s0.undoStack.count)
+        }
+    }
+
+    @Test func renameSetsAChosenNameAndTheFileNameWhenGiven() {
+        let s0 = fixture().list
+        assertReduce(from: s0, [.taskRenamed(id: 2, name: "two.txt", fileName: "two.txt")]) {
+            $0.tasks[2]!.displayName = "two.txt"
+            $0.tasks[2]!.nameIsUserChosen = true
+            $0.tasks[2]!.fileName = "two.txt"
+            $0.undoStack.append(
+                step(
+                    s0, .taskRenamed(id: 2, name: "b", fileName: nil, userChosen: false),
+                    for: .taskRenamed(id: 2, name: "two.txt", fileName: "two.txt")))
+        }
+    }
+
+    @Test func pauseStopResumeFollowTheStateRules() {
+        var log = fixture()
+        log.fact(.transferStarted(id: 1, attempt: 1, offset: 0))
+        log.fact(.transferCompleted(id: 3, bytes: 1, sha256: "00", fileName: "c"))
+        let s0 = log.list
+        assertReduce(from: s0, [.tasksPaused(ids: [1, 2, 3])]) {
+            $0.tasks[1]!.state = .paused
+            $0.tasks[2]!.state = .paused
+            $0.undoStack.append(
+                step(
+                    s0, .statesRestored(ids: [1, 2, 3], states: [.waiting, .waiting, .finished]),
+                    for: .tasksPaused(ids: [1, 2, 3])))
+        }
+        assertReduce(from: s0, [.tasksStopped(ids: [2])]) {
+            $0.tasks[2]!.state = .stopped
+            $0.undoStack.append(
+                step(s0, .statesRestored(ids: [2], states: [.waiting]), for: .tasksStopped(ids: [2])))
+        }
+        log.fact(
+            .transferFailed(
+                id: 4, failure: TaskFailure(code: "http", detail: "HTTP 503", retryable: true), bytes: 7))
+        log.run(.pause(.tasks([2])))
+        let s1 = log.list
+        assertReduce(from: s1, [.tasksResumed(ids: [2, 4, 5])]) {
+            $0.tasks[2]!.state = .waiting
+            $0.tasks[4]!.state = .waiting
+            $0.undoStack.append(
+                step(
+                    s1, .statesRestored(ids: [2, 4, 5], states: [.paused, .failed, .waiting]),
+                    for: .tasksResumed(ids: [2, 4, 5])))
+        }
+    }
+
+    @Test func statesRestoredLeavesFinishedTasksFinished() {
+        var log = fixture()
+        log.run(.pause(.tasks([1, 2])))
+        log.fact(.transferCompleted(id: 1, bytes: 1, sha256: "00", fileName: "a"))
+        let s0 = log.list
+        assertReduce(from: s0, [.statesRestored(ids: [1, 2], states: [.waiting, .waiting])]) {
+            $0.tasks[2]!.state = .waiting
+            $0.redoStack = []
+            $0.undoStack.append(
+                step(
+                    s0, .statesRestored(ids: [1, 2], states: [.finished, .paused]),
+                    for: .statesRestored(ids: [1, 2], states: [.waiting, .waiting])))
+        }
+    }
+
+    @Test func settingsEventsChangeSettings() {
+        let s0 = fixture().list
+        assertReduce(from: s0, [.maxDownloadsChanged(7)]) {
+            $0.maxDownloads = 7
+            $0.undoStack.append(step(s0, .maxDownloadsChanged(3), for: .maxDownloadsChanged(7)))
+        }
+        assertReduce(from: s0, [.speedLimitChanged(1024)]) {
+            $0.speedLimit = 1024
+            $0.undoStack.append(step(s0, .speedLimitChanged(0), for: .speedLimitChanged(1024)))
+        }
+        assertReduce(from: s0, [.sortChanged(.size, descending: true)]) {
+            $0.sortMode = .size
+            $0.sortDescending = true
+            $0.undoStack.append(
+                step(s0, .sortChanged(.manual, descending: false), for: .sortChanged(.size, descending: true))
+            )
+        }
+        assertReduce(from: s0, [.emptySectionsPolicyChanged(autoRemove: true)]) {
+            $0.autoRemoveEmptySections = true
+            $0.undoStack.append(
+                step(
+                    s0, .emptySectionsPolicyChanged(autoRemove: false),
+                    for: .emptySectionsPolicyChanged(autoRemove: true)))
+        }
+    }
+
+    @Test func transferFactsMoveATaskThroughItsLifeOutsideUndo() {
+        var log = fixture()
+        log.run(.undo)
+        let s0 = log.list
+        #expect(!s0.redoStack.isEmpty)
+        assertReduce(from: s0, [.transferStarted(id: 1, attempt: 1, offset: 0)]) {
+            $0.tasks[1]!.state = .downloading
+            $0.tasks[1]!.attempts = 1
+        }
+        assertReduce(
+            from: s0,
+            [
+                .transferStarted(id: 1, attempt: 2, offset: 500),
+                .transferResolved(
+                    id: 1, size: 1000, serverName: "real.bin", validator: "\"etag\"", acceptsRanges: false,
+                    restartedFromZero: "no ranges"),
+            ]
+        ) {
+            $0.tasks[1]!.state = .downloading
+            $0.tasks[1]!.attempts = 2
+            $0.tasks[1]!.bytes = 0
+            $0.tasks[1]!.size = 1000
+            $0.tasks[1]!.displayName = "real.bin"
+            $0.tasks[1]!.validator = "\"etag\""
+        }
+        assertReduce(
+            from: s0, [.transferStarted(id: 1, attempt: 1, offset: 0), .transferPaused(id: 1, bytes: 300)]
+        ) {
+            $0.tasks[1]!.attempts = 1
+            $0.tasks[1]!.bytes = 300
+        }
+        assertReduce(
+            from: s0,
+            [
+                .transferStarted(id: 1, attempt: 1, offset: 0),
+                .transferCompleted(id: 1, bytes: 9, sha256: "ab", fileName: "a.1"),
+            ]
+        ) {
+            $0.tasks[1]!.state = .finished
+            $0.tasks[1]!.attempts = 1
+            $0.tasks[1]!.bytes = 9
+            $0.tasks[1]!.size = 9
+            $0.tasks[1]!.sha256 = "ab"
+            $0.tasks[1]!.fileName = "a.1"
+            $0.tasks[1]!.displayName = "a.1"
+            $0.tasks[1]!.finished = 9_000
+        }
+        let failure = TaskFailure(code: "timeout", detail: "no data for 30 s", retryable: true)
+        assertReduce(
+            from: s0,
+            [
+                .transferStarted(id: 1, attempt: 1, offset: 0),
+                .transferFailed(id: 1, failure: failure, bytes: 5),
+            ]
+        ) {
+            $0.tasks[1]!.state = .failed
+            $0.tasks[1]!.attempts = 1
+            $0.tasks[1]!.failure = failure
+            $0.tasks[1]!.bytes = 5
+        }
+    }
+
+    @Test func transferFactsKeepAChosenName() {
+        var log = fixture()
+        log.run(.rename(1, name: "mine"))
+        let s0 = log.list
+        assertReduce(
+            from: s0,
+            [
+                .transferResolved(
+                    id: 1, size: nil, serverName: "srv", validator: nil, acceptsRanges: true,
+                    restartedFromZero: nil),
+                .transferCompleted(id: 1, bytes: 3, sha256: "cd", fileName: "mine"),
+            ]
+        ) {
+            $0.tasks[1]!.state = .finished
+            $0.tasks[1]!.bytes = 3
+            $0.tasks[1]!.size = 3
+            $0.tasks[1]!.sha256 = "cd"
+            $0.tasks[1]!.fileName = "mine"
+            $0.tasks[1]!.finished = 9_000
+        }
+    }
+
+    @Test func factsAboutUnknownTasksAreIgnored() {
+        let s0 = fixture().list
+        assertReduce(
+            from: s0,
+            [
+                .transferStarted(id: 99, attempt: 1, offset: 0), .transferPaused(id: 99, bytes: 1),
+                .transferCompleted(id: 99, bytes: 1, sha256: "", fileName: "x"),
+            ]
+        ) { _ in }
+    }
+}

@@ -1,0 +1,104 @@
+import Testing
+
+@testable import LedgerCore
+
+/// A list with every kind of content: sections, moved and renamed tasks, every state, failures, a to-delete list,
+/// settings, and both undo and redo history.
+func richLog() -> TestLog {
+    var log = TestLog()
+    log.add(u("a.iso"), u("b%20c.mp3"), u("d.pdf"), u("e"))
+    log.run(.insertSection(title: "Vidéos 🎬", at: nil))
+    log.run(
+        .add(
+            urls: [u("f.mkv")], placement: .titled("Vidéos 🎬"), name: "Film \"1\"",
+            sha256: String(repeating: "c", count: 64), directory: "/v"))
+    log.add(u("g.png"), u("h.txt"), to: .newSection(title: "Misc", at: 1))
+    log.run(.move([1, 7], to: Location(section: 2, index: 0)))
+    log.fact(.transferStarted(id: 1, attempt: 1, offset: 0))
+    log.fact(
+        .transferResolved(
+            id: 1, size: 5_000_000_000, serverName: "a.iso", validator: "\"e1\"", acceptsRanges: true,
+            restartedFromZero: nil))
+    log.fact(.transferStarted(id: 2, attempt: 2, offset: 10))
+    log.fact(
+        .transferCompleted(
+            id: 2, bytes: 4_000_000, sha256: String(repeating: "1", count: 64), fileName: "b c.mp3"))
+    log.fact(
+        .transferFailed(
+            id: 3, failure: TaskFailure(code: "http", detail: "HTTP 404\nNot Found", retryable: false),
+            bytes: 12))
+    log.run(.pause(.tasks([4])))
+    log.run(.stop(.tasks([6])))
+    log.run(.rename(2, name: "song.mp3"))
+    log.run(.delete(.tasks([7, 5]), mode: .record))
+    log.run(.delete(.tasks([3]), mode: .all))
+    log.run(.setMaxDownloads(5))
+    log.run(.setSpeedLimit(250_000))
+    log.run(.sort(.size, descending: true))
+    log.run(.setAutoRemoveEmptySections(true))
+    log.run(.undo)
+    log.run(.undo)
+    return log
+}
+
+struct SnapshotTests {
+    @Test func aRichListRoundTrips() throws {
+        let log = richLog()
+        #expect(!log.list.trash.isEmpty && !log.list.redoStack.isEmpty && !log.list.undoStack.isEmpty)
+        let read = try DownloadList(snapshot: log.list.snapshotBytes())
+        expectEqual(read, log.list, "snapshot")
+    }
+
+    @Test func aReadSnapshotFoldsOnLikeTheLiveList() throws {
+        var log = richLog()
+        var read = try DownloadList(snapshot: log.list.snapshotBytes())
+        let from = log.entries.count
+        log.run(.redo)
+        log.run(.undo)
+        log.run(.purge([7]))
+        log.run(.restore(nil, to: nil))
+        #expect(log.add(u("h.txt"), u("z")) == [8, 9])
+        for logged in log.entries[from...] { read.apply(logged) }
+        expectEqual(read, log.list, "after more entries")
+    }
+
+    @Test func anEmptyListRoundTrips() throws {
+        #expect(try DownloadList(snapshot: DownloadList().snapshotBytes()) == DownloadList())
+    }
+
+    @Test func everyTruncationThrows() {
+        let bytes = richLog().list.snapshotBytes()
+        for n in 0..<bytes.count {
+            #expect(throws: SnapshotError.self) { try DownloadList(snapshot: Array(bytes[..<n])) }
+        }
+    }
+
+    @Test func trailingBytesAndOtherMagicThrow() {
+        let bytes = richLog().list.snapshotBytes()
+        #expect(throws: SnapshotError.self) { try DownloadList(snapshot: bytes + [0]) }
+        #expect(throws: SnapshotError.self) {
+            try DownloadList(snapshot: Array("DLS1".utf8) + bytes.dropFirst(4))
+        }
+        #expect(throws: SnapshotError.self) { try DownloadList(snapshot: Array("not a snapshot".utf8)) }
+        #expect(SnapshotError().description == "unreadable snapshot")
+    }
+
+    @Test func garbageNeverTraps() {
+        let bytes = richLog().list.snapshotBytes()
+        var rng = SplitMix64(seed: 5)
+        for _ in 0..<2_000 {
+            var damaged = bytes
+            for _ in 0...rng.below(3) {
+                damaged[4 + rng.below(damaged.count - 4)] = UInt8(truncatingIfNeeded: rng.next())
+            }
+            if let list = try? DownloadList(snapshot: damaged) {
+                _ = list.view(now: 0)
+            }
+        }
+        for _ in 0..<500 {
+            let noise =
+                Array("DLS2".utf8) + (0..<rng.below(200)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            _ = try? DownloadList(snapshot: noise)
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import Testing
+
+@testable import LedgerCore
+
+private func urlReason(_ raw: String) -> String? {
+    do {
+        _ = try Validation.url(raw)
+        return nil
+    } catch let LedgerError.invalidURL(_, reason) {
+        return reason
+    } catch {
+        return "\(error)"
+    }
+}
+
+struct ValidationTests {
+    @Test(arguments: [
+        ("http://example.com", "http://example.com"),
+        ("HTTPS://Example.COM/a/b?x=1#f", "HTTPS://Example.COM/a/b?x=1#f"),
+        ("  https://h.example/file.iso\n", "https://h.example/file.iso"),
+        ("http://127.0.0.1:8080/x", "http://127.0.0.1:8080/x"),
+        ("http://user:pw@host:1/x", "http://user:pw@host:1/x"),
+        ("http://[::1]:80/x", "http://[::1]:80/x"),
+        ("https://my_host-1.local:65535", "https://my_host-1.local:65535"),
+        ("https://bücher.example/ä", "https://bücher.example/ä"),
+    ])
+    func validURLs(_ raw: String, _ cleaned: String) throws {
+        #expect(try Validation.url(raw) == cleaned)
+    }
+
+    @Test(arguments: [
+        ("ftp://example.com/x", "only http and https"),
+        ("foo", "no http(s) scheme"),
+        ("example.com/x", "no http(s) scheme"),
+        ("", "no http(s) scheme"),
+        ("http://", "no host"),
+        ("http:///path", "no host"),
+        ("http://:80/x", "no host"),
+        ("http://exa mple.com", "contains spaces or control characters"),
+        ("http://example.com/a b", "contains spaces or control characters"),
+        ("http://example.com/\u{7F}", "contains spaces or control characters"),
+        ("http://example.com:99999/", "bad port"),
+        ("http://example.com:65536", "bad port"),
+        ("http://example.com:/", "bad port"),
+        ("http://example.com:8o/", "bad port"),
+        ("http://example.com:-1/", "bad port"),
+        ("http://exa*mple.com/", "bad host"),
+        ("http://[::1/x", "bad IPv6 host"),
+    ])
+    func invalidURLs(_ raw: String, _ reason: String) {
+        #expect(urlReason(raw) == reason)
+    }
+
+    @Test func names() throws {
+        #expect(try Validation.name("Film (2024) – été 🎬.mkv") == "Film (2024) – été 🎬.mkv")
+        #expect(try Validation.name(".hidden") == ".hidden")
+        #expect(
+            try Validation.name(String(repeating: "é", count: 127) + "x") == String(
+                repeating: "é", count: 127) + "x")
+        let cases: [(String, String)] = [
+            ("", "empty"), (" \t ", "empty"), ("a/b", "contains a path separator"),
+            ("/", "contains a path separator"),
+            ("a\\b", "contains a path separator"), (".", "not a file name"), ("..", "not a file name"),
+            ("a..b", "contains '..'"), ("x\0y", "contains control characters"),
+            ("x\ny", "contains control characters"),
+            (String(repeating: "é", count: 128), "longer than 255 bytes"),
+        ]
+        for (raw, reason) in cases {
+            #expect(throws: LedgerError.invalidName(raw, reason: reason)) { try Validation.name(raw) }
+        }
+    }
+
+    @Test func titles() throws {
+        #expect(try Validation.title("  Vidéos 🎬 ") == "Vidéos 🎬")
+        #expect(throws: LedgerError.invalidTitle("empty")) { try Validation.title("\n ") }
+        #expect(throws: LedgerError.invalidTitle("contains control characters")) {
+            try Validation.title("a\tb")
+        }
+        #expect(throws: LedgerError.invalidTitle("longer than 200 bytes")) {
+            try Validation.title(String(repeating: "x", count: 201))
+        }
+        #expect(try Validation.title(String(repeating: "x", count: 200)).count == 200)
+    }
+
+    @Test func checksums() throws {
+        let hex = String(repeating: "0123456789ABCDEF", count: 4)
+        #expect(try Validation.sha256(" \(hex) ") == hex.lowercased())
+        for bad in [String(hex.dropLast()), hex + "0", String(hex.dropLast()) + "g", ""] {
+            #expect(throws: LedgerError.invalidChecksum(bad)) { try Validation.sha256(bad) }
+        }
+    }
+
+    @Test(arguments: [
+        ("https://h/a/b/file.iso?x=1#y", "file.iso"),
+        ("https://h/dir/", "dir"),
+        ("https://host.example", "host.example"),
+        ("https://host.example/", "host.example"),
+        ("https://h/a%20b%C3%A9.txt", "a bé.txt"),
+        ("https://h/100%", "100%"),
+        ("https://h/%zz", "%zz"),
+    ])
+    func defaultNames(_ url: String, _ name: String) {
+        #expect(DownloadList.defaultName(forURL: url) == name)
+    }
+
+    @Test func everyErrorIsOneLine() {
+        let errors: [LedgerError] = [
+            .noSuchTask(1), .taskInTrash(1), .taskNotInTrash(1), .noSuchSection(3, count: 0),
+            .noSuchSection(3, count: 2),
+            .indexOutOfRange(9, section: 1, count: 4), .invalidURL("x", reason: "r"),
+            .invalidName("n", reason: "r"),
+            .invalidTitle("r"), .invalidChecksum("c"), .invalidValue("v"), .sectionNotEmpty(1, tasks: 1),
+            .sectionNotEmpty(1, tasks: 2), .needsManualSort(.name), .nothingToDo("n"), .nothingToUndo,
+            .nothingToRedo,
+            .cannotUndo(seq: 4, kind: "tasksDeleted", reason: "r"), .fileExists("/p"), .fileSystem("f"),
+        ]
+        for e in errors {
+            #expect(!e.description.isEmpty)
+            #expect(!e.description.contains("\n"))
+        }
+        #expect(LedgerError.noSuchSection(3, count: 2).description == "section index 3 out of range (0..1)")
+        #expect(LedgerError.sectionNotEmpty(1, tasks: 1).description.contains("(1 task)"))
+    }
+}

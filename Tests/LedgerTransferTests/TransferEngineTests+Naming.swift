@@ -1,0 +1,87 @@
+import Foundation
+import LedgerTransfer
+import LoopbackHTTP
+import Testing
+
+extension TransferEngineTests {
+    @Test(arguments: [
+        ("attachment; filename=\"../../x\"", "x"),
+        ("attachment; filename=\"/etc/passwd\"", "passwd"),
+        ("attachment; filename=\"a/b\"", "b"),
+        ("attachment; filename=\"..\\\\..\\\\win.ini\"", "win.ini"),
+        ("attachment; filename=\"..\"", "file.bin"),
+        ("attachment; filename=\"bad\u{01}\u{7F}name.txt\"", "badname.txt"),
+        ("attachment; filename=\".bashrc\"", "bashrc"),
+        ("attachment; filename*=UTF-8''..%2F..%2Fr%C3%A9sum%C3%A9.pdf", "résumé.pdf"),
+    ])
+    func keepsServerNamesInsideTheDirectory(disposition: String, expected: String) async throws {
+        let h = try Harness()
+        defer { h.close() }
+        let resource = Resource(size: 1000, seed: 1, contentDisposition: disposition)
+        h.server.serve("/file.bin", resource)
+
+        let event = await h.run(h.request(1, "/file.bin"))
+
+        guard case .completed(_, _, _, let name) = event else {
+            Issue.record("ended with \(String(describing: event))")
+            return
+        }
+        #expect(name == expected)
+        #expect(h.holds(expected, resource.body.allBytes))
+        #expect(h.visibleFiles() == [expected])
+        let outside = try FileManager.default.contentsOfDirectory(atPath: h.root)
+        #expect(outside == ["downloads"])
+    }
+
+    @Test func prefersTheUsersNameAndSanitizesIt() async throws {
+        let h = try Harness()
+        defer { h.close() }
+        h.server.serve(
+            "/file.bin", Resource(size: 1000, seed: 1, contentDisposition: "attachment; filename=s.bin"))
+
+        let event = await h.run(h.request(1, "/file.bin", name: "../mine.dat"))
+
+        guard case .completed(_, _, _, let name) = event else {
+            Issue.record("ended with \(String(describing: event))")
+            return
+        }
+        #expect(name == "mine.dat")
+        #expect(h.visibleFiles() == ["mine.dat"])
+    }
+
+    @Test func neverOverwritesAnExistingFile() async throws {
+        let h = try Harness()
+        defer { h.close() }
+        let resource = Resource(size: 5000, seed: 1)
+        h.server.serve("/a.tar.gz", resource)
+        let mine = Array("mine".utf8)
+        try Data(mine).write(to: URL(fileURLWithPath: h.directory + "/a.tar.gz"))
+
+        let first = await h.run(h.request(1, "/a.tar.gz"))
+        let second = await h.run(h.request(2, "/a.tar.gz"))
+
+        guard case .completed(_, _, _, let one) = first, case .completed(_, _, _, let two) = second else {
+            Issue.record("ended with \(String(describing: first)), \(String(describing: second))")
+            return
+        }
+        #expect(one == "a (1).tar.gz")
+        #expect(two == "a (2).tar.gz")
+        #expect(h.holds("a.tar.gz", mine))
+        #expect(h.holds(one, resource.body.allBytes))
+        #expect(h.holds(two, resource.body.allBytes))
+    }
+
+    @Test func fallsBackToDownloadWithoutAnyName() async throws {
+        let h = try Harness()
+        defer { h.close() }
+        h.server.serve("/", Resource(size: 100, seed: 1))
+
+        let event = await h.run(h.request(1, "/"))
+
+        guard case .completed(_, _, _, let name) = event else {
+            Issue.record("ended with \(String(describing: event))")
+            return
+        }
+        #expect(name == "download")
+    }
+}

@@ -1,0 +1,129 @@
+import DownloadLedger
+import Foundation
+
+/// The root command: finds the subcommand, validates its options, runs it and turns errors into exit codes.
+enum CLI {
+    static let version = "0.1.0"
+
+    /// Every subcommand, in the order `dledger --help` lists them.
+    static let commands: [CommandSpec] =
+        [AddCommand.spec, RunCommands.get, RunCommands.run, ListCommand.spec]
+        + TaskCommands.specs + SectionCommands.specs + InspectCommands.specs + UndoCommands.specs
+        + [DemoCommand.spec]
+
+    /// Runs the process's command line.
+    static func main(_ tokens: [String]) async -> Int32 {
+        let environment = ProcessInfo.processInfo.environment
+        let cwd = FileManager.default.currentDirectoryPath
+        do {
+            let args = try Arguments(tokens)
+            let console = Console(
+                noColor: args.has("--no-color"), quiet: args.has("--quiet"), environment: environment)
+            return await run(args, console: console, environment: environment, cwd: cwd)
+        } catch {
+            FileHandle.standardError.write(Data("error: \(error)\nhint: see 'dledger --help'\n".utf8))
+            return CLIError.usageStatus
+        }
+    }
+
+    /// Runs one parsed command line (also used by the demo, in-process).
+    static func run(_ args: Arguments, console: Console, environment: [String: String], cwd: String) async
+        -> Int32
+    {
+        var args = args
+        var words = args.positionals
+        if words.first == "help" {
+            words.removeFirst()
+            args.flags.insert("--help")
+        }
+        guard let first = words.first else {
+            if args.has("--version") {
+                console.out("dledger \(version)")
+                return CLIError.success
+            }
+            console.out(rootHelp())
+            return args.has("--help") ? CLIError.success : CLIError.usageStatus
+        }
+        var name = first
+        var used = 1
+        if first == "section" {
+            guard words.count > 1 else {
+                console.out(sectionHelp())
+                return args.has("--help") ? CLIError.success : CLIError.usageStatus
+            }
+            name = "section " + words[1]
+            used = 2
+        }
+        guard let spec = commands.first(where: { $0.name == name }) else {
+            return report(.usage("unknown command '\(name)'"), hintFor: nil, console: console)
+        }
+        if args.has("--help") {
+            console.out(spec.help())
+            return CLIError.success
+        }
+        if let bad = args.given.subtracting(spec.accepted).sorted().first {
+            return report(
+                .usage("option '\(bad)' does not apply to 'dledger \(name)'"), hintFor: name, console: console
+            )
+        }
+        args.positionals = Array(args.positionals.drop { $0 == "help" }.dropFirst(used))
+        let context = Context(arguments: args, console: console, environment: environment, cwd: cwd)
+        do {
+            return try await spec.run(Invocation(spec: spec, args: args, context: context))
+        } catch {
+            return report(CLIError(error), hintFor: name, console: console)
+        }
+    }
+
+    /// Prints `error: ...` (and, for usage errors, a hint) and returns the exit status.
+    static func report(_ error: CLIError, hintFor name: String?, console: Console) -> Int32 {
+        console.err(console.style("error:", .red) + " \(error)")
+        if case .usage = error {
+            console.err("hint: see 'dledger \(name.map { $0 + " " } ?? "")--help'")
+        }
+        return error.exitCode
+    }
+
+    static func rootHelp() -> String {
+        var lines = [
+            "OVERVIEW: A download manager whose source of truth is an append-only event log.",
+            "",
+            "USAGE: dledger <command> [options]",
+            "",
+            "Sections and positions are numbered from 0 as 'ls' shows them ('--to 1:0' is the top of the",
+            "second section). Global options may come before or after the command.",
+            "",
+            "COMMANDS:",
+        ]
+        lines += commands.map { CommandSpec.row($0.name, $0.abstract) }
+        lines += [
+            CommandSpec.row("help [<command>]", "Show help for a command."),
+            "",
+            "GLOBAL OPTIONS:",
+            CommandSpec.row("--ledger <path>", "The ledger file (default: $DLEDGER_LEDGER, else"),
+            CommandSpec.row(
+                "", "$XDG_DATA_HOME/dledger/ledger.sqlite, else ~/.local/share/dledger/ledger.sqlite)."),
+            CommandSpec.row("--dir <path>", "Download directory for tasks added now (and of a new ledger)."),
+            CommandSpec.row("--json", "Print data as JSON (commands that print data)."),
+            CommandSpec.row("-q, --quiet", "Print less."),
+            CommandSpec.row("--no-color", "No colors (also when NO_COLOR is set)."),
+            CommandSpec.row("--version", "Show the version."),
+            CommandSpec.row("-h, --help", "Show help information."),
+            "",
+            "EXIT STATUS: 0 done, 1 failed, 64 usage error, 65 bad ledger file, 130 interrupted.",
+            "Start with 'dledger demo'.",
+        ]
+        return lines.joined(separator: "\n")
+    }
+
+    static func sectionHelp() -> String {
+        var lines = [
+            "OVERVIEW: Manage the list's sections.", "", "USAGE: dledger section <subcommand>", "",
+            "SUBCOMMANDS:",
+        ]
+        lines += commands.filter { $0.name.hasPrefix("section ") }.map {
+            CommandSpec.row($0.name, $0.abstract)
+        }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,75 @@
+/// One subcommand: its name, one-line abstract, help text, the options it accepts and what it runs.
+struct CommandSpec: Sendable {
+    /// `add`, or `section add` for nested ones.
+    let name: String
+    let abstract: String
+    /// The usage line after `dledger `.
+    let usage: String
+    /// Positional arguments and their help.
+    var arguments: [(String, String)] = []
+    /// Options (as shown, e.g. `--to <section[:index]>`) and their help.
+    var options: [(String, String)] = []
+    /// Extra paragraphs shown after the options.
+    var discussion: String? = nil
+    /// Whether `--json` applies.
+    var json = false
+    /// Whether the command can change the ledger (then `--dir` applies, for a new ledger).
+    var writes = false
+    let run: @Sendable (Invocation) async throws -> Int32
+
+    /// Every option name this command accepts, globals included.
+    var accepted: Set<String> {
+        var names: Set<String> = ["--ledger", "--no-color", "--quiet", "--help"]
+        if json { names.insert("--json") }
+        if writes { names.insert("--dir") }
+        for (shown, _) in options {
+            for word in shown.split(separator: " ") where word.hasPrefix("-") {
+                names.insert(String(word.trimmingSuffix(",")))
+            }
+        }
+        return names
+    }
+
+    /// The `--help` text.
+    func help() -> String {
+        var lines = ["OVERVIEW: \(abstract)", "", "USAGE: dledger \(usage)", ""]
+        if !arguments.isEmpty {
+            lines.append("ARGUMENTS:")
+            lines += arguments.map { Self.row($0.0, $0.1) }
+            lines.append("")
+        }
+        var all = options
+        if json { all.append(("--json", "Print JSON (documented in docs/cli.md).")) }
+        if writes {
+            all.append(
+                ("--dir <path>", "Download directory (default: the ledger's, set when it was created)."))
+        }
+        all.append(
+            (
+                "--ledger <path>",
+                "The ledger file (default: $DLEDGER_LEDGER, else $XDG_DATA_HOME/dledger/ledger.sqlite)."
+            ))
+        all.append(("-q, --quiet", "Print less."))
+        all.append(("--no-color", "No colors (also when NO_COLOR is set)."))
+        all.append(("-h, --help", "Show help information."))
+        lines.append("OPTIONS:")
+        lines += all.map { Self.row($0.0, $0.1) }
+        if let discussion {
+            lines += ["", discussion]
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func row(_ left: String, _ right: String) -> String {
+        let padded = "  " + left
+        return padded.count >= 26
+            ? padded + "\n" + String(repeating: " ", count: 26) + right
+            : padded + String(repeating: " ", count: 26 - padded.count) + right
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingSuffix(_ suffix: String) -> Substring {
+        hasSuffix(suffix) ? dropLast(suffix.count) : self
+    }
+}

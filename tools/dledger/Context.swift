@@ -1,0 +1,129 @@
+import DownloadLedger
+import Foundation
+
+/// What every command sees: where the ledger is, where downloads go, how to print.
+struct Context: Sendable {
+    let console: Console
+    let environment: [String: String]
+    /// Absolute current directory.
+    let cwd: String
+    /// Absolute path of the ledger file.
+    let ledgerPath: String
+    /// Absolute `--dir`, when given.
+    let dir: String?
+    let json: Bool
+
+    init(arguments: Arguments, console: Console, environment: [String: String], cwd: String) {
+        self.console = console
+        self.environment = environment
+        self.cwd = cwd
+        let given = arguments.value("--ledger")
+        ledgerPath = Self.absolute(given ?? Self.defaultLedgerPath(environment), cwd: cwd)
+        dir = arguments.value("--dir").map { Self.absolute($0, cwd: cwd) }
+        json = arguments.has("--json")
+    }
+
+    /// `$DLEDGER_LEDGER`, else `$XDG_DATA_HOME/dledger/ledger.sqlite`, else `~/.local/share/dledger/ledger.sqlite`.
+    static func defaultLedgerPath(_ env: [String: String]) -> String {
+        if let path = env["DLEDGER_LEDGER"], !path.isEmpty { return path }
+        if let data = env["XDG_DATA_HOME"], !data.isEmpty { return data + "/dledger/ledger.sqlite" }
+        let home = env["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return home + "/.local/share/dledger/ledger.sqlite"
+    }
+
+    /// `path` made absolute against `cwd`, with `~` expanded and `.`/`..` resolved.
+    static func absolute(_ path: String, cwd: String) -> String {
+        let expanded = (path as NSString).expandingTildeInPath
+        let full = expanded.hasPrefix("/") ? expanded : cwd + "/" + expanded
+        return (full as NSString).standardizingPath
+    }
+
+    /// Opens the ledger for inspection: never creates it and never writes to it.
+    func openForReading() throws -> Ledger {
+        try Ledger(path: ledgerPath, creatingWithDirectory: nil, readOnly: true)
+    }
+
+    /// Opens the ledger for a command that changes it, creating it (default directory: `--dir`, else the
+    /// current directory) when there is none.
+    func openForWriting() throws -> Ledger {
+        try Ledger(path: ledgerPath, creatingWithDirectory: dir ?? cwd, readOnly: false)
+    }
+}
+
+/// One run of one command: its spec, its arguments (command words removed) and the context.
+struct Invocation {
+    let spec: CommandSpec
+    let args: Arguments
+    let context: Context
+
+    var console: Console { context.console }
+    var positionals: [String] { args.positionals }
+
+    /// An integer option, validated.
+    func int(_ option: String, min: Int = 0) throws -> Int? {
+        guard let raw = args.value(option) else { return nil }
+        guard let n = Int(raw), n >= min else {
+            throw CLIError.usage("option '\(option)' needs a whole number of at least \(min), not '\(raw)'")
+        }
+        return n
+    }
+
+    /// Task ids given as positionals (`7` or `#7`).
+    func ids(_ raw: [String]? = nil) throws -> [TaskID] {
+        var ids: [TaskID] = []
+        for s in raw ?? positionals {
+            let digits = s.hasPrefix("#") ? String(s.dropFirst()) : s
+            guard let id = TaskID(digits), id > 0 else { throw CLIError.usage("not a task id: '\(s)'") }
+            ids.append(id)
+        }
+        return ids
+    }
+
+    /// A section index given as a positional.
+    func sectionIndex(_ raw: String) throws -> Int {
+        guard let n = Int(raw), n >= 0 else { throw CLIError.usage("not a section index: '\(raw)'") }
+        return n
+    }
+
+    /// `SECTION[:INDEX]`, both from 0.
+    func location(_ raw: String) throws -> Location {
+        let parts = raw.split(separator: ":", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), let s = Int(parts[0]), s >= 0 else {
+            throw CLIError.usage("not a position: '\(raw)' (expected SECTION or SECTION:INDEX, e.g. 1:0)")
+        }
+        guard parts.count == 2 else { return Location(section: s) }
+        guard let i = Int(parts[1]), i >= 0 else {
+            throw CLIError.usage("not a position: '\(raw)' (expected SECTION or SECTION:INDEX, e.g. 1:0)")
+        }
+        return Location(section: s, index: i)
+    }
+
+    /// Exactly `count` positionals, named for the error message.
+    func require(_ names: [String]) throws {
+        if positionals.count < names.count {
+            throw CLIError.usage("missing \(names[positionals.count]) (usage: dledger \(spec.usage))")
+        }
+        if positionals.count > names.count {
+            throw CLIError.usage("unexpected argument '\(positionals[names.count])'")
+        }
+    }
+
+    /// `ID... | --section N | --all`: exactly one of them.
+    func selection() throws -> Selection {
+        let section =
+            try int("--section-index")
+            ?? args.value("--section").map { raw in
+                try sectionIndex(raw)
+            }
+        let all = args.has("--all")
+        let chosen = (positionals.isEmpty ? 0 : 1) + (section == nil ? 0 : 1) + (all ? 1 : 0)
+        guard chosen == 1 else {
+            throw CLIError.usage(
+                chosen == 0
+                    ? "give task ids, --section N or --all" : "give only one of: ids, --section, --all")
+        }
+        if let section { return .section(section) }
+        if all { return .all }
+        return .tasks(try ids())
+    }
+}

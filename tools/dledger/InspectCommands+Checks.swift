@@ -1,0 +1,115 @@
+import DownloadLedger
+import Foundation
+
+extension InspectCommands {
+    static let checkSpecs: [CommandSpec] = [
+        CommandSpec(
+            name: "verify",
+            abstract:
+                "Check the hash chain, replay against snapshot and live list, and finished files on disk.",
+            usage: "verify [--skip-files] [--checksums] [--json]",
+            options: [
+                ("--skip-files", "Do not look at the download directories (a copied ledger)."),
+                ("--checksums", "Also compare each finished file's SHA-256 with the log's."),
+            ],
+            discussion: "Exit status 0 only when everything holds; otherwise every problem is named.",
+            json: true, run: { try verify($0) }),
+        CommandSpec(
+            name: "export",
+            abstract: "Print the whole projection as JSON: settings, sections with tasks, trash.",
+            usage: "export [--json]", json: true,
+            run: { inv in
+                try inv.require([])
+                inv.console.out(Output.export(try inv.context.openForReading().list).rendered(pretty: true))
+                return CLIError.success
+            }),
+        CommandSpec(
+            name: "stats", abstract: "Counts by state, bytes, log length and snapshot.",
+            usage: "stats [--json]",
+            json: true, run: { try stats($0) }),
+    ]
+
+    static func verify(_ inv: Invocation) throws -> Int32 {
+        try inv.require([])
+        let ledger = try inv.context.openForReading()
+        let report = try ledger.verify(
+            checkFiles: !inv.args.has("--skip-files"), checksums: inv.args.has("--checksums"))
+        if inv.context.json {
+            inv.console.out(
+                JSON.obj([
+                    "valid": .bool(report.isValid),
+                    "events": .int(report.events),
+                    "head": .int(report.head),
+                    "snapshotSeq": .opt(report.snapshotSeq),
+                    "filesChecked": .int(report.filesChecked),
+                    "problems": .array(report.problems.map(JSON.string)),
+                ]).rendered(pretty: true))
+        } else {
+            let snapshot = report.snapshotSeq.map { "snapshot at #\($0)" } ?? "no snapshot"
+            let files =
+                inv.args.has("--skip-files") ? "files not checked" : "\(report.filesChecked) files checked"
+            inv.console.info("\(report.events) events, head #\(report.head), \(snapshot), \(files)")
+            for p in report.problems { inv.console.out(inv.console.style("problem:", .red) + " \(p)") }
+            if report.isValid {
+                let sums = inv.args.has("--checksums") ? ", checksums match" : ""
+                inv.console.info(
+                    inv.console.style("ok:", .green)
+                        + " hash chain intact, replay equals snapshot and live list" + sums)
+            }
+        }
+        guard report.isValid else {
+            let n = report.problems.count
+            throw CLIError.failed("verification failed: \(n) problem\(n == 1 ? "" : "s")")
+        }
+        return CLIError.success
+    }
+
+    static func stats(_ inv: Invocation) throws -> Int32 {
+        try inv.require([])
+        let ledger = try inv.context.openForReading()
+        let list = ledger.list
+        var counts: [TaskState: Int] = [:]
+        var bytes: Int64 = 0
+        var known: Int64 = 0
+        for t in list.orderedTasks {
+            counts[t.state, default: 0] += 1
+            bytes += t.bytes
+            known += t.size ?? 0
+        }
+        let store = try SQLiteEventStore(path: ledger.path, readOnly: true)
+        let snapshot = try store.latestSnapshot(reducerVersion: DownloadList.reducerVersion, atOrBefore: nil)?
+            .seq
+        let fileBytes = (try? FileManager.default.attributesOfItem(atPath: ledger.path)[.size] as? NSNumber)?
+            .int64Value
+        let live = list.orderedTasks.count
+        if inv.context.json {
+            var byState: [JSON.Field] = [JSON.Field(key: "total", value: .int(live))]
+            byState += TaskState.allCases.map { JSON.Field(key: $0.rawValue, value: .int(counts[$0] ?? 0)) }
+            inv.console.out(
+                JSON.obj([
+                    "tasks": .object(byState),
+                    "trash": .int(list.trash.count),
+                    "sections": .int(list.sections.count),
+                    "bytes": .int(bytes),
+                    "sizeKnown": .int(known),
+                    "events": .int(list.head),
+                    "snapshotSeq": .opt(snapshot),
+                    "ledger": .string(ledger.path),
+                    "ledgerBytes": .opt(fileBytes),
+                ]).rendered(pretty: true))
+            return CLIError.success
+        }
+        let states = TaskState.allCases.compactMap { s in counts[s].map { "\($0) \(s.rawValue)" } }
+        let rows: [(String, String)] = [
+            ("tasks", "\(live)" + (states.isEmpty ? "" : " (" + states.joined(separator: ", ") + ")")),
+            ("to-delete list", "\(list.trash.count)"),
+            ("sections", "\(list.sections.count)"),
+            ("downloaded", Format.bytes(bytes) + (known > 0 ? " of \(Format.bytes(known)) known" : "")),
+            ("events", "\(list.head)" + (list.head > 0 ? " (last \(Format.local(list.headTime)))" : "")),
+            ("snapshot", snapshot.map { "at #\($0)" } ?? "none"),
+            ("ledger", ledger.path + (fileBytes.map { " (\(Format.bytes($0)))" } ?? "")),
+        ]
+        for (k, v) in rows { inv.console.out(Format.fit(k, 16) + v) }
+        return CLIError.success
+    }
+}

@@ -1,0 +1,141 @@
+import DownloadLedger
+
+/// Offline inspection: `log`, `audit`, `replay`, `verify`, `export`, `stats`. All open the ledger read-only,
+/// never create it, and need neither the network nor the download directory (except `verify`'s file checks).
+enum InspectCommands {
+    static let specs: [CommandSpec] =
+        [
+            CommandSpec(
+                name: "log", abstract: "Print every event in words: seq, local time, kind, what it did.",
+                usage: "log [--task <id>] [--since <seq|time>] [--limit <n>] [--json]",
+                options: [
+                    ("--task <id>", "Only events that touched this task."),
+                    (
+                        "--since <seq|time>",
+                        "From this seq on, or events after this time (see 'replay --help')."
+                    ),
+                    ("--limit <n>", "At most N events."),
+                ],
+                discussion:
+                    "With --json: one JSON object per line (seq, time, timeMs, kind, tasks, undoes, redoes, text, payload).",
+                json: true, run: { try log($0) }),
+            CommandSpec(
+                name: "audit", abstract: "One task's whole history, from its add to now.",
+                usage: "audit <id> [--json]",
+                arguments: [("<id>", "A task id (also a purged one).")], json: true, run: { try audit($0) }),
+            CommandSpec(
+                name: "replay", abstract: "Show the list exactly as it was after an event or at a time.",
+                usage: "replay (--to <seq> | --at <time>) [ls options] [--json]",
+                options: [
+                    ("--to <seq>", "After event SEQ ('log' shows the numbers)."),
+                    (
+                        "--at <time>",
+                        "At TIME: 2026-11-29T17:00:00Z, '2026-11-29 18:00' (local) or Unix seconds."
+                    ),
+                ] + ListCommand.viewOptions,
+                discussion: "The output (also --json) is what 'ls' printed at that moment.",
+                json: true, run: { try replay($0) }),
+        ] + InspectCommands.checkSpecs
+
+    static func log(_ inv: Invocation) throws -> Int32 {
+        try inv.require([])
+        let ledger = try inv.context.openForReading()
+        let limit = try inv.int("--limit")
+        var after: Int64 = 0
+        if let raw = inv.args.value("--since") {
+            if let seq = Int64(raw), raw.count < 9 {
+                after = max(0, seq - 1)
+            } else if let time = Format.parseTime(raw) {
+                after = try ledger.seq(atOrBefore: time)
+            } else {
+                throw CLIError.usage("not a seq or time: '\(raw)'")
+            }
+        }
+        if let raw = inv.args.value("--task") {
+            let id = try inv.ids([raw])[0]
+            var entries = try ledger.audit(id).filter { $0.seq > after }
+            if let limit { entries = Array(entries.prefix(limit)) }
+            if entries.isEmpty && ledger.list.tasks[id] == nil { throw LedgerError.noSuchTask(id) }
+            for e in entries { printEntry(e, before: nil, inv: inv) }
+            return CLIError.success
+        }
+        var before = after > 0 ? try ledger.replay(through: after) : DownloadList()
+        var left = limit ?? Int.max
+        while left > 0 {
+            let page = try ledger.log(after: after, limit: min(left, 2000))
+            guard let last = page.last else { break }
+            for e in page {
+                printEntry(e, before: before, inv: inv)
+                before.apply(e)
+            }
+            after = last.seq
+            left -= page.count
+        }
+        return CLIError.success
+    }
+
+    static func printEntry(_ e: LoggedEntry, before: DownloadList?, inv: Invocation) {
+        if inv.context.json {
+            inv.console.out(EventWords.json(e).rendered())
+        } else {
+            inv.console.out(EventWords.line(e, before: before, console: inv.console))
+        }
+    }
+
+    static func audit(_ inv: Invocation) throws -> Int32 {
+        try inv.require(["<id>"])
+        let id = try inv.ids()[0]
+        let ledger = try inv.context.openForReading()
+        let entries = try ledger.audit(id)
+        guard !entries.isEmpty else { throw LedgerError.noSuchTask(id) }
+        if !inv.context.json {
+            let list = ledger.list
+            if let t = list.tasks[id] {
+                let place =
+                    list.location(of: id).map { "at \($0.section):\($0.index)" }
+                    ?? (list.isTrashed(id) ? "in the to-delete list" : "")
+                inv.console.info(
+                    inv.console.style("#\(id) \(DownloadList.shownName(t))", .bold)
+                        + " — \(t.state.rawValue), \(TransferActivity.detail(bytes: t.bytes, expected: t.size)), \(place)"
+                )
+                inv.console.info("  \(t.url)")
+            } else {
+                inv.console.info(inv.console.style("#\(id)", .bold) + " — purged")
+            }
+        }
+        for e in entries { printEntry(e, before: nil, inv: inv) }
+        return CLIError.success
+    }
+
+    static func replay(_ inv: Invocation) throws -> Int32 {
+        try inv.require([])
+        let to = inv.args.value("--to")
+        let at = inv.args.value("--at")
+        guard (to == nil) != (at == nil) else {
+            throw CLIError.usage("give --to SEQ or --at TIME (one of them)")
+        }
+        let ledger = try inv.context.openForReading()
+        let head = ledger.list.head
+        let seq: Int64
+        if let to {
+            guard let n = Int64(to), n >= 0 else { throw CLIError.usage("not a seq: '\(to)'") }
+            guard n <= head else {
+                throw CLIError.invalid("seq \(n) is beyond the end of the log (#\(head))")
+            }
+            seq = n
+        } else {
+            guard let time = Format.parseTime(at!) else {
+                throw CLIError.usage(
+                    "not a time: '\(at!)' (e.g. 2026-11-29T17:00:00Z, '2026-11-29 18:00', 1795971600)")
+            }
+            seq = try ledger.seq(atOrBefore: time)
+        }
+        let list = try ledger.replay(through: seq)
+        if !inv.context.json {
+            let when = seq > 0 ? " (\(Format.local(list.headTime)))" : ""
+            inv.console.info(inv.console.style("The list after event #\(seq)\(when), of \(head):", .dim))
+        }
+        try ListCommand.show(list, now: seq > 0 ? list.headTime : ledger.now(), inv: inv)
+        return CLIError.success
+    }
+}

@@ -1,0 +1,81 @@
+/// A JSON value whose objects keep their key order, so output is stable and documented field by field.
+enum JSON: Equatable {
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case string(String)
+    case array([JSON])
+    case object([Field])
+
+    struct Field: Equatable {
+        var key: String
+        var value: JSON
+    }
+
+    /// An object from key/value pairs, in order.
+    static func obj(_ pairs: KeyValuePairs<String, JSON>) -> JSON {
+        .object(pairs.map { Field(key: $0.key, value: $0.value) })
+    }
+
+    static func int(_ v: Int) -> JSON { .int(Int64(v)) }
+
+    static func opt(_ v: String?) -> JSON { v.map(JSON.string) ?? .null }
+
+    static func opt(_ v: Int64?) -> JSON { v.map(JSON.int) ?? .null }
+
+    static func ids(_ ids: [Int64]) -> JSON { .array(ids.map(JSON.int)) }
+
+    /// Compact (one line) or indented by two spaces.
+    func rendered(pretty: Bool = false) -> String {
+        var out = ""
+        write(into: &out, pretty: pretty, depth: 0)
+        return out
+    }
+
+    private func write(into out: inout String, pretty: Bool, depth: Int) {
+        let pad = pretty ? "\n" + String(repeating: "  ", count: depth + 1) : ""
+        let close = pretty ? "\n" + String(repeating: "  ", count: depth) : ""
+        switch self {
+        case .null: out += "null"
+        case .bool(let b): out += b ? "true" : "false"
+        case .int(let i): out += String(i)
+        case .string(let s): Self.quote(s, into: &out)
+        case .array(let items):
+            guard !items.isEmpty else { return out += "[]" }
+            out += "["
+            for (i, item) in items.enumerated() {
+                out += (i > 0 ? "," : "") + pad
+                item.write(into: &out, pretty: pretty, depth: depth + 1)
+            }
+            out += close + "]"
+        case .object(let fields):
+            guard !fields.isEmpty else { return out += "{}" }
+            out += "{"
+            for (i, field) in fields.enumerated() {
+                out += (i > 0 ? "," : "") + pad
+                Self.quote(field.key, into: &out)
+                out += pretty ? ": " : ":"
+                field.value.write(into: &out, pretty: pretty, depth: depth + 1)
+            }
+            out += close + "}"
+        }
+    }
+
+    private static func quote(_ s: String, into out: inout String) {
+        out += "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        out += "\""
+    }
+}

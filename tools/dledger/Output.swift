@@ -1,0 +1,161 @@
+import DownloadLedger
+import Foundation
+
+/// The shapes the tool prints: task and list JSON (stable key order, documented in docs/cli.md) and the
+/// human table of `ls`.
+enum Output {
+    /// One task. `section`/`index` are its place in the manual list (null in the to-delete list).
+    static func task(_ t: DownloadTask, place: (section: Int, index: Int)?, list: DownloadList) -> JSON {
+        let trash = list.trash.first { $0.id == t.id }
+        return .obj([
+            "id": .int(t.id),
+            "url": .string(t.url),
+            "name": .string(DownloadList.shownName(t)),
+            "state": .string(t.state.rawValue),
+            "section": place.map { .int($0.section) } ?? .null,
+            "index": place.map { .int($0.index) } ?? .null,
+            "bytes": .int(t.bytes),
+            "size": .opt(t.size),
+            "file": .opt(t.filePath),
+            "directory": .string(t.directory),
+            "sha256": .opt(t.sha256),
+            "expectedSha256": .opt(t.expectedSHA256),
+            "attempts": .int(t.attempts),
+            "failure": t.failure.map {
+                .obj([
+                    "code": .string($0.code), "detail": .string($0.detail), "retryable": .bool($0.retryable),
+                ])
+            } ?? .null,
+            "added": .string(Format.iso(t.added)),
+            "finished": t.finished.map { .string(Format.iso($0)) } ?? .null,
+            "deleted": trash.map {
+                .obj([
+                    "time": .string(Format.iso($0.deleted)), "mode": .string($0.mode.rawValue),
+                    "section": .int($0.section), "index": .int($0.index),
+                    "sectionTitle": .string($0.sectionTitle),
+                ])
+            } ?? .null,
+        ])
+    }
+
+    /// A view of the list (`ls`, `replay`): the same document for the same list.
+    static func view(
+        _ sections: [ViewSection], of list: DownloadList, sort: SortMode, descending: Bool, filter: String
+    ) -> JSON {
+        let places = list.locations(of: Set(sections.flatMap { $0.tasks.map(\.id) }))
+        return .obj([
+            "seq": .int(list.head),
+            "time": list.head > 0 ? .string(Format.iso(list.headTime)) : .null,
+            "sort": .string(sort.rawValue),
+            "descending": .bool(descending),
+            "filter": .string(filter),
+            "sections": .array(
+                sections.map { s in
+                    .obj([
+                        "index": s.index.map { .int($0) } ?? .null,
+                        "title": .string(s.title),
+                        "tasks": .array(s.tasks.map { task($0, place: places[$0.id], list: list) }),
+                    ])
+                }),
+        ])
+    }
+
+    /// The human table of a view: a header per section, a line per task.
+    /// With `onDisk`, a downloading task shows the bytes in its partial file (progress is not logged).
+    static func table(
+        _ sections: [ViewSection], of list: DownloadList, console: Console, onDisk: Bool = false
+    )
+        -> [String]
+    {
+        guard !sections.isEmpty else {
+            return ["The list is empty. Add a URL with 'dledger add URL'."]
+        }
+        let idWidth = max(3, (sections.flatMap { $0.tasks.map { "#\($0.id)".count } }.max() ?? 2))
+        var lines: [String] = []
+        for s in sections {
+            let head = (s.index.map { "\($0) " } ?? "") + s.title
+            let count = s.tasks.count
+            lines.append(
+                console.style(head, .bold) + console.style("  (\(count) task\(count == 1 ? "" : "s"))", .dim))
+            for t in s.tasks {
+                var shown = t
+                if onDisk, t.state == .downloading, let size = partialSize(t.partialPath) {
+                    shown.bytes = max(t.bytes, size)
+                }
+                lines.append("  " + row(shown, idWidth: idWidth, list: list, console: console))
+            }
+        }
+        return lines
+    }
+
+    private static func partialSize(_ path: String) -> Int64? {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int64(info.st_size) : nil
+    }
+
+    private static func row(_ t: DownloadTask, idWidth: Int, list: DownloadList, console: Console) -> String {
+        let state = Format.fit(t.state.rawValue, 11)
+        let styled: String
+        switch t.state {
+        case .finished: styled = console.style(state, .green)
+        case .failed: styled = console.style(state, .red)
+        case .downloading: styled = console.style(state, .cyan)
+        case .paused, .stopped: styled = console.style(state, .yellow)
+        case .waiting: styled = state
+        }
+        var amount =
+            t.bytes > 0 || t.size != nil ? TransferActivity.detail(bytes: t.bytes, expected: t.size) : "-"
+        var percent = ""
+        if let size = t.size, size > 0 { percent = "\(min(100, t.bytes * 100 / size))%" }
+        if t.state == .finished {
+            amount = Format.bytes(t.bytes)
+            percent = "100%"
+        }
+        var line =
+            Format.right("#\(t.id)", idWidth) + "  " + styled + " " + Format.right(amount, 19) + " "
+            + Format.right(percent, 4) + "  " + DownloadList.shownName(t)
+        if let failure = t.failure, t.state == .failed {
+            line += console.style("  (\(Format.failure(failure)))", .red)
+        }
+        if let trash = list.trash.first(where: { $0.id == t.id }) {
+            let mode = trash.mode == .all ? "record and file" : "record only"
+            line += console.style(
+                "  from \(trash.section):\(trash.index) '\(trash.sectionTitle)', \(mode)", .dim)
+        }
+        return line
+    }
+
+    /// The whole projection (`export --json`).
+    static func export(_ list: DownloadList) -> JSON {
+        let places = list.locations(of: Set(list.tasks.keys))
+        return .obj([
+            "seq": .int(list.head),
+            "time": list.head > 0 ? .string(Format.iso(list.headTime)) : .null,
+            "settings": .obj([
+                "directory": .string(list.directory),
+                "maxDownloads": .int(list.maxDownloads),
+                "speedLimit": .int(list.speedLimit),
+                "sort": .string(list.sortMode.rawValue),
+                "descending": .bool(list.sortDescending),
+                "autoRemoveEmptySections": .bool(list.autoRemoveEmptySections),
+            ]),
+            "nextId": .int(list.nextID),
+            "sections": .array(
+                list.sections.enumerated().map { i, s in
+                    .obj([
+                        "index": .int(i), "title": .string(s.title),
+                        "tasks": .array(
+                            s.tasks.compactMap { list.tasks[$0] }.map {
+                                task($0, place: places[$0.id], list: list)
+                            }),
+                    ])
+                }),
+            "trash": .array(
+                list.trash.compactMap { list.tasks[$0.id] }.map { task($0, place: nil, list: list) }),
+            "undo": .array(
+                list.undoStack.reversed().map { .obj(["seq": .int($0.seq), "kind": .string($0.kind)]) }),
+            "redo": .array(
+                list.redoStack.reversed().map { .obj(["seq": .int($0.seq), "kind": .string($0.kind)]) }),
+        ])
+    }
+}

@@ -1,0 +1,165 @@
+import DownloadLedger
+import Foundation
+
+/// `dledger get` and `dledger run`: the commands that move bytes.
+enum RunCommands {
+    static let get = CommandSpec(
+        name: "get", abstract: "Add URLs and download them now; exit when they are finished or failed.",
+        usage: "get <url>... [add options] [-j <n>]",
+        arguments: [("<url>", "An http or https URL (one already in the list is downloaded as that task).")],
+        options: AddCommand.placementOptions + [
+            ("-j <n>", "Download at most N at a time (default: the ledger's limit).")
+        ],
+        discussion:
+            "Exit status: 0 when all finished, 1 when some failed or were paused, 130 on Ctrl-C (the\n"
+            + "tasks wait again, with their bytes: 'dledger run' resumes them with a Range request).",
+        writes: true,
+        run: { try await runGet($0) })
+
+    static let run = CommandSpec(
+        name: "run", abstract: "Run the downloader for the whole ledger (follows other dledger commands).",
+        usage: "run [--until-idle] [-j <n>]",
+        options: [
+            ("--until-idle", "Exit when nothing is waiting or downloading."),
+            ("-j <n>", "Download at most N at a time (default: the ledger's limit, see 'dledger limit')."),
+        ],
+        discussion:
+            "Pause, resume, delete, move and limits given by other dledger processes take effect within a\n"
+            + "second. Ctrl-C stops cleanly (exit 130): partial files stay and resume with a Range request.\n"
+            + "Exit status with --until-idle: 0, or 1 when a task failed during the run.",
+        writes: true,
+        run: { try await runRun($0) })
+
+    static func runGet(_ inv: Invocation) async throws -> Int32 {
+        let command = try AddCommand.command(inv)
+        let jobs = try inv.int("-j", min: 1)
+        let ledger = try inv.context.openForWriting()
+        var ids: [TaskID] = []
+        var skipped: [(url: String, reason: String)] = []
+        do {
+            let outcome = try ledger.execute(command)
+            if !inv.console.quiet { AddCommand.report(outcome, list: ledger.list, inv: inv) }
+            ids = outcome.decision.added
+            skipped = outcome.decision.skipped
+        } catch let e as NothingAdded {
+            skipped = e.skipped
+        }
+        try ids += existing(skipped, ledger: ledger, inv: inv)
+        guard !ids.isEmpty else { throw CLIError.failed("nothing to download") }
+        let scope = Set(ids)
+        let result: (interrupted: Bool, failed: Set<TaskID>)
+        do {
+            result = try await download(
+                ledger, console: inv.console, only: scope, jobs: jobs, untilIdle: true)
+        } catch LedgerOpenError.runnerActive(let pid, _) {
+            inv.console.info(
+                "another downloader (pid \(pid.map(String.init) ?? "?")) runs this ledger: watching it")
+            result = try await watch(ledger, console: inv.console, scope: scope)
+        }
+        let list = ledger.list
+        let tasks = ids.compactMap { list.tasks[$0] }
+        if result.interrupted {
+            let waiting = tasks.filter { $0.state != .finished }.map(\.id)
+            inv.console.err(
+                "interrupted: \(EventWords.ids(waiting)) will resume where they stopped with 'dledger run'")
+            return CLIError.interrupted
+        }
+        for t in tasks where t.state == .finished {
+            inv.console.info("saved #\(t.id) \(t.filePath ?? DownloadList.shownName(t))")
+        }
+        let unfinished = tasks.filter { $0.state != .finished }
+        for t in unfinished {
+            inv.console.err(
+                "#\(t.id) \(DownloadList.shownName(t)): \(t.state == .failed ? Format.failure(t.failure) : t.state.rawValue)"
+            )
+        }
+        guard unfinished.isEmpty else {
+            throw CLIError.failed("\(unfinished.count) of \(tasks.count) downloads did not finish")
+        }
+        return CLIError.success
+    }
+
+    /// Tasks a `get` names that were already in the list: downloaded as they are (resumed if paused).
+    private static func existing(_ skipped: [(url: String, reason: String)], ledger: Ledger, inv: Invocation)
+        throws
+        -> [TaskID]
+    {
+        var ids: [TaskID] = []
+        var toResume: [TaskID] = []
+        let list = ledger.list
+        for s in skipped {
+            guard let id = list.urlIndex[s.url], let t = list.tasks[id] else {
+                inv.console.err("skipped \(s.url): \(s.reason)")
+                continue
+            }
+            if list.isTrashed(id) { throw LedgerError.taskInTrash(id) }
+            inv.console.info("already in the list: #\(id) (\(t.state.rawValue)) \(s.url)")
+            ids.append(id)
+            if [.paused, .stopped, .failed].contains(t.state) { toResume.append(id) }
+        }
+        if !toResume.isEmpty { try ledger.execute(.resume(.tasks(toResume))) }
+        return ids
+    }
+
+    static func runRun(_ inv: Invocation) async throws -> Int32 {
+        let jobs = try inv.int("-j", min: 1)
+        try inv.require([])
+        let ledger = try inv.context.openForWriting()
+        let untilIdle = inv.args.has("--until-idle")
+        if !untilIdle {
+            inv.console.info("downloading; Ctrl-C stops (everything resumes with the next 'dledger run')")
+        }
+        let result = try await download(
+            ledger, console: inv.console, only: nil, jobs: jobs, untilIdle: untilIdle)
+        let list = ledger.list
+        if result.interrupted {
+            let waiting = list.orderedTasks.filter { $0.state.isRunnable }.count
+            inv.console.err(
+                "stopped: \(waiting) task\(waiting == 1 ? "" : "s") waiting, resumable with 'dledger run'")
+            return CLIError.interrupted
+        }
+        let finished = list.orderedTasks.filter { $0.state == .finished }.count
+        inv.console.info("idle: \(finished) finished, \(list.liveCount - finished) not finished")
+        return result.failed.isEmpty ? CLIError.success : CLIError.failure
+    }
+
+    /// Runs a scheduler with progress until idle (or stopped by Ctrl-C / SIGTERM).
+    static func download(
+        _ ledger: Ledger, console: Console, only: Set<TaskID>?, jobs: Int?, untilIdle: Bool
+    ) async throws -> (interrupted: Bool, failed: Set<TaskID>) {
+        let scheduler = try Scheduler(
+            ledger: ledger, config: TransferConfig(), maxDownloads: jobs, only: only)
+        let interrupt = Interrupt()
+        interrupt.install { scheduler.requestStop() }
+        defer { interrupt.remove() }
+        let progress = Progress(console: console, ledger: ledger, scheduler: scheduler, scope: only)
+        progress.start()
+        do {
+            try await scheduler.run(untilIdle: untilIdle)
+        } catch {
+            await progress.stop()
+            throw error
+        }
+        await progress.stop()
+        return (interrupt.fired, progress.failed)
+    }
+
+    /// Follows another process's downloader until the tasks in `scope` are done or no longer runnable.
+    static func watch(_ ledger: Ledger, console: Console, scope: Set<TaskID>) async throws
+        -> (interrupted: Bool, failed: Set<TaskID>)
+    {
+        let interrupt = Interrupt()
+        interrupt.install {}
+        defer { interrupt.remove() }
+        let progress = Progress(console: console, ledger: ledger, scheduler: nil, scope: scope)
+        progress.start()
+        while !interrupt.fired {
+            try ledger.refresh()
+            let list = ledger.list
+            if scope.allSatisfy({ list.tasks[$0].map { !$0.state.isRunnable } ?? true }) { break }
+            try? await Task.sleep(for: .milliseconds(250))
+        }
+        await progress.stop()
+        return (interrupt.fired, progress.failed)
+    }
+}
