@@ -19,14 +19,14 @@ struct TransferReport {
         if bigKeys.contains(where: { results[$0] != nil }) {
             lines.append("1 file of \(mib(bigBytes)), median of \(runs) runs:")
             lines.append("")
-            lines.append("| client | MB/s | wall s | CPU s (user+sys) | peak RSS MB |")
-            lines.append("|---|---:|---:|---:|---:|")
+            lines.append("| client | MB/s | wall s | wall min–max | CPU s (user+sys) | peak RSS MB |")
+            lines.append("|---|---:|---:|---:|---:|---:|")
             for key in bigKeys {
                 guard let m = median(key) else { continue }
                 let rate = Double(bigBytes) / m.wall / 1e6
-                lines.append(
-                    "| \(labels[key]!) | \(f(rate, 0)) | \(f(m.wall, 3)) | \(f(m.cpu, 3)) | \(mb(m.peakRSS)) |"
-                )
+                let figures =
+                    "\(f(rate, 0)) | \(f(m.wall, 3)) | \(range(key)) | \(f(m.cpu, 3)) | \(mb(m.peakRSS))"
+                lines.append("| \(labels[key]!) | \(figures) |")
             }
             lines.append("")
         }
@@ -34,11 +34,12 @@ struct TransferReport {
         if smallKeys.contains(where: { results[$0] != nil }) {
             lines.append("\(smallCount) files of \(mib(smallBytes)), median of \(runs) runs:")
             lines.append("")
-            lines.append("| client | wall s | CPU s (user+sys) | peak RSS MB |")
-            lines.append("|---|---:|---:|---:|")
+            lines.append("| client | wall s | wall min–max | CPU s (user+sys) | peak RSS MB |")
+            lines.append("|---|---:|---:|---:|---:|")
             for key in smallKeys {
                 guard let m = median(key) else { continue }
-                lines.append("| \(labels[key]!) | \(f(m.wall, 3)) | \(f(m.cpu, 3)) | \(mb(m.peakRSS)) |")
+                let figures = "\(f(m.wall, 3)) | \(range(key)) | \(f(m.cpu, 3)) | \(mb(m.peakRSS))"
+                lines.append("| \(labels[key]!) | \(figures) |")
             }
             lines.append("")
         }
@@ -88,6 +89,13 @@ struct TransferReport {
         func mid<T: Comparable>(_ values: [T]) -> T { values.sorted()[values.count / 2] }
         return TransferMeasurement(
             wall: mid(runs.map(\.wall)), cpu: mid(runs.map(\.cpu)), peakRSS: mid(runs.map(\.peakRSS)))
+    }
+
+    /// The fastest and slowest wall time of `key`, so the noise shows beside the median.
+    private func range(_ key: TransferCase.Key) -> String {
+        let walls = (results[key] ?? []).map(\.wall)
+        guard let low = walls.min(), let high = walls.max() else { return "" }
+        return "\(f(low, 2))–\(f(high, 2))"
     }
 
     private func f(_ value: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", value) }
