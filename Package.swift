@@ -32,7 +32,7 @@ let package = Package(
         .executableTarget(
             name: "ledger-bench",
             dependencies: ["DownloadLedger", "LoopbackHTTP", "LedgerStore", "CSQLite"],
-            path: "tools/bench"),
+            path: "tools/bench", exclude: ["transfer-bench.sh"]),
         .testTarget(name: "LedgerCoreTests", dependencies: ["LedgerCore"]),
         .testTarget(name: "LedgerStoreTests", dependencies: ["LedgerStore", "LedgerCore", "CSQLite"]),
         .testTarget(

@@ -10,6 +10,7 @@ let usage = """
       store [events]   event store: batched append rate, durable append vs raw SQLite, raw scan floor
       ledger [tasks]   replay vs raw scan, open with a snapshot vs full replay, projection peak RSS,
                        dledger ls start-up (10 events per task: 100,000 tasks = 1,000,001 events)
+      transfer [...]   1 GiB and 200 × 1 MiB from nginx: ours vs curl and aria2c (tools/bench/transfer-bench.sh)
     """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -31,6 +32,10 @@ do {
         print(seconds * 1000, "ms")
     case "rss-replay":
         try LedgerBench.rssReplay(path: arguments[1])
+    case "transfer":
+        exit(TransferBench.run(arguments: Array(arguments.dropFirst())))
+    case "transfer-child":
+        exit(await TransferChild.run(arguments: Array(arguments.dropFirst())))
     case "-h", "--help", "help":
         print(usage)
     default:

@@ -1,0 +1,65 @@
+/// One measured command of the transfer benchmark: a client downloading one workload into a fresh directory.
+struct TransferCase {
+    enum Workload {
+        /// The one big file.
+        case big
+        /// The many small files, 8 at a time.
+        case small
+    }
+
+    /// Which row of the report it fills.
+    enum Key: String, CaseIterable {
+        case oursBig, curlBig, ariaBigSingle, ariaBigDefault
+        case oursSmall, ariaSmall, curlSmall
+    }
+
+    let key: Key
+    let workload: Workload
+    /// The command line as the table shows it.
+    let label: String
+    /// The argv, given the fresh download directory.
+    let command: (_ directory: String) -> [String]
+
+    /// Every case, given the work directory's URL lists and the benchmark binary.
+    /// - Parameters:
+    ///   - bigURL: the big file's URL.
+    ///   - bigList: a file holding `bigURL`; `smallList`: the small files' URLs, one a line.
+    ///   - curlConfig: a curl config with a `url` and an `output` line per small file.
+    static func all(
+        bench: String, parallel: Int, bigURL: String, bigList: String, smallList: String,
+        curlConfig: String
+    ) -> [TransferCase] {
+        let aria = [
+            "aria2c", "-q", "--file-allocation=none", "--summary-interval=0", "--allow-overwrite=true",
+        ]
+        let ours = { (list: String, directory: String) in
+            [bench, "transfer-child", "--list", list, "--dir", directory, "-j", "\(parallel)"]
+        }
+        return [
+            TransferCase(key: .oursBig, workload: .big, label: "ours (Ledger + Scheduler)") {
+                ours(bigList, $0)
+            },
+            TransferCase(key: .curlBig, workload: .big, label: "curl -o") {
+                ["curl", "-sS", "-f", "-o", $0 + "/big.bin", bigURL]
+            },
+            TransferCase(key: .ariaBigSingle, workload: .big, label: "aria2c -x1 -s1") {
+                aria + ["-x1", "-s1", "-d", $0, bigURL]
+            },
+            TransferCase(key: .ariaBigDefault, workload: .big, label: "aria2c (defaults)") {
+                aria + ["-d", $0, bigURL]
+            },
+            TransferCase(key: .oursSmall, workload: .small, label: "ours -j \(parallel)") {
+                ours(smallList, $0)
+            },
+            TransferCase(key: .ariaSmall, workload: .small, label: "aria2c -j \(parallel) -i list") {
+                aria + ["-j", "\(parallel)", "-i", smallList, "-d", $0]
+            },
+            TransferCase(key: .curlSmall, workload: .small, label: "curl -Z --parallel-max \(parallel)") {
+                [
+                    "curl", "-sS", "-f", "-Z", "--parallel-max", "\(parallel)", "--output-dir", $0, "-K",
+                    curlConfig,
+                ]
+            },
+        ]
+    }
+}

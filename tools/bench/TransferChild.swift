@@ -1,0 +1,75 @@
+import DownloadLedger
+import Foundation
+
+/// `ledger-bench transfer-child --list FILE --dir DIR [-j N] [--ledger PATH]`: the library as an application uses
+/// it. Opens a fresh ledger, adds every URL of the list in one command, and runs the scheduler until idle, so
+/// the measured figure includes the ledger's appends. Exits 0 only when every task finished. `--tick-ms` overrides
+/// the scheduler's polling tick, for diagnosis only: the benchmark runs the library's default.
+enum TransferChild {
+    static let usage =
+        "usage: ledger-bench transfer-child --list FILE --dir DIR [-j N] [--ledger PATH] [--tick-ms N]"
+
+    static func run(arguments: [String]) async -> Int32 {
+        var list: String?
+        var directory: String?
+        var ledgerPath: String?
+        var parallel = 8
+        var tick: Duration?
+        var rest = arguments[...]
+        while let flag = rest.popFirst() {
+            guard let value = rest.popFirst() else {
+                print(usage)
+                return 64
+            }
+            switch flag {
+            case "--list": list = value
+            case "--dir": directory = value
+            case "--ledger": ledgerPath = value
+            case "-j":
+                guard let n = Int(value), n > 0 else {
+                    print("error: -j wants a positive count")
+                    return 64
+                }
+                parallel = n
+            case "--tick-ms":
+                guard let n = Int(value), n > 0 else {
+                    print("error: --tick-ms wants a positive count")
+                    return 64
+                }
+                tick = .milliseconds(n)
+            default:
+                print(usage)
+                return 64
+            }
+        }
+        guard let list, let directory, directory.hasPrefix("/") else {
+            print(usage + " (DIR absolute)")
+            return 64
+        }
+        do {
+            let text = try String(contentsOfFile: list, encoding: .utf8)
+            let urls = text.split(whereSeparator: \.isNewline).map(String.init).filter { !$0.isEmpty }
+            return try await download(
+                urls, into: directory, ledger: ledgerPath ?? directory + ".ledger", parallel: parallel,
+                tick: tick)
+        } catch {
+            print("error: \(error)")
+            return 1
+        }
+    }
+
+    private static func download(
+        _ urls: [String], into directory: String, ledger path: String, parallel: Int, tick: Duration?
+    ) async throws -> Int32 {
+        let ledger = try Ledger(path: path, creatingWithDirectory: directory)
+        try ledger.execute(.add(urls: urls, placement: .end, name: nil, sha256: nil, directory: nil))
+        let scheduler = try Scheduler(ledger: ledger, maxDownloads: parallel)
+        if let tick { scheduler.tick = tick }
+        try await scheduler.run(untilIdle: true)
+        let unfinished = ledger.list.orderedTasks.filter { $0.state != .finished }
+        for task in unfinished.prefix(5) {
+            print("error: \(task.url) ended \(task.state)")
+        }
+        return unfinished.isEmpty ? 0 : 1
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+
+/// The transfer benchmark's figures as Markdown tables: medians per client, then each target of issue 3 with its
+/// measured ratio and ok/MISSED. Every figure comes from the runs; MB is 10^6 bytes.
+struct TransferReport {
+    let results: [TransferCase.Key: [TransferMeasurement]]
+    let labels: [TransferCase.Key: String]
+    let bigBytes: Int64
+    let smallCount: Int
+    let smallBytes: Int64
+    let runs: Int
+
+    /// The RSS ceiling of issue 3, in bytes.
+    static let rssTarget: Int64 = 64_000_000
+
+    func render() -> String {
+        var lines: [String] = []
+        let bigKeys: [TransferCase.Key] = [.oursBig, .curlBig, .ariaBigSingle, .ariaBigDefault]
+        if bigKeys.contains(where: { results[$0] != nil }) {
+            lines.append("1 file of \(mib(bigBytes)), median of \(runs) runs:")
+            lines.append("")
+            lines.append("| client | MB/s | wall s | wall min–max | CPU s (user+sys) | peak RSS MB |")
+            lines.append("|---|---:|---:|---:|---:|---:|")
+            for key in bigKeys {
+                guard let m = median(key) else { continue }
+                let rate = Double(bigBytes) / m.wall / 1e6
+                let figures =
+                    "\(f(rate, 0)) | \(f(m.wall, 3)) | \(range(key)) | \(f(m.cpu, 3)) | \(mb(m.peakRSS))"
+                lines.append("| \(labels[key]!) | \(figures) |")
+            }
+            lines.append("")
+        }
+        let smallKeys: [TransferCase.Key] = [.oursSmall, .ariaSmall, .curlSmall]
+        if smallKeys.contains(where: { results[$0] != nil }) {
+            lines.append("\(smallCount) files of \(mib(smallBytes)), median of \(runs) runs:")
+            lines.append("")
+            lines.append("| client | wall s | wall min–max | CPU s (user+sys) | peak RSS MB |")
+            lines.append("|---|---:|---:|---:|---:|")
+            for key in smallKeys {
+                guard let m = median(key) else { continue }
+                let figures = "\(f(m.wall, 3)) | \(range(key)) | \(f(m.cpu, 3)) | \(mb(m.peakRSS))"
+                lines.append("| \(labels[key]!) | \(figures) |")
+            }
+            lines.append("")
+        }
+        lines.append("| target (issue 3) | measured | verdict |")
+        lines.append("|---|---:|---|")
+        lines += targets().map { "| \($0.name) | \($0.value) | \($0.ok ? "ok" : "MISSED") |" }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Each target whose figures were measured.
+    func targets() -> [(name: String, value: String, ok: Bool)] {
+        var rows: [(String, String, Bool)] = []
+        let big = mib(bigBytes)
+        if let ours = median(.oursBig)?.wall {
+            // Same bytes, so the throughput ratio is the inverse wall-time ratio.
+            if let curl = median(.curlBig)?.wall {
+                rows.append(("\(big): throughput ours / curl ≥ 0.8", f(curl / ours, 2), curl / ours >= 0.8))
+            }
+            if let aria = median(.ariaBigSingle)?.wall {
+                rows.append(
+                    ("\(big): throughput ours / aria2c -x1 -s1 > 1", f(aria / ours, 2), aria / ours > 1))
+            }
+            if let aria = median(.ariaBigDefault)?.wall {
+                rows.append(
+                    ("\(big): throughput ours / aria2c (defaults) > 1", f(aria / ours, 2), aria / ours > 1))
+            }
+        }
+        let small = "\(smallCount) × \(mib(smallBytes))"
+        if let ours = median(.oursSmall)?.wall {
+            if let aria = median(.ariaSmall)?.wall {
+                rows.append(("\(small): wall ours / aria2c ≤ 1", f(ours / aria, 2), ours / aria <= 1))
+            }
+            if let curl = median(.curlSmall)?.wall {
+                rows.append(("\(small): wall ours / curl ≤ 1.5", f(ours / curl, 2), ours / curl <= 1.5))
+            }
+        }
+        let ourRuns = (results[.oursBig] ?? []) + (results[.oursSmall] ?? [])
+        if let peak = ourRuns.map(\.peakRSS).max() {
+            rows.append(("peak RSS of ours, every run ≤ 64 MB", mb(peak) + " MB", peak <= Self.rssTarget))
+        }
+        return rows
+    }
+
+    /// The median of each figure separately over the runs of `key`.
+    func median(_ key: TransferCase.Key) -> TransferMeasurement? {
+        guard let runs = results[key], !runs.isEmpty else { return nil }
+        func mid<T: Comparable>(_ values: [T]) -> T { values.sorted()[values.count / 2] }
+        return TransferMeasurement(
+            wall: mid(runs.map(\.wall)), cpu: mid(runs.map(\.cpu)), peakRSS: mid(runs.map(\.peakRSS)))
+    }
+
+    /// The fastest and slowest wall time of `key`, so the noise shows beside the median.
+    private func range(_ key: TransferCase.Key) -> String {
+        let walls = (results[key] ?? []).map(\.wall)
+        guard let low = walls.min(), let high = walls.max() else { return "" }
+        return "\(f(low, 2))–\(f(high, 2))"
+    }
+
+    private func f(_ value: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", value) }
+    private func mb(_ bytes: Int64) -> String { f(Double(bytes) / 1e6, 1) }
+    private func mib(_ bytes: Int64) -> String {
+        bytes % (1 << 30) == 0
+            ? "\(bytes >> 30) GiB" : bytes % (1 << 20) == 0 ? "\(bytes >> 20) MiB" : "\(bytes) B"
+    }
+}

@@ -1,0 +1,22 @@
+#!/bin/sh
+# The transfer targets of issue 3 in one run on loopback: ours (DownloadLedger) beside curl and aria2c,
+# all fetching from Debian's nginx. Extra arguments go to `ledger-bench transfer` (e.g. --runs 5).
+set -eu
+cd "$(dirname "$0")/../.."
+
+missing=""
+command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing="$missing nginx"
+command -v aria2c >/dev/null 2>&1 || missing="$missing aria2"
+[ -x /usr/bin/time ] || missing="$missing time"
+command -v curl >/dev/null 2>&1 || missing="$missing curl"
+if [ -n "$missing" ]; then
+    echo "installing:$missing"
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update
+    # shellcheck disable=SC2086
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y $missing
+fi
+
+swift build -c release --product ledger-bench
+exec "$(swift build -c release --show-bin-path)/ledger-bench" transfer "$@"
