@@ -33,8 +33,6 @@ enum JSON: Equatable {
     }
 
     private func write(into out: inout String, pretty: Bool, depth: Int) {
-        let pad = pretty ? "\n" + String(repeating: "  ", count: depth + 1) : ""
-        let close = pretty ? "\n" + String(repeating: "  ", count: depth) : ""
         switch self {
         case .null: out += "null"
         case .bool(let b): out += b ? "true" : "false"
@@ -42,27 +40,49 @@ enum JSON: Equatable {
         case .string(let s): Self.quote(s, into: &out)
         case .array(let items):
             guard !items.isEmpty else { return out += "[]" }
+            let (pad, close) = Self.padding(pretty, depth)
             out += "["
             for (i, item) in items.enumerated() {
-                out += (i > 0 ? "," : "") + pad
+                if i > 0 { out += "," }
+                out += pad
                 item.write(into: &out, pretty: pretty, depth: depth + 1)
             }
-            out += close + "]"
+            out += close
+            out += "]"
         case .object(let fields):
             guard !fields.isEmpty else { return out += "{}" }
+            let (pad, close) = Self.padding(pretty, depth)
             out += "{"
             for (i, field) in fields.enumerated() {
-                out += (i > 0 ? "," : "") + pad
+                if i > 0 { out += "," }
+                out += pad
                 Self.quote(field.key, into: &out)
                 out += pretty ? ": " : ":"
                 field.value.write(into: &out, pretty: pretty, depth: depth + 1)
             }
-            out += close + "}"
+            out += close
+            out += "}"
         }
+    }
+
+    /// The line break and indentation before a member, and before the closing bracket.
+    private static func padding(_ pretty: Bool, _ depth: Int) -> (String, String) {
+        guard pretty else { return ("", "") }
+        return (
+            "\n" + String(repeating: "  ", count: depth + 1), "\n" + String(repeating: "  ", count: depth)
+        )
     }
 
     private static func quote(_ s: String, into out: inout String) {
         out += "\""
+        // Most strings need no escape: append them whole.
+        if !s.utf8.contains(where: {
+            $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\")
+        }) {
+            out += s
+            out += "\""
+            return
+        }
         for scalar in s.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""
