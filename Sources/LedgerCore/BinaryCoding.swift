@@ -69,8 +69,13 @@ struct BinaryReader {
     }
 
     mutating func string() throws -> String {
-        let b = try raw()
-        return String(decoding: b, as: UTF8.self)
+        let n = try count()
+        guard offset + n <= bytes.count else { throw Truncated() }
+        defer { offset += n }
+        // Through a buffer pointer: String's fast UTF-8 path, no generic collection walk.
+        return bytes.withUnsafeBufferPointer { all in
+            String(decoding: UnsafeBufferPointer(rebasing: all[offset..<offset + n]), as: UTF8.self)
+        }
     }
 
     mutating func raw() throws -> ArraySlice<UInt8> {

@@ -108,8 +108,9 @@ extension DownloadList {
             urlIndex.reserveCapacity(taskCount)
             for _ in 0..<taskCount {
                 let t = try Self.readTask(&r, directories: directories)
-                tasks[t.id] = t
-                urlIndex[t.url] = t.id
+                let (id, url) = (t.id, t.url)
+                urlIndex[url] = id
+                tasks[id] = consume t
             }
             for _ in 0..<(try r.count()) {
                 var s = Section(title: try r.string())
