@@ -193,16 +193,25 @@ public final class Ledger: @unchecked Sendable {
     /// - Returns: the seq, or nil when the fact was dropped.
     @discardableResult
     public func record(_ fact: Event) throws -> Int64? {
-        precondition(fact.isTransferFact, "only downloader facts are recorded")
+        try record([fact])
+    }
+
+    /// Appends several downloader facts in one transaction (one durable commit for all of them), in order.
+    /// Facts about tasks that are gone are dropped.
+    /// - Returns: the seq of the last fact appended, or nil when all were dropped.
+    @discardableResult
+    public func record(_ facts: [Event]) throws -> Int64? {
+        precondition(facts.allSatisfy(\.isTransferFact), "only downloader facts are recorded")
         lock.lock()
         defer { lock.unlock() }
         guard !isReadOnly else { throw StoreError.readOnly }
         while true {
             try fold()
-            guard fact.taskIDs.allSatisfy({ state.tasks[$0] != nil }) else { return nil }
+            let known = facts.filter { $0.taskIDs.allSatisfy { state.tasks[$0] != nil } }
+            guard !known.isEmpty else { return nil }
             do {
                 let seq = try store.append(
-                    [Self.newEvent(Entry(fact))], expectingHead: state.head, time: clock())
+                    known.map { Self.newEvent(Entry($0)) }, expectingHead: state.head, time: clock())
                 try fold()
                 lastToken = (try? store.changeToken()) ?? lastToken
                 try saveSnapshotIfDue()

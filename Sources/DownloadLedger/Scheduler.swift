@@ -33,6 +33,11 @@ public final class Scheduler: @unchecked Sendable {
     private var speedLimit: Int64 = -1
     private var stopRequested = false
     private var failure: Error?
+    /// Engine events not yet turned into facts.
+    private var pending: [TransferEvent] = []
+    /// Wakes the loop: an engine event arrived, or a tick passed. Coalesced.
+    private let wake: AsyncStream<Void>
+    private let wakeUp: AsyncStream<Void>.Continuation
     /// Overrides the ledger's maximum download count for this run (`-j N`); nil follows the ledger.
     public let maxDownloads: Int?
     /// When set, only these tasks are downloaded (`dledger get`).
@@ -48,6 +53,7 @@ public final class Scheduler: @unchecked Sendable {
     {
         self.ledger = ledger
         self.engine = try TransferEngine(config: config)
+        (wake, wakeUp) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
         self.maxDownloads = maxDownloads
         self.only = only
     }
@@ -63,6 +69,7 @@ public final class Scheduler: @unchecked Sendable {
     /// Asks `run` to stop: running transfers stop cleanly (their tasks wait again, resumable) and `run` returns.
     public func requestStop() {
         lock.withLock { stopRequested = true }
+        wakeUp.yield()
     }
 
     /// Downloads until stopped (or, with `untilIdle`, until nothing is waiting or downloading in scope).
@@ -72,7 +79,16 @@ public final class Scheduler: @unchecked Sendable {
         defer { runLock.release() }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { [self] in
-                for await event in engine.events { handle(event) }
+                for await event in engine.events {
+                    lock.withLock { pending.append(event) }
+                    wakeUp.yield()
+                }
+            }
+            group.addTask { [self] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: tick)
+                    wakeUp.yield()
+                }
             }
             group.addTask { [self] in
                 try await loop(untilIdle: untilIdle)
@@ -83,25 +99,30 @@ public final class Scheduler: @unchecked Sendable {
         if let failure = lock.withLock({ failure }) { throw failure }
     }
 
+    /// Records facts and matches transfers to the list whenever an engine event arrives (so a finished
+    /// transfer's successor starts at once) or a tick passes (to notice other processes).
     private func loop(untilIdle: Bool) async throws {
+        var wakes = wake.makeAsyncIterator()
         while true {
+            flush()
             if lock.withLock({ stopRequested || failure != nil }) { break }
             let idle = try step()
             if untilIdle && idle { break }
-            try? await Task.sleep(for: tick)
+            _ = await wakes.next()
         }
-        try await drain()
+        try await drain(&wakes)
     }
 
     /// Stops every running transfer and waits until the engine confirmed each (facts recorded).
-    private func drain() async throws {
+    private func drain(_ wakes: inout AsyncStream<Void>.Iterator) async throws {
         let ids = lock.withLock {
             for id in running.keys where stopping[id] == nil { stopping[id] = .shutdown }
             return Array(running.keys)
         }
         for id in ids { engine.cancel(id: id) }
         while lock.withLock({ !running.isEmpty }) {
-            try? await Task.sleep(for: .milliseconds(20))
+            _ = await wakes.next()
+            flush()
         }
     }
 
@@ -111,9 +132,13 @@ public final class Scheduler: @unchecked Sendable {
         let list = ledger.list
         let limit = maxDownloads ?? list.maxDownloads
         var wanted: [DownloadTask] = []
-        for t in list.orderedTasks where t.state.isRunnable && only.map({ $0.contains(t.id) }) != false {
-            if limit > 0 && wanted.count >= limit { break }
-            wanted.append(t)
+        scan: for section in list.sections {
+            for id in section.tasks {
+                guard let t = list.tasks[id], t.state.isRunnable, only.map({ $0.contains(id) }) != false
+                else { continue }
+                if limit > 0 && wanted.count >= limit { break scan }
+                wanted.append(t)
+            }
         }
         let wantedIDs = Set(wanted.map(\.id))
         var toCancel: [TaskID] = []
@@ -125,11 +150,14 @@ public final class Scheduler: @unchecked Sendable {
             }
             for t in wanted where running[t.id] == nil {
                 running[t.id] = t.resets
+                // Always the validator: after a crash the log holds no byte count, yet the partial file may have
+                // bytes, and a Range without If-Range would splice changed content onto them. The engine sends
+                // it only when it resumes.
                 toStart.append(
                     TransferRequest(
                         id: t.id, url: t.url, directory: t.directory,
                         preferredName: t.nameIsUserChosen ? t.displayName : nil,
-                        expectedSHA256: t.expectedSHA256, validator: t.bytes > 0 ? t.validator : nil))
+                        expectedSHA256: t.expectedSHA256, validator: t.validator))
             }
             // A running task reset by a redownload elsewhere must restart from zero.
             for t in wanted where running[t.id].map({ $0 != t.resets }) == true && stopping[t.id] == nil {
@@ -143,6 +171,11 @@ public final class Scheduler: @unchecked Sendable {
         }
         for id in toCancel { engine.cancel(id: id) }
         for request in toStart {
+            // A task the log never saw start (or saw reset) has no partial file worth resuming: whatever lies
+            // there was written by a run killed before it could log the start, or outlived a redownload.
+            if let t = list.tasks[request.id], t.attempts == 0, t.bytes == 0 {
+                SafeFiles.remove(t.partialPath)
+            }
             try? FileManager.default.createDirectory(
                 atPath: request.directory, withIntermediateDirectories: true)
             engine.start(request)
@@ -159,35 +192,47 @@ public final class Scheduler: @unchecked Sendable {
         }
     }
 
-    /// Turns an engine event into a ledger fact.
-    func handle(_ event: TransferEvent) {
+    /// Turns the engine events received so far into ledger facts, appended in one transaction (one durable
+    /// commit for all of them), then frees the ids of the transfers that ended.
+    private func flush() {
+        let events = lock.withLock {
+            defer { pending.removeAll() }
+            return pending
+        }
+        guard !events.isEmpty else { return }
+        var facts: [Event] = []
+        var ended: [TaskID] = []
+        for event in events {
+            if let fact = fact(for: event) { facts.append(fact) }
+            if event.isTerminal { ended.append(event.id) }
+        }
         do {
-            switch event {
-            case .started(let id, let attempt, let offset):
-                guard lock.withLock({ stopping[id] == nil }) else { return }
-                try ledger.record(.transferStarted(id: id, attempt: attempt, offset: offset))
-            case .resolved(
-                let id, let size, let serverName, let etag, let lastModified, let acceptsRanges, let why):
-                try ledger.record(
-                    .transferResolved(
-                        id: id, size: size, serverName: serverName, validator: etag ?? lastModified,
-                        acceptsRanges: acceptsRanges, restartedFromZero: why))
-            case .completed(let id, let bytes, let sha256, let fileName):
-                let name = placeUserName(id: id, fileName: fileName)
-                try ledger.record(.transferCompleted(id: id, bytes: bytes, sha256: sha256, fileName: name))
-                finish(id)
-            case .failed(let id, let reason, let retryable, let bytes):
-                let failure = TaskFailure(code: reason.code, detail: reason.detail, retryable: retryable)
-                try ledger.record(.transferFailed(id: id, failure: failure, bytes: bytes))
-                finish(id)
-            case .stopped(let id, let bytes):
-                let why = lock.withLock { stopping[id] }
-                if why != .reset { try ledger.record(.transferPaused(id: id, bytes: bytes)) }
-                finish(id)
-            }
+            if !facts.isEmpty { try ledger.record(facts) }
         } catch {
             lock.withLock { failure = failure ?? error }
-            finish(event.id)
+        }
+        for id in ended { finish(id) }
+    }
+
+    /// The fact an engine event stands for, if any.
+    func fact(for event: TransferEvent) -> Event? {
+        switch event {
+        case .started(let id, let attempt, let offset):
+            guard lock.withLock({ stopping[id] == nil }) else { return nil }
+            return .transferStarted(id: id, attempt: attempt, offset: offset)
+        case .resolved(
+            let id, let size, let serverName, let etag, let lastModified, let acceptsRanges, let why):
+            return .transferResolved(
+                id: id, size: size, serverName: serverName, validator: etag ?? lastModified,
+                acceptsRanges: acceptsRanges, restartedFromZero: why)
+        case .completed(let id, let bytes, let sha256, let fileName):
+            let name = placeUserName(id: id, fileName: fileName)
+            return .transferCompleted(id: id, bytes: bytes, sha256: sha256, fileName: name)
+        case .failed(let id, let reason, let retryable, let bytes):
+            let failure = TaskFailure(code: reason.code, detail: reason.detail, retryable: retryable)
+            return .transferFailed(id: id, failure: failure, bytes: bytes)
+        case .stopped(let id, let bytes):
+            return lock.withLock({ stopping[id] }) == .reset ? nil : .transferPaused(id: id, bytes: bytes)
         }
     }
 

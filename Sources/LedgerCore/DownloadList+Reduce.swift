@@ -38,7 +38,10 @@ extension DownloadList {
 
     private mutating func pushUndo(_ step: UndoStep) {
         undoStack.append(step)
-        if undoStack.count > Self.undoDepth { undoStack.removeFirst(undoStack.count - Self.undoDepth) }
+        // Trimmed in batches: dropping one step per action would move the whole stack every time.
+        if undoStack.count > Self.undoDepth + Self.undoSlack {
+            undoStack.removeFirst(undoStack.count - Self.undoDepth)
+        }
     }
 
     mutating func reduce(_ event: Event, time: Int64) {
@@ -271,44 +274,51 @@ extension DownloadList {
         redoStack.removeAll(where: touches)
     }
 
+    /// Mutates a task in place (no copy out and back): facts are most of a long log.
+    private mutating func update(_ id: TaskID, _ body: (inout DownloadTask) -> Void) {
+        tasks.update(id, body)
+    }
+
     private mutating func reduceTransfer(_ event: Event, time: Int64) {
         switch event {
         case .transferStarted(let id, let attempt, let offset):
-            guard var t = tasks[id] else { return }
-            if t.state == .waiting || t.state == .failed || t.state == .downloading { t.state = .downloading }
-            t.attempts = attempt
-            t.bytes = offset
-            t.failure = nil
-            tasks[id] = t
+            update(id) { t in
+                if t.state == .waiting || t.state == .failed || t.state == .downloading {
+                    t.state = .downloading
+                }
+                t.attempts = attempt
+                t.bytes = offset
+                t.failure = nil
+            }
         case .transferResolved(let id, let size, let serverName, let validator, _, let restarted):
-            guard var t = tasks[id] else { return }
-            t.size = size
-            t.validator = validator
-            if restarted != nil { t.bytes = 0 }
-            if !t.nameIsUserChosen, let serverName { t.displayName = serverName }
-            tasks[id] = t
+            update(id) { t in
+                t.size = size
+                t.validator = validator
+                if restarted != nil { t.bytes = 0 }
+                if !t.nameIsUserChosen, let serverName { t.displayName = serverName }
+            }
         case .transferPaused(let id, let bytes):
-            guard var t = tasks[id] else { return }
-            t.bytes = bytes
-            if t.state == .downloading { t.state = .waiting }
-            tasks[id] = t
+            update(id) { t in
+                t.bytes = bytes
+                if t.state == .downloading { t.state = .waiting }
+            }
         case .transferCompleted(let id, let bytes, let sha256, let fileName):
-            guard var t = tasks[id] else { return }
-            t.state = .finished
-            t.bytes = bytes
-            t.size = bytes
-            t.sha256 = sha256
-            t.fileName = fileName
-            t.finished = time
-            t.failure = nil
-            if !t.nameIsUserChosen { t.displayName = fileName }
-            tasks[id] = t
+            update(id) { t in
+                t.state = .finished
+                t.bytes = bytes
+                t.size = bytes
+                t.sha256 = sha256
+                t.fileName = fileName
+                t.finished = time
+                t.failure = nil
+                if !t.nameIsUserChosen { t.displayName = fileName }
+            }
         case .transferFailed(let id, let failure, let bytes):
-            guard var t = tasks[id] else { return }
-            t.state = .failed
-            t.failure = failure
-            t.bytes = bytes
-            tasks[id] = t
+            update(id) { t in
+                t.state = .failed
+                t.failure = failure
+                t.bytes = bytes
+            }
         default:
             return
         }
@@ -316,14 +326,23 @@ extension DownloadList {
 
     /// The name shown before the server says better: the URL's last path component, else its host.
     public static func defaultName(forURL url: String) -> String {
-        var s = Substring(url)
-        if let q = s.firstIndex(where: { $0 == "?" || $0 == "#" }) { s = s[..<q] }
-        if let colon = s.firstIndex(of: ":"), s[colon...].hasPrefix("://") {
-            s = s[s.index(colon, offsetBy: 3)...]
+        // Bytes, not Characters: this runs for every added task during replay.
+        let bytes = Array(url.utf8)
+        var end = bytes.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.count
+        var start = 0
+        if let colon = bytes[..<end].firstIndex(of: UInt8(ascii: ":")), colon + 3 <= end,
+            bytes[colon + 1] == UInt8(ascii: "/"), bytes[colon + 2] == UInt8(ascii: "/")
+        {
+            start = colon + 3
         }
-        let parts = s.split(separator: "/", omittingEmptySubsequences: true)
-        let last = parts.count > 1 ? parts.last! : (parts.first ?? "download")
-        let decoded = percentDecoded(last)
+        while end > start, bytes[end - 1] == UInt8(ascii: "/") { end -= 1 }
+        let hostEnd = bytes[start..<end].firstIndex(of: UInt8(ascii: "/")) ?? end
+        var componentStart = end
+        while componentStart > start, bytes[componentStart - 1] != UInt8(ascii: "/") { componentStart -= 1 }
+        // A URL with no path names its host.
+        let component = hostEnd == end ? bytes[start..<end] : bytes[componentStart..<end]
+        guard !component.isEmpty else { return "download" }
+        let decoded = percentDecoded(Substring(String(decoding: component, as: UTF8.self)))
         return decoded.isEmpty ? "download" : decoded
     }
 

@@ -4,7 +4,7 @@ public struct SnapshotError: Error, Sendable, CustomStringConvertible {
 }
 
 extension DownloadList {
-    private static let snapshotMagic: [UInt8] = Array("DLS2".utf8)
+    private static let snapshotMagic: [UInt8] = Array("DLS3".utf8)
 
     /// The whole projection as compact bytes: the snapshot cache. Reading it back gives an equal list.
     /// - Complexity: O(tasks + sections + trash).
@@ -21,8 +21,15 @@ extension DownloadList {
         w.string(sortMode.rawValue)
         w.bool(sortDescending)
         w.bool(autoRemoveEmptySections)
+        // Download directories repeat across tasks: written once, referred to by number.
+        var directories: [String: Int] = [:]
+        for (_, t) in tasks where directories[t.directory] == nil {
+            directories[t.directory] = directories.count
+        }
+        w.int(directories.count)
+        for (dir, _) in directories.sorted(by: { $0.value < $1.value }) { w.string(dir) }
         w.int(tasks.count)
-        for t in tasks.values.sorted(by: { $0.id < $1.id }) { write(t, &w) }
+        for (_, t) in tasks { write(t, directory: directories[t.directory]!, &w) }
         w.int(sections.count)
         for s in sections {
             w.string(s.title)
@@ -52,15 +59,15 @@ extension DownloadList {
         return w.bytes
     }
 
-    private func write(_ t: DownloadTask, _ w: inout BinaryWriter) {
+    private func write(_ t: DownloadTask, directory: Int, _ w: inout BinaryWriter) {
         w.int(t.id)
         w.string(t.url)
         w.string(t.displayName)
         w.bool(t.nameIsUserChosen)
         w.optional(t.fileName)
-        w.string(t.directory)
+        w.int(directory)
         w.optional(t.expectedSHA256)
-        w.string(t.state.rawValue)
+        w.int(TaskState.allCases.firstIndex(of: t.state)!)
         w.int(t.bytes)
         w.optional(t.size)
         w.bool(t.failure != nil)
@@ -94,11 +101,13 @@ extension DownloadList {
             sortMode = mode
             sortDescending = try r.bool()
             autoRemoveEmptySections = try r.bool()
+            var directories: [String] = []
+            for _ in 0..<(try r.count()) { directories.append(try r.string()) }
             let taskCount = try r.count()
             tasks.reserveCapacity(taskCount)
             urlIndex.reserveCapacity(taskCount)
             for _ in 0..<taskCount {
-                let t = try Self.readTask(&r)
+                let t = try Self.readTask(&r, directories: directories)
                 tasks[t.id] = t
                 urlIndex[t.url] = t.id
             }
@@ -138,15 +147,18 @@ extension DownloadList {
         return steps
     }
 
-    private static func readTask(_ r: inout BinaryReader) throws -> DownloadTask {
+    private static func readTask(_ r: inout BinaryReader, directories: [String]) throws -> DownloadTask {
         var t = DownloadTask(
             id: try r.int(), url: try r.string(), displayName: try r.string(), nameIsUserChosen: try r.bool(),
             directory: "", expectedSHA256: nil, added: 0)
         t.fileName = try r.optionalString()
-        t.directory = try r.string()
+        let directory = Int(try r.int())
+        guard directories.indices.contains(directory) else { throw SnapshotError() }
+        t.directory = directories[directory]
         t.expectedSHA256 = try r.optionalString()
-        guard let state = TaskState(rawValue: try r.string()) else { throw SnapshotError() }
-        t.state = state
+        let state = Int(try r.int())
+        guard TaskState.allCases.indices.contains(state) else { throw SnapshotError() }
+        t.state = TaskState.allCases[state]
         t.bytes = try r.int()
         t.size = try r.optionalInt()
         if try r.bool() {

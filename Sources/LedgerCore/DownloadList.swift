@@ -20,11 +20,13 @@ public struct UndoStep: Sendable, Equatable {
 /// Changed only by `apply(_:)`, a pure fold over logged entries.
 public struct DownloadList: Sendable, Equatable {
     /// Bump when `apply` changes meaning: snapshots of other versions are ignored.
-    public static let reducerVersion = 2
+    public static let reducerVersion = 3
     /// How many user actions undo can reach back.
     public static let undoDepth = 200
+    /// The stack may hold this many steps more before it is cut back to `undoDepth`.
+    public static let undoSlack = 56
 
-    public internal(set) var tasks: [TaskID: DownloadTask] = [:]
+    public internal(set) var tasks = TaskTable()
     /// The user's sections in manual order. Kept whatever the sort mode.
     public internal(set) var sections: [Section] = []
     /// The to-delete list, most recently deleted first.

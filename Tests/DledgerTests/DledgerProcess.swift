@@ -108,6 +108,21 @@ final class Running: @unchecked Sendable {
     private var errData = Data()
     private var exited = false
     private var waiters: [CheckedContinuation<Void, Never>] = []
+    private let readers = DispatchGroup()
+
+    private static func drain(
+        _ handle: FileHandle, group: DispatchGroup, _ append: @escaping @Sendable (Data) -> Void
+    ) {
+        let thread = Thread {
+            while true {
+                let d = handle.availableData
+                if d.isEmpty { break }
+                append(d)
+            }
+            group.leave()
+        }
+        thread.start()
+    }
 
     init(_ process: Process, stdin: String?) throws {
         self.process = process
@@ -115,12 +130,14 @@ final class Running: @unchecked Sendable {
         process.standardError = err
         let input = Pipe()
         process.standardInput = input
-        out.fileHandleForReading.readabilityHandler = { [weak self] h in
-            let d = h.availableData
+        // Blocking reads on threads of their own: FileHandle.readabilityHandler races in libdispatch on Linux
+        // when it is torn down (it crashed the test process now and then).
+        readers.enter()
+        readers.enter()
+        Self.drain(out.fileHandleForReading, group: readers) { [weak self] d in
             self?.lock.withLock { self?.outData.append(d) }
         }
-        err.fileHandleForReading.readabilityHandler = { [weak self] h in
-            let d = h.availableData
+        Self.drain(err.fileHandleForReading, group: readers) { [weak self] d in
             self?.lock.withLock { self?.errData.append(d) }
         }
         process.terminationHandler = { [weak self] _ in
@@ -152,14 +169,11 @@ final class Running: @unchecked Sendable {
             if done { c.resume() }
         }
         process.waitUntilExit()
-        out.fileHandleForReading.readabilityHandler = nil
-        err.fileHandleForReading.readabilityHandler = nil
-        let restOut = out.fileHandleForReading.readDataToEndOfFile()
-        let restErr = err.fileHandleForReading.readDataToEndOfFile()
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            readers.notify(queue: .global()) { c.resume() }
+        }
         return lock.withLock {
-            outData.append(restOut)
-            errData.append(restErr)
-            return Finished(
+            Finished(
                 status: process.terminationStatus, out: String(decoding: outData, as: UTF8.self),
                 err: String(decoding: errData, as: UTF8.self))
         }

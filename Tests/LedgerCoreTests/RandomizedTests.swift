@@ -241,7 +241,7 @@ private struct Fuzzer {
         #expect(
             l.urlIndex == Dictionary(l.tasks.values.map { ($0.url, $0.id) }, uniquingKeysWith: { a, _ in a }))
         #expect(l.urlIndex.count == l.tasks.count, "step \(n): a URL appears twice")
-        #expect(l.undoStack.count <= DownloadList.undoDepth)
+        #expect(l.undoStack.count <= DownloadList.undoDepth + DownloadList.undoSlack)
     }
 }
 

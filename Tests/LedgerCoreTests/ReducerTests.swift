@@ -318,7 +318,9 @@ struct ReducerTests {
             $0.urlIndex[u("d")] = nil
             $0.setTrash([s0.trash[0]])
             // Steps that could only bring task 4 back are forgotten with it.
-            $0.undoStack = s0.undoStack.filter { !$0.action.taskIDs.contains(4) && !$0.inverse.taskIDs.contains(4) }
+            $0.undoStack = s0.undoStack.filter {
+                !$0.action.taskIDs.contains(4) && !$0.inverse.taskIDs.contains(4)
+            }
             #expect($0.undoStack.count < s0.undoStack.count)
         }
     }

@@ -77,7 +77,7 @@ struct SnapshotTests {
         let bytes = richLog().list.snapshotBytes()
         #expect(throws: SnapshotError.self) { try DownloadList(snapshot: bytes + [0]) }
         #expect(throws: SnapshotError.self) {
-            try DownloadList(snapshot: Array("DLS1".utf8) + bytes.dropFirst(4))
+            try DownloadList(snapshot: Array("DLS2".utf8) + bytes.dropFirst(4))
         }
         #expect(throws: SnapshotError.self) { try DownloadList(snapshot: Array("not a snapshot".utf8)) }
         #expect(SnapshotError().description == "unreadable snapshot")
@@ -97,7 +97,7 @@ struct SnapshotTests {
         }
         for _ in 0..<500 {
             let noise =
-                Array("DLS2".utf8) + (0..<rng.below(200)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+                Array("DLS3".utf8) + (0..<rng.below(200)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
             _ = try? DownloadList(snapshot: noise)
         }
     }

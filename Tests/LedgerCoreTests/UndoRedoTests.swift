@@ -238,10 +238,13 @@ struct UndoRedoTests {
 
     @Test func undoReachesBackAFixedDepth() {
         var log = TestLog()
-        for n in 1...(DownloadList.undoDepth + 5) { log.run(.setSpeedLimit(Int64(n))) }
+        let total = DownloadList.undoDepth + DownloadList.undoSlack + 1
+        for n in 1...total { log.run(.setSpeedLimit(Int64(n))) }
+        // Cut back to the depth once the slack is exceeded; the newest steps stay.
         #expect(log.list.undoStack.count == DownloadList.undoDepth)
+        #expect(log.list.undoStack.last?.action == .speedLimitChanged(Int64(total)))
         for _ in 0..<DownloadList.undoDepth { log.run(.undo) }
-        #expect(log.list.speedLimit == 5)
+        #expect(log.list.speedLimit == Int64(total - DownloadList.undoDepth))
         log.refuses(.undo, with: .nothingToUndo)
     }
 }

@@ -1,3 +1,5 @@
+import DownloadLedger
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -6,6 +8,8 @@
 let usage = """
     usage: ledger-bench <subcommand>
       store [events]   event store: batched append rate, durable append vs raw SQLite, raw scan floor
+      ledger [tasks]   replay vs raw scan, open with a snapshot vs full replay, projection peak RSS,
+                       dledger ls start-up (10 events per task: 100,000 tasks = 1,000,001 events)
       transfer [...]   1 GiB and 200 × 1 MiB from nginx: ours vs curl and aria2c (tools/bench/transfer-bench.sh)
     """
 
@@ -15,6 +19,19 @@ do {
     case "store":
         print("ledger-bench store")
         try StoreBench.run(arguments: Array(arguments.dropFirst()))
+    case "ledger":
+        print("ledger-bench ledger")
+        try LedgerBench.run(arguments: Array(arguments.dropFirst()))
+    case "build-ledger":
+        print(try LedgerBench.build(path: arguments[1], tasks: Int(arguments[2]) ?? 100_000))
+    case "replay":
+        let (rate, seconds, list) = try LedgerBench.replay(path: arguments[1])
+        print(Int(rate), "events/s", seconds, "s", list.tasks.count, "tasks")
+    case "open":
+        let seconds = try LedgerBench.openSeconds(path: arguments[1])
+        print(seconds * 1000, "ms")
+    case "rss-replay":
+        try LedgerBench.rssReplay(path: arguments[1])
     case "transfer":
         exit(TransferBench.run(arguments: Array(arguments.dropFirst())))
     case "transfer-child":

@@ -1,0 +1,89 @@
+/// The tasks of a list by id: a dense array for the ids the ledger hands out (1, 2, 3, …), with a dictionary
+/// for any id far outside that range (only a foreign or damaged log has those). No hashing on the replay path
+/// and no per-entry overhead beyond the task itself.
+public struct TaskTable: Sendable, Sequence {
+    private var slots: [DownloadTask?] = []
+    private var far: [TaskID: DownloadTask] = [:]
+    public private(set) var count = 0
+
+    /// Ids up to this far past the dense range still extend it.
+    private static let denseReach: TaskID = 4096
+
+    public init() {}
+
+    public var isEmpty: Bool { count == 0 }
+
+    private func slot(_ id: TaskID) -> Int? {
+        id >= 1 && id <= TaskID(slots.count) ? Int(id - 1) : nil
+    }
+
+    /// The task with this id, or nil. Setting nil removes it.
+    public subscript(id: TaskID) -> DownloadTask? {
+        get {
+            if let i = slot(id) { return slots[i] }
+            return far.isEmpty ? nil : far[id]
+        }
+        set {
+            if let i = slot(id) {
+                count += (newValue != nil ? 1 : 0) - (slots[i] != nil ? 1 : 0)
+                slots[i] = newValue
+            } else if id == TaskID(slots.count) + 1 && far.isEmpty {
+                guard let newValue else { return }
+                slots.append(newValue)
+                count += 1
+            } else if id >= 1 && id <= TaskID(slots.count) + Self.denseReach && far[id] == nil {
+                guard let newValue else { return }
+                slots.append(contentsOf: repeatElement(nil, count: Int(id) - slots.count))
+                slots[Int(id - 1)] = newValue
+                count += 1
+            } else {
+                count += (newValue != nil ? 1 : 0) - (far[id] != nil ? 1 : 0)
+                far[id] = newValue
+            }
+        }
+    }
+
+    /// Changes a task in place; does nothing for an unknown id.
+    mutating func update(_ id: TaskID, _ body: (inout DownloadTask) -> Void) {
+        if let i = slot(id) {
+            guard slots[i] != nil else { return }
+            body(&slots[i]!)
+        } else if far[id] != nil {
+            body(&far[id]!)
+        }
+    }
+
+    mutating func reserveCapacity(_ n: Int) { slots.reserveCapacity(n) }
+
+    /// Ids in increasing order.
+    public var keys: [TaskID] { map(\.key) }
+
+    /// Tasks in id order.
+    public var values: [DownloadTask] { map(\.value) }
+
+    public func makeIterator() -> AnyIterator<(key: TaskID, value: DownloadTask)> {
+        var dense = slots.makeIterator()
+        var sparse = far.sorted { $0.key < $1.key }.makeIterator()
+        return AnyIterator {
+            while let next = dense.next() {
+                if let t = next { return (t.id, t) }
+            }
+            return sparse.next().map { ($0.key, $0.value) }
+        }
+    }
+}
+
+extension TaskTable: Equatable {
+    /// Equal when they hold the same tasks, however the storage grew.
+    public static func == (a: TaskTable, b: TaskTable) -> Bool {
+        guard a.count == b.count else { return false }
+        return a.elementsEqual(b) { $0.key == $1.key && $0.value == $1.value }
+    }
+}
+
+extension TaskTable: ExpressibleByDictionaryLiteral {
+    public init(dictionaryLiteral elements: (TaskID, DownloadTask)...) {
+        self.init()
+        for (id, task) in elements { self[id] = task }
+    }
+}
