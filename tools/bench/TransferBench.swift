@@ -78,6 +78,7 @@ enum TransferBench {
         }
         let scratch = work + "/scratch.txt"
         printEnvironment(scratch: scratch)
+        fflush(nil)
         print("generating \(o.bigBytes >> 20) MiB + \(o.smallCount) × \(o.smallBytes >> 10) KiB in \(work)")
         let fixtures = try TransferFixtures.make(
             root: work + "/www", bigBytes: o.bigBytes, smallCount: o.smallCount, smallBytes: o.smallBytes,
@@ -118,6 +119,7 @@ enum TransferBench {
                         + String(
                             format: "wall %7.3f s  cpu %7.3f s  rss %6.1f MB", m.wall, m.cpu,
                             Double(m.peakRSS) / 1e6))
+                fflush(nil)  // progress shows live even when stdout is a file
             }
         }
         try reset(directory, recreate: false)
