@@ -30,6 +30,15 @@ do {
     case "open":
         let seconds = try LedgerBench.openSeconds(path: arguments[1])
         print(seconds * 1000, "ms")
+    case "open-parts":
+        let store = try SQLiteEventStore(path: arguments[1], readOnly: true)
+        var bytes: [UInt8] = []
+        let read = try LedgerBench.medianSeconds(5) {
+            bytes = try store.latestSnapshot(reducerVersion: DownloadList.reducerVersion, atOrBefore: nil)!.bytes
+        }
+        var lists: [DownloadList] = []
+        let decode = try LedgerBench.medianSeconds(5) { lists.append(try DownloadList(snapshot: bytes)) }
+        print("read \(read * 1000) ms, decode \(decode * 1000) ms, \(bytes.count) bytes")
     case "rss-replay":
         try LedgerBench.rssReplay(path: arguments[1])
     case "transfer":
