@@ -34,7 +34,8 @@ do {
         let store = try SQLiteEventStore(path: arguments[1], readOnly: true)
         var bytes: [UInt8] = []
         let read = try LedgerBench.medianSeconds(5) {
-            bytes = try store.latestSnapshot(reducerVersion: DownloadList.reducerVersion, atOrBefore: nil)!.bytes
+            bytes = try store.latestSnapshot(reducerVersion: DownloadList.reducerVersion, atOrBefore: nil)!
+                .bytes
         }
         var lists: [DownloadList] = []
         let decode = try LedgerBench.medianSeconds(5) { lists.append(try DownloadList(snapshot: bytes)) }
