@@ -124,7 +124,8 @@ final class HashWorker: @unchecked Sendable {
     }
 
     private func read(
-        _ follower: HashFollower, generation: Int, from: Int64, count: Int, into buffer: UnsafeMutableRawBufferPointer
+        _ follower: HashFollower, generation: Int, from: Int64, count: Int,
+        into buffer: UnsafeMutableRawBufferPointer
     ) {
         var got = pread(follower.fd, buffer.baseAddress, count, off_t(from))
         while got < 0 && errno == EINTR {
