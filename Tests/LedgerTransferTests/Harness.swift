@@ -115,6 +115,7 @@ final class Harness: Sendable {
 /// Drains an engine's single event stream into a list that tests can wait on.
 final class EventRecorder: Sendable {
     private let log = Mutex<[TransferEvent]>([])
+    private let ended = Mutex(false)
 
     init(_ engine: TransferEngine) {
         let stream = engine.events
@@ -122,10 +123,14 @@ final class EventRecorder: Sendable {
             for await event in stream {
                 self.log.withLock { $0.append(event) }
             }
+            self.ended.withLock { $0 = true }
         }
     }
 
     var all: [TransferEvent] { log.withLock { $0 } }
+
+    /// Whether the engine's event stream has ended and every event was recorded.
+    var hasEnded: Bool { ended.withLock { $0 } }
 
     func of(_ id: Int64) -> [TransferEvent] {
         all.filter { $0.id == id }
