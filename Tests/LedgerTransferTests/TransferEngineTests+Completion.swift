@@ -9,13 +9,14 @@ extension TransferEngineTests {
     /// Sizes from empty to a few hash reads, so files finish close together and some span several reads.
     static let completionSizes: [Int64] = [0, 1, 4_096, 65_536, 300_000, 1_048_576, 2_500_000]
 
-    /// Serves `count` files `/f<n>.bin` and returns their requests, each with its expected SHA-256.
+    /// Serves `count` files `/f<n>.bin` and returns their requests, each with its expected SHA-256. Files of the
+    /// same size share their bytes, so that sha256sum (which blocks a thread of the test pool) runs a few times only.
     private func serveFiles(_ h: Harness, count: Int) throws -> [TransferRequest] {
-        try (1...count).map { n in
-            let size = Self.completionSizes[n % Self.completionSizes.count]
-            let resource = Resource(size: size, seed: UInt64(n))
-            h.server.serve("/f\(n).bin", resource)
-            return h.request(Int64(n), "/f\(n).bin", sha256: try Harness.sha256sum(resource.body.allBytes))
+        let resources = Self.completionSizes.enumerated().map { Resource(size: $1, seed: UInt64($0 + 1)) }
+        let digests = try resources.map { try Harness.sha256sum($0.body.allBytes) }
+        return (1...count).map { n in
+            h.server.serve("/f\(n).bin", resources[n % resources.count])
+            return h.request(Int64(n), "/f\(n).bin", sha256: digests[n % resources.count])
         }
     }
 
