@@ -18,7 +18,7 @@ struct Finishing: @unchecked Sendable {
         let id = request.id
         do {
             try file.sync()
-            let digest = hashes.digest(of: follower)
+            let digest = hashes.digest(of: follower, size: file.size)
             hashes.forget(follower)
             let sha256 = try digest.get()
             if let expected = request.expectedSHA256?.lowercased(), expected != sha256 {

@@ -11,7 +11,7 @@ final class HashFollower: @unchecked Sendable {
     let fd: Int32
     /// Bumped by every rewrite (truncation) of the file; bytes read under an older generation are discarded.
     var generation = 0
-    /// Bytes of the file that the loop has written and published.
+    /// Bytes of the file that the loop has published (it publishes every ``HashWorker/publishStep`` bytes).
     var published: Int64
     /// Set once the loop will write no more: the digest is wanted at `published` bytes.
     var sealed = false

@@ -16,6 +16,9 @@ final class HashWorker: @unchecked Sendable {
     }
 
     static let readSize = 1 << 20
+    /// How many new bytes the loop lets pass before it publishes them: curl delivers 16 KiB per callback, and
+    /// taking the lock (and waking this thread) for each costs futexes and short preads.
+    static let publishStep: Int64 = 256 << 10
     private let condition = NSCondition()
     /// Guarded by `condition`.
     private var followers: [HashFollower] = []
@@ -46,10 +49,10 @@ final class HashWorker: @unchecked Sendable {
 
     /// The loop appended: the file now holds `size` bytes.
     func publish(_ follower: HashFollower, size: Int64) {
-        locked {
-            follower.published = size
-            condition.signal()
-        }
+        locked { follower.published = size }
+        // After unlocking, so the woken thread does not block on the lock at once. No wakeup is lost: the worker
+        // checks for work under the lock and releases it only by waiting.
+        condition.signal()
     }
 
     /// The loop is about to cut the file to `size` bytes: the hash starts over.
@@ -61,9 +64,10 @@ final class HashWorker: @unchecked Sendable {
         }
     }
 
-    /// Seals the file at its published size and waits until it is hashed. Not on the loop thread.
-    func digest(of follower: HashFollower) -> Result<String, TransferError> {
+    /// Seals the file at `size` bytes (its final size) and waits until it is hashed. Not on the loop thread.
+    func digest(of follower: HashFollower, size: Int64) -> Result<String, TransferError> {
         let running = locked {
+            follower.published = size
             follower.sealed = true
             condition.signal()
             return !stopping

@@ -19,6 +19,8 @@ final class Job {
     /// The partial file as the hash worker follows it.
     let follower: HashFollower
     let hashes: HashWorker
+    /// The size last published to the hash worker.
+    private var published: Int64
     /// The request in flight, if any.
     var attempt: Attempt?
     /// When the next attempt is due (monotonic seconds), while waiting out a backoff.
@@ -33,17 +35,23 @@ final class Job {
         self.validator = request.validator
         self.hashes = hashes
         self.follower = hashes.follow(fd: fd, size: file.size)
+        self.published = file.size
     }
 
-    /// Appends body bytes to the partial file and lets the hash worker know.
+    /// Appends body bytes to the partial file, letting the hash worker know every
+    /// ``HashWorker/publishStep`` bytes (the rest is published when the file is sealed).
     func append(_ bytes: UnsafeRawBufferPointer) throws(TransferError) {
         try file.append(bytes)
-        hashes.publish(follower, size: file.size)
+        if file.size - published >= HashWorker.publishStep {
+            published = file.size
+            hashes.publish(follower, size: published)
+        }
     }
 
     /// Empties the partial file; the next bytes start the file (and its hash) anew.
     func discardPartial() throws(TransferError) {
         hashes.rewrite(follower, size: 0)
+        published = 0
         try file.truncate(to: 0)
     }
 }
