@@ -139,8 +139,8 @@ final class TransferLoop: @unchecked Sendable {
         easy.set(CURLOPT_SSL_VERIFYHOST, config.verifyTLS ? 2 : 0)
         easy.set(CURLOPT_HTTP_CONTENT_DECODING, 0)
         easy.set(CURLOPT_NOSIGNAL, 1)
-        // curl's default 16 KiB costs four times the syscalls and wakeups of curl's own tool; 8 transfers at
-        // 512 KiB (curl's maximum) still hold only 4 MiB.
+        // curl's default 16 KiB means a recv and a loop turn per 16 KiB (65 000 per GiB, six times curl's own
+        // tool); 512 KiB (curl's maximum) gives about 2 700, and 8 transfers still hold only 4 MiB.
         easy.set(CURLOPT_BUFFERSIZE, 512 * 1024)
         easy.setHeaders(attempt.requestHeaders)
         let context = Unmanaged.passUnretained(attempt).toOpaque()
