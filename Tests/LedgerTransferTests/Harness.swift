@@ -95,8 +95,15 @@ final class Harness: Sendable {
         return condition()
     }
 
-    /// SHA-256 by coreutils, independent of the engine's own hashing.
-    static func sha256sum(_ bytes: [UInt8]) throws -> String {
+    /// SHA-256 by coreutils, independent of the engine's own hashing. The process is run and waited for on a
+    /// thread of its own: blocking the test pool's few threads starves the polling of tests running beside.
+    static func sha256sum(_ bytes: [UInt8]) async throws -> String {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try sha256sumBlocking(bytes) }) }.start()
+        }
+    }
+
+    private static func sha256sumBlocking(_ bytes: [UInt8]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
         let input = Pipe()

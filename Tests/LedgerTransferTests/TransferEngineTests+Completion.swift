@@ -10,10 +10,13 @@ extension TransferEngineTests {
     static let completionSizes: [Int64] = [0, 1, 4_096, 65_536, 300_000, 1_048_576, 2_500_000]
 
     /// Serves `count` files `/f<n>.bin` and returns their requests, each with its expected SHA-256. Files of the
-    /// same size share their bytes, so that sha256sum (which blocks a thread of the test pool) runs a few times only.
-    private func serveFiles(_ h: Harness, count: Int) throws -> [TransferRequest] {
+    /// same size share their bytes, so that sha256sum runs a few times only.
+    private func serveFiles(_ h: Harness, count: Int) async throws -> [TransferRequest] {
         let resources = Self.completionSizes.enumerated().map { Resource(size: $1, seed: UInt64($0 + 1)) }
-        let digests = try resources.map { try Harness.sha256sum($0.body.allBytes) }
+        var digests: [String] = []
+        for resource in resources {
+            digests.append(try await Harness.sha256sum(resource.body.allBytes))
+        }
         return (1...count).map { n in
             h.server.serve("/f\(n).bin", resources[n % resources.count])
             return h.request(Int64(n), "/f\(n).bin", sha256: digests[n % resources.count])
@@ -36,7 +39,7 @@ extension TransferEngineTests {
     @Test func manyFilesCompletingTogetherEachEndOnceAfterTheirStartAndResolve() async throws {
         let h = try Harness()
         defer { h.close() }
-        let requests = try serveFiles(h, count: 40)
+        let requests = try await serveFiles(h, count: 40)
 
         for request in requests { h.engine.start(request) }
         for request in requests { _ = await h.events.terminal(request.id) }
@@ -57,7 +60,7 @@ extension TransferEngineTests {
     @Test func cancelsRacingCompletionsEndEachTransferOnceAndStoppedOnesResume() async throws {
         let h = try Harness()
         defer { h.close() }
-        let requests = try serveFiles(h, count: 28)
+        let requests = try await serveFiles(h, count: 28)
 
         for request in requests { h.engine.start(request) }
         for request in requests {
@@ -97,7 +100,7 @@ extension TransferEngineTests {
     @Test func shutdownEndsEveryTransferOnceAndWaitsForCompletions() async throws {
         let h = try Harness()
         defer { h.close() }
-        let requests = try serveFiles(h, count: 24)
+        let requests = try await serveFiles(h, count: 24)
 
         for request in requests { h.engine.start(request) }
         _ = await Harness.eventually { h.events.all.contains(where: \.isTerminal) }

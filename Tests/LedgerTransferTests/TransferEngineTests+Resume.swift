@@ -43,7 +43,7 @@ extension TransferEngineTests {
         #expect(last.range == "bytes=\(kept)-")
         #expect(last.ifRange == "\"v1\"")
         #expect(first.holds(name, resource.body.allBytes))
-        #expect(sha256 == (try Harness.sha256sum(resource.body.allBytes)))
+        #expect(sha256 == (try await Harness.sha256sum(resource.body.allBytes)))
     }
 
     @Test func restartsFromZeroWhenTheServerIgnoresRange() async throws {
@@ -64,7 +64,7 @@ extension TransferEngineTests {
         #expect(h.server.requests("/a.bin").map(\.range) == ["bytes=100000-"])
         #expect(h.events.restartReasons(1) == ["server ignored Range"])
         #expect(h.holds(name, resource.body.allBytes))
-        #expect(sha256 == (try Harness.sha256sum(resource.body.allBytes)))
+        #expect(sha256 == (try await Harness.sha256sum(resource.body.allBytes)))
     }
 
     @Test func restartsFromZeroWhenTheValidatorChanged() async throws {
@@ -87,7 +87,7 @@ extension TransferEngineTests {
         #expect(sent.ifRange == "\"v1\"")
         #expect(h.events.restartReasons(1).first?.hasPrefix("validator changed") == true)
         #expect(h.holds(name, new.body.allBytes))
-        #expect(sha256 == (try Harness.sha256sum(new.body.allBytes)))
+        #expect(sha256 == (try await Harness.sha256sum(new.body.allBytes)))
     }
 
     @Test func treatsA416OnACompletePartialAsDone() async throws {
@@ -105,7 +105,7 @@ extension TransferEngineTests {
         }
         #expect(h.server.requests("/a.bin").map(\.range) == ["bytes=200000-"])
         #expect(h.holds(name, resource.body.allBytes))
-        #expect(sha256 == (try Harness.sha256sum(resource.body.allBytes)))
+        #expect(sha256 == (try await Harness.sha256sum(resource.body.allBytes)))
     }
 
     @Test func restartsFromZeroOnceWhenThePartialIsBiggerThanTheRemoteFile() async throws {
@@ -125,7 +125,7 @@ extension TransferEngineTests {
         #expect(h.events.startedAttempts(1) == [1, 2])
         #expect(h.events.restartReasons(1).first?.hasPrefix("range not satisfiable") == true)
         #expect(h.holds(name, resource.body.allBytes))
-        #expect(sha256 == (try Harness.sha256sum(resource.body.allBytes)))
+        #expect(sha256 == (try await Harness.sha256sum(resource.body.allBytes)))
     }
 
     @Test func resumesAfterALyingContentLength() async throws {
@@ -145,7 +145,7 @@ extension TransferEngineTests {
         #expect(h.events.of(1).contains(.started(id: 1, attempt: 2, offset: 100_000)))
         #expect(h.server.requests("/a.bin").last?.range == "bytes=100000-")
         #expect(h.holds(name, resource.body.allBytes))
-        #expect(sha256 == (try Harness.sha256sum(resource.body.allBytes)))
+        #expect(sha256 == (try await Harness.sha256sum(resource.body.allBytes)))
     }
 
     @Test func resumesADroppedConnectionWithRange() async throws {
@@ -166,6 +166,6 @@ extension TransferEngineTests {
         #expect(h.events.startedAttempts(1) == [1, 2, 3])
         #expect(h.server.requests("/a.bin").map(\.range) == [nil, "bytes=100000-", "bytes=200000-"])
         #expect(h.holds(name, resource.body.allBytes))
-        #expect(sha256 == (try Harness.sha256sum(resource.body.allBytes)))
+        #expect(sha256 == (try await Harness.sha256sum(resource.body.allBytes)))
     }
 }
