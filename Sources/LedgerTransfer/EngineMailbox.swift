@@ -65,11 +65,14 @@ final class EngineMailbox: Sendable {
     var activity: [TransferActivity] { state.withLock { $0.activity } }
 
     /// Delivers an event; a terminal event first frees the id so the consumer may start it again at once.
+    ///
+    /// Called from the loop and the completion threads. Freeing and yielding happen under one lock, so a start
+    /// of the freed id (and its `.started`) cannot overtake the terminal event in the stream.
     func emit(_ event: TransferEvent) {
-        if event.isTerminal {
-            _ = state.withLock { $0.running.remove(event.id) }
+        state.withLock { state in
+            if event.isTerminal { state.running.remove(event.id) }
+            eventSink.yield(event)
         }
-        eventSink.yield(event)
     }
 
     func publish(_ activity: [TransferActivity]) {

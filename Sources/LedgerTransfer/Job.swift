@@ -16,58 +16,42 @@ final class Job {
     var effectiveURL: String?
     /// Size of the whole file, once a response announced it.
     var expected: Int64?
-    /// SHA-256 of the partial file so far; nil when the file holds bytes it has not seen.
-    private(set) var hasher: SHA256Hasher?
-    private var hashedBytes: Int64 = 0
+    /// The partial file as the hash worker follows it.
+    let follower: HashFollower
+    let hashes: HashWorker
+    /// The size last published to the hash worker.
+    private var published: Int64
     /// The request in flight, if any.
     var attempt: Attempt?
     /// When the next attempt is due (monotonic seconds), while waiting out a backoff.
     var retryAt: Double?
     var meter = SpeedMeter()
 
-    init(request: TransferRequest) throws(TransferError) {
+    init(request: TransferRequest, hashes: HashWorker) throws(TransferError) {
         self.request = request
-        self.file = try PartialFile(request: request)
+        let file = try PartialFile(request: request)
+        guard let fd = file.readDescriptor() else { throw PartialFile.error("cannot reopen \(file.path)") }
+        self.file = file
         self.validator = request.validator
-        try resetHasherIfEmpty()
+        self.hashes = hashes
+        self.follower = hashes.follow(fd: fd, size: file.size)
+        self.published = file.size
     }
 
-    /// Appends body bytes to the partial file, hashing them when the hash covers the file so far.
+    /// Appends body bytes to the partial file, letting the hash worker know every
+    /// ``HashWorker/publishStep`` bytes (the rest is published when the file is sealed).
     func append(_ bytes: UnsafeRawBufferPointer) throws(TransferError) {
         try file.append(bytes)
-        if let hasher, hashedBytes + Int64(bytes.count) == file.size {
-            hasher.update(bytes)
-            hashedBytes = file.size
-        } else {
-            hasher = nil
+        if file.size - published >= HashWorker.publishStep {
+            published = file.size
+            hashes.publish(follower, size: published)
         }
     }
 
-    /// Empties the partial file; the next bytes start the file anew.
+    /// Empties the partial file; the next bytes start the file (and its hash) anew.
     func discardPartial() throws(TransferError) {
+        hashes.rewrite(follower, size: 0)
+        published = 0
         try file.truncate(to: 0)
-        try resetHasherIfEmpty()
-    }
-
-    /// Cuts the partial file to `length` (dropping the running hash unless it becomes empty).
-    func truncate(to length: Int64) throws(TransferError) {
-        try file.truncate(to: length)
-        hasher = nil
-        try resetHasherIfEmpty()
-    }
-
-    /// The SHA-256 of the whole partial file: the running hash when it covers the file, else a re-read.
-    func sha256() throws(TransferError) -> String {
-        if let hasher, hashedBytes == file.size {
-            self.hasher = nil
-            return hasher.finish()
-        }
-        return try PartialFile.sha256(path: file.path)
-    }
-
-    private func resetHasherIfEmpty() throws(TransferError) {
-        guard file.size == 0 else { return }
-        hasher = try SHA256Hasher()
-        hashedBytes = 0
     }
 }

@@ -1,13 +1,19 @@
+import CCurl
 import Glibc
 
 /// The partial file of one transfer, `<dir>/.dledger/partial/<id>.part`, opened for appending; owns its descriptor.
 ///
-/// Every byte goes straight to the kernel with write(2), so it survives the death of the process.
+/// Every byte goes straight to the kernel with write(2), so it survives the death of the process. Every
+/// ``writebackStep`` bytes the kernel is asked to start writing them out, so the final fsync finds little dirty
+/// data and the disk works while the network does.
 final class PartialFile {
+    static let writebackStep: Int64 = 32 << 20
     let path: String
     private let fd: Int32
     /// Bytes in the file.
     private(set) var size: Int64
+    /// Where the next writeback starts: bytes before it were already handed to the kernel's writeback.
+    private var writebackStart: Int64
 
     /// Opens (creating if needed) the partial file of `request`, creating its hidden folders with mode 0700.
     init(request: TransferRequest) throws(TransferError) {
@@ -15,7 +21,7 @@ final class PartialFile {
         try Self.makeDirectory(request.directory + "/.dledger", mode: 0o700)
         try Self.makeDirectory(request.partialDirectory, mode: 0o700)
         path = request.partialPath
-        fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw Self.error("cannot open \(request.partialPath)") }
         var info = stat()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
@@ -23,6 +29,7 @@ final class PartialFile {
             throw .fileSystem("\(request.partialPath) is not a regular file")
         }
         size = Int64(info.st_size)
+        writebackStart = size
     }
 
     deinit {
@@ -43,37 +50,29 @@ final class PartialFile {
             left -= written
             base += written
         }
+        if size - writebackStart >= Self.writebackStep {
+            // Best effort: an error here shows up again at the fsync.
+            _ = ccurl_start_writeback(fd, writebackStart, size - writebackStart)
+            writebackStart = size
+        }
+    }
+
+    /// A new descriptor of the file for reading (the caller owns it), or nil when out of descriptors.
+    func readDescriptor() -> Int32? {
+        let copy = fcntl(fd, F_DUPFD_CLOEXEC, 0)
+        return copy >= 0 ? copy : nil
     }
 
     /// Cuts the file to `length` bytes; later appends continue from there.
     func truncate(to length: Int64) throws(TransferError) {
         guard ftruncate(fd, off_t(length)) == 0 else { throw Self.error("cannot truncate \(path)") }
         size = length
+        writebackStart = min(writebackStart, length)
     }
 
     /// Flushes the file to stable storage.
     func sync() throws(TransferError) {
         guard fsync(fd) == 0 else { throw Self.error("cannot fsync \(path)") }
-    }
-
-    /// SHA-256 of the whole file at `path`, read in 1 MiB blocks.
-    static func sha256(path: String) throws(TransferError) -> String {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw error("cannot read \(path)") }
-        defer { close(fd) }
-        let hasher = try SHA256Hasher()
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-        defer { buffer.deallocate() }
-        while true {
-            let count = read(fd, buffer.baseAddress, buffer.count)
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw error("cannot read \(path)")
-            }
-            if count == 0 { break }
-            hasher.update(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
-        }
-        return hasher.finish()
     }
 
     /// Size of the file at `path`, 0 when it does not exist.

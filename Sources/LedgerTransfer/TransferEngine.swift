@@ -3,6 +3,9 @@ import Synchronization
 
 /// Downloads files over HTTP(S) with libcurl's multi interface, on one thread of its own.
 ///
+/// Beside it, a hash thread computes each file's SHA-256 while it arrives, and a few completion threads do the
+/// blocking end of a transfer (fsync, linking, the directory fsync), so one file's end never stalls the others.
+///
 /// Bytes go only to `<directory>/.dledger/partial/<id>.part`; a finished, verified file is linked to a free name
 /// in the directory, never over an existing file. The engine knows nothing of the ledger: it reports
 /// ``TransferEvent``s and ephemeral ``TransferActivity``.
@@ -53,6 +56,7 @@ public final class TransferEngine: Sendable {
     }
 
     /// Stops a transfer promptly, keeping its partial file; it then reports ``TransferEvent/stopped(id:bytes:)``.
+    /// A transfer whose bytes have all arrived is already completing: it reports its `.completed` (or `.failed`).
     public func cancel(id: Int64) {
         mailbox.post(.cancel(id))
     }
@@ -70,7 +74,8 @@ public final class TransferEngine: Sendable {
     /// Ids started and not yet ended by a terminal event (including those waiting to retry).
     public var running: Set<Int64> { mailbox.running }
 
-    /// Cancels every transfer (each reports `.stopped`), ends the streams and joins the loop thread. Idempotent.
+    /// Cancels every transfer (each reports `.stopped`; those already completing finish), ends the streams and
+    /// joins the engine's threads. Idempotent.
     public func shutdown() {
         mailbox.post(.shutdown)
         let mustWait = joined.withLock { joined in

@@ -76,28 +76,9 @@ extension TransferLoop {
         beginAttempt(job)
     }
 
-    /// fsync, hash, verify, then link to a free final name.
+    /// Hands the finished file to the completion queue: fsync, hash, verify, link to a free final name.
     private func complete(_ job: Job) {
-        let request = job.request
-        do {
-            try job.file.sync()
-            let sha256 = try job.sha256()
-            if let expected = request.expectedSHA256?.lowercased(), expected != sha256 {
-                let bytes = job.file.size
-                unlink(job.file.path)
-                end(
-                    job,
-                    .failed(
-                        id: request.id, reason: .checksumMismatch(expected: expected, actual: sha256),
-                        retryable: false, bytes: bytes))
-                return
-            }
-            let name = try FilePlacement.place(
-                partial: job.file.path, directory: request.directory, base: finalName(of: job))
-            end(job, .completed(id: request.id, bytes: job.file.size, sha256: sha256, fileName: name))
-        } catch {
-            end(job, failure: error.reason)
-        }
+        handOver(job, name: finalName(of: job)) { $0.complete() }
     }
 
     /// The user's name, else the server's, else the (final) URL's, else "download"; always sanitized.

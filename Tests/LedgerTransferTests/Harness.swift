@@ -95,8 +95,15 @@ final class Harness: Sendable {
         return condition()
     }
 
-    /// SHA-256 by coreutils, independent of the engine's own hashing.
-    static func sha256sum(_ bytes: [UInt8]) throws -> String {
+    /// SHA-256 by coreutils, independent of the engine's own hashing. The process is run and waited for on a
+    /// thread of its own: blocking the test pool's few threads starves the polling of tests running beside.
+    static func sha256sum(_ bytes: [UInt8]) async throws -> String {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try sha256sumBlocking(bytes) }) }.start()
+        }
+    }
+
+    private static func sha256sumBlocking(_ bytes: [UInt8]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
         let input = Pipe()
@@ -115,6 +122,7 @@ final class Harness: Sendable {
 /// Drains an engine's single event stream into a list that tests can wait on.
 final class EventRecorder: Sendable {
     private let log = Mutex<[TransferEvent]>([])
+    private let ended = Mutex(false)
 
     init(_ engine: TransferEngine) {
         let stream = engine.events
@@ -122,10 +130,14 @@ final class EventRecorder: Sendable {
             for await event in stream {
                 self.log.withLock { $0.append(event) }
             }
+            self.ended.withLock { $0 = true }
         }
     }
 
     var all: [TransferEvent] { log.withLock { $0 } }
+
+    /// Whether the engine's event stream has ended and every event was recorded.
+    var hasEnded: Bool { ended.withLock { $0 } }
 
     func of(_ id: Int64) -> [TransferEvent] {
         all.filter { $0.id == id }

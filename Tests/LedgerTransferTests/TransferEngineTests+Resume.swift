@@ -33,7 +33,7 @@ extension TransferEngineTests {
         engine.start(request)
         let event = await events.terminal(5)
 
-        guard case .completed(_, let bytes, _, let name) = event else {
+        guard case .completed(_, let bytes, let sha256, let name) = event else {
             Issue.record("ended with \(String(describing: event))")
             return
         }
@@ -43,6 +43,7 @@ extension TransferEngineTests {
         #expect(last.range == "bytes=\(kept)-")
         #expect(last.ifRange == "\"v1\"")
         #expect(first.holds(name, resource.body.allBytes))
+        #expect(sha256 == (try await Harness.sha256sum(resource.body.allBytes)))
     }
 
     @Test func restartsFromZeroWhenTheServerIgnoresRange() async throws {
@@ -56,13 +57,14 @@ extension TransferEngineTests {
 
         let event = await h.run(h.request(1, "/a.bin"))
 
-        guard case .completed(_, 500_000, _, let name) = event else {
+        guard case .completed(_, 500_000, let sha256, let name) = event else {
             Issue.record("ended with \(String(describing: event))")
             return
         }
         #expect(h.server.requests("/a.bin").map(\.range) == ["bytes=100000-"])
         #expect(h.events.restartReasons(1) == ["server ignored Range"])
         #expect(h.holds(name, resource.body.allBytes))
+        #expect(sha256 == (try await Harness.sha256sum(resource.body.allBytes)))
     }
 
     @Test func restartsFromZeroWhenTheValidatorChanged() async throws {
@@ -77,7 +79,7 @@ extension TransferEngineTests {
 
         let event = await h.run(request)
 
-        guard case .completed(_, _, _, let name) = event else {
+        guard case .completed(_, _, let sha256, let name) = event else {
             Issue.record("ended with \(String(describing: event))")
             return
         }
@@ -85,6 +87,7 @@ extension TransferEngineTests {
         #expect(sent.ifRange == "\"v1\"")
         #expect(h.events.restartReasons(1).first?.hasPrefix("validator changed") == true)
         #expect(h.holds(name, new.body.allBytes))
+        #expect(sha256 == (try await Harness.sha256sum(new.body.allBytes)))
     }
 
     @Test func treatsA416OnACompletePartialAsDone() async throws {
@@ -96,12 +99,13 @@ extension TransferEngineTests {
 
         let event = await h.run(h.request(1, "/a.bin"))
 
-        guard case .completed(_, 200_000, _, let name) = event else {
+        guard case .completed(_, 200_000, let sha256, let name) = event else {
             Issue.record("ended with \(String(describing: event))")
             return
         }
         #expect(h.server.requests("/a.bin").map(\.range) == ["bytes=200000-"])
         #expect(h.holds(name, resource.body.allBytes))
+        #expect(sha256 == (try await Harness.sha256sum(resource.body.allBytes)))
     }
 
     @Test func restartsFromZeroOnceWhenThePartialIsBiggerThanTheRemoteFile() async throws {
@@ -113,7 +117,7 @@ extension TransferEngineTests {
 
         let event = await h.run(h.request(1, "/a.bin"))
 
-        guard case .completed(_, 200_000, _, let name) = event else {
+        guard case .completed(_, 200_000, let sha256, let name) = event else {
             Issue.record("ended with \(String(describing: event))")
             return
         }
@@ -121,6 +125,7 @@ extension TransferEngineTests {
         #expect(h.events.startedAttempts(1) == [1, 2])
         #expect(h.events.restartReasons(1).first?.hasPrefix("range not satisfiable") == true)
         #expect(h.holds(name, resource.body.allBytes))
+        #expect(sha256 == (try await Harness.sha256sum(resource.body.allBytes)))
     }
 
     @Test func resumesAfterALyingContentLength() async throws {
@@ -133,13 +138,14 @@ extension TransferEngineTests {
 
         let event = await h.run(h.request(1, "/a.bin"))
 
-        guard case .completed(_, 100_000, _, let name) = event else {
+        guard case .completed(_, 100_000, let sha256, let name) = event else {
             Issue.record("ended with \(String(describing: event))")
             return
         }
         #expect(h.events.of(1).contains(.started(id: 1, attempt: 2, offset: 100_000)))
         #expect(h.server.requests("/a.bin").last?.range == "bytes=100000-")
         #expect(h.holds(name, resource.body.allBytes))
+        #expect(sha256 == (try await Harness.sha256sum(resource.body.allBytes)))
     }
 
     @Test func resumesADroppedConnectionWithRange() async throws {
@@ -153,12 +159,13 @@ extension TransferEngineTests {
 
         let event = await h.run(h.request(1, "/a.bin"))
 
-        guard case .completed(_, 400_000, _, let name) = event else {
+        guard case .completed(_, 400_000, let sha256, let name) = event else {
             Issue.record("ended with \(String(describing: event))")
             return
         }
         #expect(h.events.startedAttempts(1) == [1, 2, 3])
         #expect(h.server.requests("/a.bin").map(\.range) == [nil, "bytes=100000-", "bytes=200000-"])
         #expect(h.holds(name, resource.body.allBytes))
+        #expect(sha256 == (try await Harness.sha256sum(resource.body.allBytes)))
     }
 }

@@ -10,7 +10,7 @@ import Testing
         let resource = Resource(size: 3_000_000, seed: 1, etag: "\"e1\"")
         h.server.serve("/a.bin", resource)
         let expected = resource.body.allBytes
-        let sha = try Harness.sha256sum(expected)
+        let sha = try await Harness.sha256sum(expected)
 
         let event = await h.run(h.request(1, "/a.bin", sha256: sha))
 

@@ -1,0 +1,80 @@
+import Foundation
+
+/// Runs the blocking end of transfers (fsync, waiting for the hash, linking, the directory fsync) on a few threads
+/// of its own, so one file's fsync never stalls the transfers still receiving on the loop thread.
+///
+/// Items start in submission order, up to ``width`` at a time (concurrent fsyncs share journal commits);
+/// each runs exactly once, also after ``close()`` was called.
+final class CompletionQueue: @unchecked Sendable {
+    /// Threads started at most; they start on demand and stay until ``close()``.
+    let width: Int
+    private let condition = NSCondition()
+    /// Guarded by `condition`.
+    private var items: [@Sendable () -> Void] = []
+    /// Guarded by `condition`.
+    private var head = 0
+    /// Guarded by `condition`.
+    private var threads = 0
+    /// Threads waiting for an item; guarded by `condition`.
+    private var idle = 0
+    /// Guarded by `condition`.
+    private var closed = false
+    private let exited = DispatchGroup()
+
+    init(width: Int = 4) {
+        self.width = max(width, 1)
+    }
+
+    /// Queues `item`, starting another thread when the idle ones cannot take all that waits and fewer than
+    /// ``width`` run.
+    func submit(_ item: @escaping @Sendable () -> Void) {
+        condition.lock()
+        defer { condition.unlock() }
+        precondition(!closed, "completion submitted after close")
+        items.append(item)
+        condition.signal()
+        if items.count - head > idle && threads < width {
+            threads += 1
+            exited.enter()
+            let thread = Thread { [self] in
+                work()
+                exited.leave()
+            }
+            thread.name = "LedgerTransfer completion"
+            thread.start()
+        }
+    }
+
+    /// Runs what is queued, then ends the threads and waits for them.
+    func close() {
+        condition.lock()
+        closed = true
+        condition.broadcast()
+        condition.unlock()
+        exited.wait()
+    }
+
+    private func work() {
+        while let item = next() {
+            item()
+        }
+    }
+
+    private func next() -> (@Sendable () -> Void)? {
+        condition.lock()
+        defer { condition.unlock() }
+        while head == items.count {
+            if closed { return nil }
+            idle += 1
+            condition.wait()
+            idle -= 1
+        }
+        let item = items[head]
+        head += 1
+        if head == items.count {
+            items.removeAll(keepingCapacity: true)
+            head = 0
+        }
+        return item
+    }
+}

@@ -1,0 +1,50 @@
+import Glibc
+
+/// The blocking end of one transfer, run on the ``CompletionQueue``: make the partial file durable, then either
+/// verify and place it (``complete()``) or keep it for a resume (``stop()``).
+///
+/// The loop hands over the file and forgets the job before submitting this, so nothing else touches them: that is
+/// what makes the `@unchecked Sendable` sound.
+struct Finishing: @unchecked Sendable {
+    let request: TransferRequest
+    let file: PartialFile
+    let follower: HashFollower
+    let hashes: HashWorker
+    /// The name to place the file under (or the first free variant of it).
+    let name: String
+
+    /// fsync, wait for the hash, verify it, then link the file to a free final name and sync the directory.
+    func complete() -> TransferEvent {
+        let id = request.id
+        do {
+            try file.sync()
+            let digest = hashes.digest(of: follower, size: file.size)
+            hashes.forget(follower)
+            let sha256 = try digest.get()
+            if let expected = request.expectedSHA256?.lowercased(), expected != sha256 {
+                unlink(file.path)
+                return .failed(
+                    id: id, reason: .checksumMismatch(expected: expected, actual: sha256), retryable: false,
+                    bytes: file.size)
+            }
+            let placed = try FilePlacement.place(partial: file.path, directory: request.directory, base: name)
+            return .completed(id: id, bytes: file.size, sha256: sha256, fileName: placed)
+        } catch {
+            hashes.forget(follower)
+            if file.size == 0 { unlink(file.path) }
+            let reason = error.reason
+            return .failed(id: id, reason: reason, retryable: reason.isRetryable, bytes: file.size)
+        }
+    }
+
+    /// Makes the received bytes durable for a later resume; an empty partial file is removed instead.
+    func stop() -> TransferEvent {
+        hashes.forget(follower)
+        if file.size == 0 {
+            unlink(file.path)
+        } else {
+            try? file.sync()
+        }
+        return .stopped(id: request.id, bytes: file.size)
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import LedgerTransfer
+import LoopbackHTTP
+import Testing
+
+/// The end of a transfer runs off the loop (hash thread, completion threads): events must still come once each,
+/// in order per id.
+extension TransferEngineTests {
+    /// Sizes from empty to a few hash reads, so files finish close together and some span several reads.
+    static let completionSizes: [Int64] = [0, 1, 4_096, 65_536, 300_000, 1_048_576, 2_500_000]
+
+    /// Serves `count` files `/f<n>.bin` and returns their requests, each with its expected SHA-256. Files of the
+    /// same size share their bytes, so that sha256sum runs a few times only.
+    private func serveFiles(_ h: Harness, count: Int) async throws -> [TransferRequest] {
+        let resources = Self.completionSizes.enumerated().map { Resource(size: $1, seed: UInt64($0 + 1)) }
+        var digests: [String] = []
+        for resource in resources {
+            digests.append(try await Harness.sha256sum(resource.body.allBytes))
+        }
+        return (1...count).map { n in
+            h.server.serve("/f\(n).bin", resources[n % resources.count])
+            return h.request(Int64(n), "/f\(n).bin", sha256: digests[n % resources.count])
+        }
+    }
+
+    /// The event kinds of `id`, e.g. `["started", "resolved", "completed"]`.
+    private func kinds(_ events: [TransferEvent]) -> [String] {
+        events.map {
+            switch $0 {
+            case .started: "started"
+            case .resolved: "resolved"
+            case .completed: "completed"
+            case .failed: "failed"
+            case .stopped: "stopped"
+            }
+        }
+    }
+
+    @Test func manyFilesCompletingTogetherEachEndOnceAfterTheirStartAndResolve() async throws {
+        let h = try Harness()
+        defer { h.close() }
+        let requests = try await serveFiles(h, count: 40)
+
+        for request in requests { h.engine.start(request) }
+        for request in requests { _ = await h.events.terminal(request.id) }
+
+        for request in requests {
+            let events = h.events.of(request.id)
+            #expect(kinds(events) == ["started", "resolved", "completed"], "id \(request.id)")
+            guard case .completed(_, let bytes, let sha256, let name) = events.last else { continue }
+            #expect(sha256 == request.expectedSHA256)
+            #expect(name == "f\(request.id).bin")
+            #expect(h.contents(name)?.count == Int(bytes))
+            #expect(!h.partialExists(request.id))
+        }
+        #expect(h.engine.running.isEmpty)
+        #expect(h.visibleFiles().count == requests.count)
+    }
+
+    @Test func cancelsRacingCompletionsEndEachTransferOnceAndStoppedOnesResume() async throws {
+        let h = try Harness()
+        defer { h.close() }
+        let requests = try await serveFiles(h, count: 28)
+
+        for request in requests { h.engine.start(request) }
+        for request in requests {
+            _ = await Harness.eventually { !h.events.of(request.id).isEmpty }
+            h.engine.cancel(id: request.id)
+        }
+        for request in requests { _ = await h.events.terminal(request.id) }
+
+        var stopped: [TransferRequest] = []
+        for request in requests {
+            let events = h.events.of(request.id)
+            let ending = kinds(events).last
+            #expect(kinds(events).filter { $0 != "resolved" }.dropLast() == ["started"], "id \(request.id)")
+            #expect(ending == "completed" || ending == "stopped", "id \(request.id)")
+            if case .stopped(_, let bytes) = events.last {
+                stopped.append(request)
+                #expect(h.partialSize(request.id) == bytes)
+                #expect(h.contents("f\(request.id).bin") == nil)
+            }
+        }
+        #expect(h.engine.running.isEmpty)
+
+        for request in stopped { h.engine.start(request) }
+        for request in stopped {
+            let event = await h.events.terminal(request.id, after: 1)
+            guard case .completed(_, _, let sha256, let name) = event else {
+                Issue.record("id \(request.id) ended with \(String(describing: event))")
+                continue
+            }
+            #expect(sha256 == request.expectedSHA256)
+            #expect(name == "f\(request.id).bin")
+            #expect(h.events.of(request.id).filter(\.isTerminal).count == 2)
+        }
+        #expect(h.visibleFiles().count == requests.count)
+    }
+
+    @Test func shutdownEndsEveryTransferOnceAndWaitsForCompletions() async throws {
+        let h = try Harness()
+        defer { h.close() }
+        let requests = try await serveFiles(h, count: 24)
+
+        for request in requests { h.engine.start(request) }
+        _ = await Harness.eventually { h.events.all.contains(where: \.isTerminal) }
+        h.engine.shutdown()
+        #expect(await Harness.eventually { h.events.hasEnded })
+
+        for request in requests {
+            let events = h.events.of(request.id)
+            let ending = kinds(events).last
+            #expect(kinds(events).first == "started", "id \(request.id)")
+            #expect(events.filter(\.isTerminal).count == 1, "id \(request.id)")
+            #expect(ending == "completed" || ending == "stopped", "id \(request.id)")
+            if case .completed(_, let bytes, _, let name) = events.last {
+                #expect(h.contents(name)?.count == Int(bytes))
+            }
+        }
+        #expect(h.engine.running.isEmpty)
+    }
+}
