@@ -196,8 +196,12 @@ public final class Ledger: @unchecked Sendable {
         try record([fact])
     }
 
-    /// Appends several downloader facts in one transaction (one durable commit for all of them), in order.
-    /// Facts about tasks that are gone are dropped.
+    /// Appends several downloader facts in one transaction, in order. Facts about tasks that are gone are
+    /// dropped.
+    ///
+    /// Facts are committed with `synchronous=NORMAL`: in WAL mode they survive a crash or `kill -9` of the
+    /// process but may be lost with the last moments before a power cut — the partial files, not the facts,
+    /// are the truth for resuming. User commands stay fully durable (`synchronous=FULL`).
     /// - Returns: the seq of the last fact appended, or nil when all were dropped.
     @discardableResult
     public func record(_ facts: [Event]) throws -> Int64? {
@@ -209,6 +213,9 @@ public final class Ledger: @unchecked Sendable {
             try fold()
             let known = facts.filter { $0.taskIDs.allSatisfy { state.tasks[$0] != nil } }
             guard !known.isEmpty else { return nil }
+            let sqlite = store as? SQLiteEventStore
+            try sqlite?.setSynchronous(.normal)
+            defer { try? sqlite?.setSynchronous(.full) }
             do {
                 let seq = try store.append(
                     known.map { Self.newEvent(Entry($0)) }, expectingHead: state.head, time: clock())

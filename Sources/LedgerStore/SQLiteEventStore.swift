@@ -102,6 +102,12 @@ public final class SQLiteEventStore: EventStore {
         try translatingErrors { try db.int64("SELECT max(seq) FROM events") ?? 0 }
     }
 
+    /// Changes how hard the following commits push to disk (between transactions only).
+    public func setSynchronous(_ mode: Synchronous) throws {
+        guard !isReadOnly else { return }
+        try translatingErrors { try db.execute("PRAGMA synchronous = \(mode.rawValue)") }
+    }
+
     public func changeToken() throws -> Int64 {
         try translatingErrors { try db.int64("PRAGMA data_version") ?? 0 }
     }
