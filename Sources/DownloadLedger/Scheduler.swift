@@ -30,6 +30,9 @@ public final class Scheduler: @unchecked Sendable {
     /// Running transfers and the task's `resets` when each started.
     private var running: [TaskID: Int] = [:]
     private var stopping: [TaskID: StopReason] = [:]
+    /// Transfers whose bytes are all in and that are being verified and placed: they no longer take a
+    /// download slot, and are neither restarted nor cancelled.
+    private var completing: Set<TaskID> = []
     private var speedLimit: Int64 = -1
     private var stopRequested = false
     private var failure: Error?
@@ -80,7 +83,13 @@ public final class Scheduler: @unchecked Sendable {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { [self] in
                 for await event in engine.events {
-                    lock.withLock { pending.append(event) }
+                    lock.withLock {
+                        if case .received(let id) = event {
+                            completing.insert(id)
+                        } else {
+                            pending.append(event)
+                        }
+                    }
                     wakeUp.yield()
                 }
             }
@@ -131,10 +140,12 @@ public final class Scheduler: @unchecked Sendable {
         try ledger.refresh()
         let list = ledger.list
         let limit = maxDownloads ?? list.maxDownloads
+        let finishing = lock.withLock { completing }
         var wanted: [DownloadTask] = []
         scan: for section in list.sections {
             for id in section.tasks {
-                guard let t = list.tasks[id], t.state.isRunnable, only.map({ $0.contains(id) }) != false
+                guard let t = list.tasks[id], t.state.isRunnable, only.map({ $0.contains(id) }) != false,
+                    !finishing.contains(id)
                 else { continue }
                 if limit > 0 && wanted.count >= limit { break scan }
                 wanted.append(t)
@@ -144,7 +155,8 @@ public final class Scheduler: @unchecked Sendable {
         var toCancel: [TaskID] = []
         var toStart: [TransferRequest] = []
         lock.withLock {
-            for id in running.keys where stopping[id] == nil && !wantedIDs.contains(id) {
+            for id in running.keys
+            where stopping[id] == nil && !wantedIDs.contains(id) && !completing.contains(id) {
                 stopping[id] = reason(for: list.tasks[id], startedAt: running[id]!, in: list)
                 toCancel.append(id)
             }
@@ -192,8 +204,8 @@ public final class Scheduler: @unchecked Sendable {
         }
     }
 
-    /// Turns the engine events received so far into ledger facts, appended in one transaction (one durable
-    /// commit for all of them), then frees the ids of the transfers that ended.
+    /// Turns the engine events received so far into ledger facts, appended in one transaction, then frees the
+    /// ids of the transfers that ended.
     private func flush() {
         let events = lock.withLock {
             defer { pending.removeAll() }
@@ -233,6 +245,8 @@ public final class Scheduler: @unchecked Sendable {
             return .transferFailed(id: id, failure: failure, bytes: bytes)
         case .stopped(let id, let bytes):
             return lock.withLock({ stopping[id] }) == .reset ? nil : .transferPaused(id: id, bytes: bytes)
+        case .received:
+            return nil
         }
     }
 
@@ -240,6 +254,7 @@ public final class Scheduler: @unchecked Sendable {
         lock.withLock {
             running[id] = nil
             stopping[id] = nil
+            completing.remove(id)
         }
     }
 

@@ -10,6 +10,9 @@ public enum TransferEvent: Sendable, Equatable {
         id: Int64, size: Int64?, serverName: String?, etag: String?, lastModified: String?,
         acceptsRanges: Bool,
         restartedFromZero: String?)
+    /// Every byte is in; the file is being synced, verified and placed. The network is no longer used, so a
+    /// scheduler may start another transfer; the terminal event follows.
+    case received(id: Int64)
     /// The file is at `directory/fileName`: complete, fsynced and verified.
     case completed(id: Int64, bytes: Int64, sha256: String, fileName: String)
     /// Retries are exhausted or the fault is not retryable. The partial file is kept, except after a checksum
@@ -22,7 +25,7 @@ public enum TransferEvent: Sendable, Equatable {
     public var id: Int64 {
         switch self {
         case .started(let id, _, _), .resolved(let id, _, _, _, _, _, _), .completed(let id, _, _, _),
-            .failed(let id, _, _, _), .stopped(let id, _):
+            .failed(let id, _, _, _), .stopped(let id, _), .received(let id):
             id
         }
     }
@@ -31,7 +34,7 @@ public enum TransferEvent: Sendable, Equatable {
     public var isTerminal: Bool {
         switch self {
         case .completed, .failed, .stopped: true
-        case .started, .resolved: false
+        case .started, .resolved, .received: false
         }
     }
 }

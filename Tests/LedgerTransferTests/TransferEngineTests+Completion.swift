@@ -23,12 +23,13 @@ extension TransferEngineTests {
         }
     }
 
-    /// The event kinds of `id`, e.g. `["started", "resolved", "completed"]`.
+    /// The event kinds of `id`, e.g. `["started", "resolved", "received", "completed"]`.
     private func kinds(_ events: [TransferEvent]) -> [String] {
         events.map {
             switch $0 {
             case .started: "started"
             case .resolved: "resolved"
+            case .received: "received"
             case .completed: "completed"
             case .failed: "failed"
             case .stopped: "stopped"
@@ -46,7 +47,7 @@ extension TransferEngineTests {
 
         for request in requests {
             let events = h.events.of(request.id)
-            #expect(kinds(events) == ["started", "resolved", "completed"], "id \(request.id)")
+            #expect(kinds(events) == ["started", "resolved", "received", "completed"], "id \(request.id)")
             guard case .completed(_, let bytes, let sha256, let name) = events.last else { continue }
             #expect(sha256 == request.expectedSHA256)
             #expect(name == "f\(request.id).bin")
@@ -73,7 +74,9 @@ extension TransferEngineTests {
         for request in requests {
             let events = h.events.of(request.id)
             let ending = kinds(events).last
-            #expect(kinds(events).filter { $0 != "resolved" }.dropLast() == ["started"], "id \(request.id)")
+            #expect(
+                kinds(events).filter { $0 != "resolved" && $0 != "received" }.dropLast() == ["started"],
+                "id \(request.id)")
             #expect(ending == "completed" || ending == "stopped", "id \(request.id)")
             if case .stopped(_, let bytes) = events.last {
                 stopped.append(request)
