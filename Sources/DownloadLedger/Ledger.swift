@@ -113,17 +113,7 @@ public final class Ledger: @unchecked Sendable {
     @discardableResult
     private func fold() throws -> Bool {
         let before = state.head
-        var failure: LedgerOpenError?
-        try store.scan(after: state.head, through: nil) { view in
-            guard failure == nil else { return }
-            do {
-                let entry = try Entry.decode(kind: view.kind, payload: view.payload)
-                state.apply(LoggedEntry(seq: view.seq, time: view.time, entry: entry))
-            } catch {
-                failure = .unreadableEvent(seq: view.seq, detail: "\(error)")
-            }
-        }
-        if let failure { throw failure }
+        try Self.fold(store, into: &state, through: nil)
         return state.head != before
     }
 
