@@ -31,11 +31,9 @@ enum FilePlacement {
         throw .fileSystem("no free name for \(base) in \(directory)")
     }
 
-    /// Makes the new directory entry durable; best effort.
+    /// Makes the new directory entry durable, sharing the directory fsync with placements finishing at the
+    /// same time; best effort.
     private static func syncDirectory(_ directory: String) {
-        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { return }
-        fsync(fd)
-        close(fd)
+        DirectorySync.shared.sync(directory)
     }
 }

@@ -1,0 +1,31 @@
+import Foundation
+import Testing
+
+@testable import LedgerTransfer
+
+@Suite struct DirectorySyncTests {
+    @Test func concurrentCallersAllReturnAndShareSyncs() async throws {
+        let directory = NSTemporaryDirectory() + "dirsync-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let syncer = DirectorySync()
+        let callers = 32
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<callers {
+                group.addTask { await Task.detached { syncer.sync(directory) }.value }
+            }
+        }
+        // Every caller got a sync that began after it arrived, and none ran more than one of its own.
+        #expect(syncer.performed >= 1)
+        #expect(syncer.performed <= callers)
+    }
+
+    @Test func aLaterCallerGetsANewSync() {
+        let directory = NSTemporaryDirectory()
+        let syncer = DirectorySync()
+        syncer.sync(directory)
+        syncer.sync(directory)
+        // Sequential callers cannot share: the second change came after the first sync began.
+        #expect(syncer.performed == 2)
+    }
+}
