@@ -194,7 +194,7 @@ extension DownloadList {
                 if case .invalidURL(_, let reason) = e { skipped.append((raw, "not a URL (\(reason))")) }
                 continue
             }
-            if let existing = urlIndex[url] {
+            if let existing = task(withURL: url) {
                 skipped.append(
                     (
                         url,

@@ -7,7 +7,7 @@ extension DownloadList {
             // Undo forgets what the add brought (tasks and the section it created), so the URLs can be added again.
             var urls: Set<String> = []
             let ids = new.filter {
-                tasks[$0.id] == nil && urlIndex[$0.url] == nil && urls.insert($0.url).inserted
+                tasks[$0.id] == nil && task(withURL: $0.url) == nil && urls.insert($0.url).inserted
             }
             .map(\.id)
             let created =

@@ -129,12 +129,12 @@ extension DownloadList {
         }
         var fresh: [TaskID] = []
         fresh.reserveCapacity(new.count)
-        for t in new where tasks[t.id] == nil && urlIndex[t.url] == nil {
+        for t in new where tasks[t.id] == nil && task(withURL: t.url) == nil {
             tasks[t.id] = DownloadTask(
                 id: t.id, url: t.url, displayName: t.name ?? DownloadList.defaultName(forURL: t.url),
                 nameIsUserChosen: t.name != nil, directory: t.directory, expectedSHA256: t.sha256, added: time
             )
-            urlIndex[t.url] = t.id
+            urls.set(t.url, t.id)
             fresh.append(t.id)
             nextID = Swift.max(nextID, t.id + 1)
         }
@@ -150,7 +150,7 @@ extension DownloadList {
         let gone = Set(ids.filter { tasks[$0] != nil && !isTrashed($0) })
         _ = detach(gone)
         for id in gone {
-            urlIndex[tasks[id]!.url] = nil
+            urls.set(tasks[id]!.url, nil)
             tasks[id] = nil
         }
         if let s = section, sections.indices.contains(s), sections[s].tasks.isEmpty { sections.remove(at: s) }
@@ -262,7 +262,7 @@ extension DownloadList {
         trash.removeAll { wanted.contains($0.id) }
         trashed.subtract(wanted)
         for id in wanted {
-            if let url = tasks[id]?.url { urlIndex[url] = nil }
+            if let url = tasks[id]?.url { urls.set(url, nil) }
             tasks[id] = nil
         }
         // A purge is permanent: steps that would bring a purged task back can never be taken, and would block

@@ -105,11 +105,9 @@ extension DownloadList {
             for _ in 0..<(try r.count()) { directories.append(try r.string()) }
             let taskCount = try r.count()
             tasks.reserveCapacity(taskCount)
-            urlIndex.reserveCapacity(taskCount)
             for _ in 0..<taskCount {
                 let t = try Self.readTask(&r, directories: directories)
-                let (id, url) = (t.id, t.url)
-                urlIndex[url] = id
+                let id = t.id
                 tasks[id] = consume t
             }
             for _ in 0..<(try r.count()) {

@@ -48,7 +48,14 @@ public struct DownloadList: Sendable, Equatable {
     public internal(set) var undoStack: [UndoStep] = []
     public internal(set) var redoStack: [UndoStep] = []
     /// URL → task, over the list and the to-delete list: a URL appears at most once.
-    public internal(set) var urlIndex: [String: TaskID] = [:]
+    public internal(set) var urlIndex: [String: TaskID] {
+        get { urls.all(in: tasks) }
+        set { urls.replace(newValue) }
+    }
+    var urls = URLIndex()
+
+    /// The task, in the list or the to-delete list, that has this URL.
+    public func task(withURL url: String) -> TaskID? { urls.task(for: url, in: tasks) }
     /// Ids in `trash`, for O(1) membership.
     var trashed: Set<TaskID> = []
 

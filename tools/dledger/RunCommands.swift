@@ -88,7 +88,7 @@ enum RunCommands {
         var toResume: [TaskID] = []
         let list = ledger.list
         for s in skipped {
-            guard let id = list.urlIndex[s.url], let t = list.tasks[id] else {
+            guard let id = list.task(withURL: s.url), let t = list.tasks[id] else {
                 inv.console.err("skipped \(s.url): \(s.reason)")
                 continue
             }

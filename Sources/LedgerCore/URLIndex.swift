@@ -1,0 +1,62 @@
+import Synchronization
+
+/// URL → task over the list and the to-delete list: derived from the tasks, built on first use, then kept up
+/// to date. Opening a ledger from a snapshot does not pay for it until a command needs it.
+///
+/// Copies of a list share the built index until one of them changes its URLs; a change first gives that copy
+/// an index of its own (copy on write), so a shared index always matches the tasks of everyone sharing it.
+struct URLIndex: Sendable {
+    private final class Box: Sendable {
+        let index: Mutex<[String: TaskID]?>
+        init(_ index: [String: TaskID]?) { self.index = Mutex(index) }
+    }
+
+    private var box = Box(nil)
+
+    private func built(from tasks: TaskTable) -> [String: TaskID] {
+        box.index.withLock { index in
+            if let index { return index }
+            var fresh: [String: TaskID] = [:]
+            fresh.reserveCapacity(tasks.count)
+            for (id, task) in tasks { fresh[task.url] = id }
+            index = fresh
+            return fresh
+        }
+    }
+
+    /// The task with this URL, if any.
+    func task(for url: String, in tasks: TaskTable) -> TaskID? {
+        box.index.withLock { index in
+            if index == nil {
+                var fresh: [String: TaskID] = [:]
+                fresh.reserveCapacity(tasks.count)
+                for (id, task) in tasks { fresh[task.url] = id }
+                index = fresh
+            }
+            return index![url]
+        }
+    }
+
+    /// The whole index.
+    func all(in tasks: TaskTable) -> [String: TaskID] { built(from: tasks) }
+
+    /// Records that `url` now names `id` (nil: no task). Call after the tasks changed.
+    mutating func set(_ url: String, _ id: TaskID?) {
+        let current = box.index.withLock { $0 }
+        if !isKnownUniquelyReferenced(&box) {
+            box = Box(current)
+        }
+        box.index.withLock { index in
+            guard index != nil else { return }
+            index![url] = id
+        }
+    }
+
+    /// Replaces the whole index (tests that state an expected list).
+    mutating func replace(_ index: [String: TaskID]) { box = Box(index) }
+}
+
+extension URLIndex: Equatable {
+    /// Always equal: the index is derived from the tasks, which the list compares.
+    static func == (a: URLIndex, b: URLIndex) -> Bool { true }
+}
