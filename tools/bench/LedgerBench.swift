@@ -26,10 +26,16 @@ enum LedgerBench {
                 + "   scan/replay \(String(format: "%.2f", ratio)) (ceiling \(replayToScanCeiling)):"
                 + " \(verdict(ratio <= replayToScanCeiling))")
 
-        let store = try SQLiteEventStore(path: path)
-        try store.saveSnapshot(
-            seq: list.head, reducerVersion: DownloadList.reducerVersion, bytes: list.snapshotBytes())
-        let open = try openSeconds(path: path)
+        // Save the snapshot and close the writer, as any dledger command does: the ledger is then at rest
+        // (its write-ahead log checkpointed), which is how a later command finds it.
+        try {
+            let store = try SQLiteEventStore(path: path)
+            try store.saveSnapshot(
+                seq: list.head, reducerVersion: DownloadList.reducerVersion, bytes: list.snapshotBytes())
+        }()
+        // Opened in a fresh process, as a dledger command would (this one holds the 100,000-task list of the
+        // replay above).
+        let open = try childMilliseconds(["open", path]) / 1000
         let share = open / replaySeconds
         print(
             "  open with snapshot                     \(String(format: "%.1f", open * 1000)) ms"
@@ -153,6 +159,23 @@ enum LedgerBench {
         try process.run()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else { throw BenchError("\(executable) \(arguments) failed") }
+    }
+
+    /// Runs this binary with `arguments` and returns the milliseconds it printed first.
+    static func childMilliseconds(_ arguments: [String]) throws -> Double {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        guard let ms = text.split(separator: " ").first.flatMap({ Double($0) }) else {
+            throw BenchError("child printed no time: \(text)")
+        }
+        return ms
     }
 
     /// Runs this binary with `arguments` and returns the peak RSS (VmHWM) it printed, in MB.
