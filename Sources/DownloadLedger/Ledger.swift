@@ -55,7 +55,9 @@ public final class Ledger: @unchecked Sendable {
         self.path = path
         self.isReadOnly = readOnly
         self.clock = clock
-        let exists = FileManager.default.fileExists(atPath: path)
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+        if exists && isDirectory.boolValue { throw StoreError.cannotOpen(path, "it is a directory") }
         if !exists && (readOnly || directory == nil) { throw LedgerOpenError.noLedger(path) }
         if !exists, let parent = Optional((path as NSString).deletingLastPathComponent), !parent.isEmpty {
             try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)

@@ -204,3 +204,10 @@ import Testing
 extension Sandbox {
     func contentsOfLedger() -> [UInt8]? { FileManager.default.contents(atPath: ledgerPath).map { Array($0) } }
 }
+
+@Test func aDirectoryIsNotALedger() throws {
+    let box = try Sandbox()
+    #expect(throws: StoreError.cannotOpen(box.downloads, "it is a directory")) {
+        try Ledger(path: box.downloads, creatingWithDirectory: box.downloads)
+    }
+}
