@@ -42,9 +42,9 @@ struct URLIndex: Sendable {
 
     /// Records that `url` now names `id` (nil: no task). Call after the tasks changed.
     mutating func set(_ url: String, _ id: TaskID?) {
-        let current = box.index.withLock { $0 }
         if !isKnownUniquelyReferenced(&box) {
-            box = Box(current)
+            // Read the shared index only here: a copy held while mutating would force the dictionary to copy.
+            box = Box(box.index.withLock { $0 })
         }
         box.index.withLock { index in
             guard index != nil else { return }
