@@ -50,13 +50,7 @@ extension Ledger {
     /// - Complexity: O(events between that snapshot and `seq`).
     public func replay(through seq: Int64) throws -> DownloadList {
         try withLock {
-            var list = DownloadList()
-            if let snap = try store.latestSnapshot(
-                reducerVersion: DownloadList.reducerVersion, atOrBefore: seq),
-                let decoded = try? DownloadList(snapshot: snap.bytes), decoded.head == snap.seq
-            {
-                list = decoded
-            }
+            var list = try Self.startingPoint(store, atOrBefore: seq)
             try Self.fold(store, into: &list, through: seq)
             return list
         }
@@ -127,13 +121,18 @@ extension Ledger {
 
     /// The projection as an open ledger computes it: latest snapshot plus tail.
     static func liveProjection(_ store: EventStore) throws -> DownloadList {
-        var list = DownloadList()
-        if let snap = try store.latestSnapshot(reducerVersion: DownloadList.reducerVersion, atOrBefore: nil),
-            let decoded = try? DownloadList(snapshot: snap.bytes), decoded.head == snap.seq
-        {
-            list = decoded
-        }
+        var list = try startingPoint(store, atOrBefore: nil)
         try fold(store, into: &list, through: nil)
+        return list
+    }
+
+    /// The latest readable snapshot at or before `seq` (nil: any), else the empty list: where a fold starts.
+    /// A snapshot that cannot be read, or that disagrees with its own seq, is skipped: it is only a cache.
+    static func startingPoint(_ store: EventStore, atOrBefore seq: Int64?) throws -> DownloadList {
+        guard
+            let snap = try store.latestSnapshot(reducerVersion: DownloadList.reducerVersion, atOrBefore: seq),
+            let list = try? DownloadList(snapshot: snap.bytes), list.head == snap.seq
+        else { return DownloadList() }
         return list
     }
 

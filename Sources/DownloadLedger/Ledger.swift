@@ -63,13 +63,8 @@ public final class Ledger: @unchecked Sendable {
             try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
         }
         store = try SQLiteEventStore(path: path, readOnly: readOnly)
-        state = DownloadList()
-        if let snap = try store.latestSnapshot(reducerVersion: DownloadList.reducerVersion, atOrBefore: nil),
-            let list = try? DownloadList(snapshot: snap.bytes), list.head == snap.seq
-        {
-            state = list
-            lastSnapshotSeq = snap.seq
-        }
+        state = try Self.startingPoint(store, atOrBefore: nil)
+        lastSnapshotSeq = state.head
         lastToken = try store.changeToken()
         try fold()
         if state.head == 0, let directory, !readOnly {

@@ -13,19 +13,8 @@ struct URLIndex: Sendable {
 
     private var box = Box(nil)
 
-    private func built(from tasks: TaskTable) -> [String: TaskID] {
-        box.index.withLock { index in
-            if let index { return index }
-            var fresh: [String: TaskID] = [:]
-            fresh.reserveCapacity(tasks.count)
-            for (id, task) in tasks { fresh[task.url] = id }
-            index = fresh
-            return fresh
-        }
-    }
-
-    /// The task with this URL, if any.
-    func task(for url: String, in tasks: TaskTable) -> TaskID? {
+    /// Builds the index from the tasks if no one has yet; `body` reads it under the lock.
+    private func withIndex<T>(_ tasks: TaskTable, _ body: ([String: TaskID]) -> T) -> T {
         box.index.withLock { index in
             if index == nil {
                 var fresh: [String: TaskID] = [:]
@@ -33,12 +22,15 @@ struct URLIndex: Sendable {
                 for (id, task) in tasks { fresh[task.url] = id }
                 index = fresh
             }
-            return index![url]
+            return body(index!)
         }
     }
 
+    /// The task with this URL, if any.
+    func task(for url: String, in tasks: TaskTable) -> TaskID? { withIndex(tasks) { $0[url] } }
+
     /// The whole index.
-    func all(in tasks: TaskTable) -> [String: TaskID] { built(from: tasks) }
+    func all(in tasks: TaskTable) -> [String: TaskID] { withIndex(tasks) { $0 } }
 
     /// Records that `url` now names `id` (nil: no task). Call after the tasks changed.
     mutating func set(_ url: String, _ id: TaskID?) {
