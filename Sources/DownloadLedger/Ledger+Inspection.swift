@@ -27,7 +27,7 @@ extension Ledger {
     /// The seq of the latest snapshot in the file (written by any process), nil when there is none.
     public func latestSnapshotSeq() throws -> Int64? {
         try withLock {
-            try store.latestSnapshot(reducerVersion: DownloadList.reducerVersion, atOrBefore: nil)?.seq
+            try store.latestSnapshotSeq(reducerVersion: DownloadList.reducerVersion, atOrBefore: nil)
         }
     }
 
@@ -129,11 +129,14 @@ extension Ledger {
     /// The latest readable snapshot at or before `seq` (nil: any), else the empty list: where a fold starts.
     /// A snapshot that cannot be read, or that disagrees with its own seq, is skipped: it is only a cache.
     static func startingPoint(_ store: EventStore, atOrBefore seq: Int64?) throws -> DownloadList {
-        guard
-            let snap = try store.latestSnapshot(reducerVersion: DownloadList.reducerVersion, atOrBefore: seq),
-            let list = try? DownloadList(snapshot: snap.bytes), list.head == snap.seq
-        else { return DownloadList() }
-        return list
+        let cached = try store.withLatestSnapshot(
+            reducerVersion: DownloadList.reducerVersion, atOrBefore: seq
+        ) {
+            seq, bytes -> DownloadList? in
+            guard let list = try? DownloadList(snapshot: bytes), list.head == seq else { return nil }
+            return list
+        }
+        return (cached ?? nil) ?? DownloadList()
     }
 
     private static func checkFile(_ t: DownloadTask, path: String, checksum: Bool) -> [String] {

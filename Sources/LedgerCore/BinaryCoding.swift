@@ -35,13 +35,15 @@ struct BinaryWriter {
     }
 }
 
-/// Reads what `BinaryWriter` wrote; any inconsistency throws, never traps.
+/// Reads what `BinaryWriter` wrote, in place from bytes the caller keeps alive; any inconsistency throws, never
+/// traps.
 struct BinaryReader {
-    let bytes: [UInt8]
+    let bytes: UnsafeRawBufferPointer
     var offset = 0
 
     struct Truncated: Error {}
 
+    @inline(__always)
     mutating func int() throws -> Int64 {
         var z: UInt64 = 0
         var shift: UInt64 = 0
@@ -69,20 +71,14 @@ struct BinaryReader {
     }
 
     mutating func string() throws -> String {
-        let n = try count()
-        guard offset + n <= bytes.count else { throw Truncated() }
-        defer { offset += n }
-        // Through a buffer pointer: String's fast UTF-8 path, no generic collection walk.
-        return bytes.withUnsafeBufferPointer { all in
-            String(decoding: UnsafeBufferPointer(rebasing: all[offset..<offset + n]), as: UTF8.self)
-        }
+        String(decoding: try raw(), as: UTF8.self)
     }
 
-    mutating func raw() throws -> ArraySlice<UInt8> {
+    mutating func raw() throws -> UnsafeRawBufferPointer {
         let n = try count()
-        guard offset + n <= bytes.count else { throw Truncated() }
+        guard n <= bytes.count - offset else { throw Truncated() }
         defer { offset += n }
-        return bytes[offset..<offset + n]
+        return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + n])
     }
 
     mutating func optionalString() throws -> String? { try bool() ? try string() : nil }

@@ -87,6 +87,12 @@ extension DownloadList {
     /// Reads a snapshot written by `snapshotBytes()`.
     /// - Throws: `SnapshotError` for anything else.
     public init(snapshot bytes: [UInt8]) throws {
+        self = try bytes.withUnsafeBytes { try DownloadList(snapshot: $0) }
+    }
+
+    /// Reads a snapshot written by `snapshotBytes()` in place (the bytes are not copied).
+    /// - Throws: `SnapshotError` for anything else.
+    public init(snapshot bytes: UnsafeRawBufferPointer) throws {
         guard bytes.starts(with: Self.snapshotMagic) else { throw SnapshotError() }
         var r = BinaryReader(bytes: bytes, offset: Self.snapshotMagic.count)
         do {
@@ -105,11 +111,7 @@ extension DownloadList {
             for _ in 0..<(try r.count()) { directories.append(try r.string()) }
             let taskCount = try r.count()
             tasks.reserveCapacity(taskCount)
-            for _ in 0..<taskCount {
-                let t = try Self.readTask(&r, directories: directories)
-                let id = t.id
-                tasks[id] = consume t
-            }
+            for _ in 0..<taskCount { try Self.readTask(&r, directories: directories, into: &tasks) }
             for _ in 0..<(try r.count()) {
                 var s = Section(title: try r.string())
                 let n = try r.count()
@@ -139,36 +141,34 @@ extension DownloadList {
         for _ in 0..<(try r.count()) {
             let seq = try r.int()
             let kind = try r.string()
-            let inverse = try Entry.decode(kind: try r.string(), payload: Array(try r.raw())).event
-            let action = try Entry.decode(kind: try r.string(), payload: Array(try r.raw())).event
+            let inverse = try Entry.decode(kind: try r.raw(), payload: try r.raw()).event
+            let action = try Entry.decode(kind: try r.raw(), payload: try r.raw()).event
             steps.append(UndoStep(seq: seq, kind: kind, inverse: inverse, action: action))
         }
         return steps
     }
 
-    private static func readTask(_ r: inout BinaryReader, directories: [String]) throws -> DownloadTask {
-        var t = DownloadTask(
-            id: try r.int(), url: try r.string(), displayName: try r.string(), nameIsUserChosen: try r.bool(),
-            directory: "", expectedSHA256: nil, added: 0)
-        t.fileName = try r.optionalString()
-        let directory = Int(try r.int())
-        guard directories.indices.contains(directory) else { throw SnapshotError() }
-        t.directory = directories[directory]
-        t.expectedSHA256 = try r.optionalString()
-        let state = Int(try r.int())
-        guard TaskState.allCases.indices.contains(state) else { throw SnapshotError() }
-        t.state = TaskState.allCases[state]
-        t.bytes = try r.int()
-        t.size = try r.optionalInt()
-        if try r.bool() {
-            t.failure = TaskFailure(code: try r.string(), detail: try r.string(), retryable: try r.bool())
-        }
-        t.attempts = Int(try r.int())
-        t.added = try r.int()
-        t.finished = try r.optionalInt()
-        t.validator = try r.optionalString()
-        t.sha256 = try r.optionalString()
-        t.resets = Int(try r.int())
-        return t
+    @inline(__always)
+    private static func readTask(_ r: inout BinaryReader, directories: [String], into tasks: inout TaskTable)
+        throws
+    {
+        // Every field read straight into one initialiser: the task is built once, in place.
+        try tasks.insert(
+            DownloadTask(
+                id: r.int(), url: r.string(), displayName: r.string(), nameIsUserChosen: r.bool(),
+                fileName: r.optionalString(), directory: element(of: directories, at: r.int()),
+                expectedSHA256: r.optionalString(), state: element(of: TaskState.allCases, at: r.int()),
+                bytes: r.int(), size: r.optionalInt(),
+                failure: r.bool()
+                    ? TaskFailure(code: r.string(), detail: r.string(), retryable: r.bool()) : nil,
+                attempts: Int(r.int()), added: r.int(), finished: r.optionalInt(),
+                validator: r.optionalString(),
+                sha256: r.optionalString(), resets: Int(r.int())))
+    }
+
+    private static func element<C: RandomAccessCollection>(of c: C, at i: Int64) throws -> C.Element
+    where C.Index == Int {
+        guard i >= 0, i < c.count else { throw SnapshotError() }
+        return c[c.startIndex + Int(i)]
     }
 }

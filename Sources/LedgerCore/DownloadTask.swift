@@ -81,6 +81,33 @@ public struct DownloadTask: Sendable, Equatable {
         self.sha256 = nil
     }
 
+    /// Every field at once (the snapshot reader).
+    init(
+        id: TaskID, url: String, displayName: String, nameIsUserChosen: Bool, fileName: String?,
+        directory: String,
+        expectedSHA256: String?, state: TaskState, bytes: Int64, size: Int64?, failure: TaskFailure?,
+        attempts: Int,
+        added: Int64, finished: Int64?, validator: String?, sha256: String?, resets: Int
+    ) {
+        self.id = id
+        self.url = url
+        self.displayName = displayName
+        self.nameIsUserChosen = nameIsUserChosen
+        self.fileName = fileName
+        self.directory = directory
+        self.expectedSHA256 = expectedSHA256
+        self.state = state
+        self.bytes = bytes
+        self.size = size
+        self.failure = failure
+        self.attempts = attempts
+        self.added = added
+        self.finished = finished
+        self.validator = validator
+        self.sha256 = sha256
+        self.resets = resets
+    }
+
     /// Forget everything a transfer learned: back to waiting, from zero.
     mutating func resetTransfer() {
         resets += 1

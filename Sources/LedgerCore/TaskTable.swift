@@ -55,6 +55,18 @@ public struct TaskTable: Sendable, Sequence {
 
     mutating func reserveCapacity(_ n: Int) { slots.reserveCapacity(n) }
 
+    /// Adds `task` under its id (replacing any task with that id). Ids handed out in order take the fast path:
+    /// one append, no lookup.
+    mutating func insert(_ task: consuming DownloadTask) {
+        let id = task.id
+        if id == TaskID(slots.count) + 1 && far.isEmpty {
+            slots.append(task)
+            count += 1
+        } else {
+            self[id] = task
+        }
+    }
+
     /// Ids in increasing order.
     public var keys: [TaskID] { map(\.key) }
 

@@ -46,8 +46,16 @@ public protocol EventStore: AnyObject {
     /// Only the latest few snapshots per reducer version are kept; losing them costs only replay time.
     func saveSnapshot(seq: Int64, reducerVersion: Int, bytes: [UInt8]) throws
 
-    /// The snapshot with the largest seq (at or before `atOrBefore` when given) for `reducerVersion`.
-    func latestSnapshot(reducerVersion: Int, atOrBefore seq: Int64?) throws -> (seq: Int64, bytes: [UInt8])?
+    /// Reads the snapshot with the largest seq (at or before `atOrBefore` when given) for `reducerVersion` in
+    /// place: `body` sees its seq and bytes, valid only while it runs (no copy of a blob that may be tens of MB).
+    /// Returns nil when there is none.
+    func withLatestSnapshot<T>(
+        reducerVersion: Int, atOrBefore seq: Int64?,
+        _ body: (_ seq: Int64, _ bytes: UnsafeRawBufferPointer) throws -> T
+    ) throws -> T?
+
+    /// The seq of that snapshot alone, without reading its bytes.
+    func latestSnapshotSeq(reducerVersion: Int, atOrBefore seq: Int64?) throws -> Int64?
 
     /// Recomputes the whole hash chain and reports the first row that breaks it.
     /// - Complexity: O(n).
@@ -57,4 +65,13 @@ public protocol EventStore: AnyObject {
     ///
     /// Poll it cheaply; when it changes, read the events after the last seq you know.
     func changeToken() throws -> Int64
+}
+
+extension EventStore {
+    /// A copy of the snapshot with the largest seq (at or before `atOrBefore` when given) for `reducerVersion`.
+    public func latestSnapshot(reducerVersion: Int, atOrBefore seq: Int64?) throws -> (
+        seq: Int64, bytes: [UInt8]
+    )? {
+        try withLatestSnapshot(reducerVersion: reducerVersion, atOrBefore: seq) { ($0, Array($1)) }
+    }
 }

@@ -78,10 +78,18 @@ public final class InMemoryEventStore: EventStore {
         snapshots[reducerVersion] = Array(kept.suffix(Int(SQLiteEventStore.snapshotsKept)))
     }
 
-    public func latestSnapshot(reducerVersion: Int, atOrBefore seq: Int64?) throws -> (
-        seq: Int64, bytes: [UInt8]
-    )? {
-        snapshots[reducerVersion]?.last { $0.seq <= seq ?? Int64.max }
+    public func withLatestSnapshot<T>(
+        reducerVersion: Int, atOrBefore seq: Int64?,
+        _ body: (_ seq: Int64, _ bytes: UnsafeRawBufferPointer) throws -> T
+    ) throws -> T? {
+        guard let found = snapshots[reducerVersion]?.last(where: { $0.seq <= seq ?? Int64.max }) else {
+            return nil
+        }
+        return try found.bytes.withUnsafeBytes { try body(found.seq, $0) }
+    }
+
+    public func latestSnapshotSeq(reducerVersion: Int, atOrBefore seq: Int64?) throws -> Int64? {
+        snapshots[reducerVersion]?.last(where: { $0.seq <= seq ?? Int64.max })?.seq
     }
 
     public func verifyChain() throws -> ChainReport {

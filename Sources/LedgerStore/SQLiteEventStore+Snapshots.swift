@@ -1,6 +1,8 @@
 extension SQLiteEventStore {
     /// How many snapshots are kept per reducer version.
     static let snapshotsKept: Int64 = 3
+    /// How much of the file may be memory-mapped while a snapshot is read.
+    static let snapshotMapSize = 1 << 30
 
     public func saveSnapshot(seq: Int64, reducerVersion: Int, bytes: [UInt8]) throws {
         guard !isReadOnly, hasSnapshotsTable else { throw StoreError.readOnly }
@@ -29,11 +31,17 @@ extension SQLiteEventStore {
         }
     }
 
-    public func latestSnapshot(reducerVersion: Int, atOrBefore seq: Int64?) throws -> (
-        seq: Int64, bytes: [UInt8]
-    )? {
+    public func withLatestSnapshot<T>(
+        reducerVersion: Int, atOrBefore seq: Int64?,
+        _ body: (_ seq: Int64, _ bytes: UnsafeRawBufferPointer) throws -> T
+    ) throws -> T? {
         guard hasSnapshotsTable else { return nil }
         return try translatingErrors {
+            // A snapshot of tens of MB is read through a memory map, without a pread copy per page. The map is
+            // only open for this read: it is not counted in the process's memory afterwards, and a file changed
+            // under the map by another program cannot fault a later read.
+            try db.execute("PRAGMA mmap_size = \(Self.snapshotMapSize)")
+            defer { try? db.execute("PRAGMA mmap_size = 0") }
             let statement = try db.cachedStatement(
                 """
                 SELECT seq, bytes FROM snapshots WHERE reducer_version = ? AND seq <= ?
@@ -43,7 +51,21 @@ extension SQLiteEventStore {
             try statement.bind(Int64(reducerVersion), at: 1)
             try statement.bind(seq ?? Int64.max, at: 2)
             guard try statement.step() else { return nil }
-            return (statement.int64(at: 0), statement.bytes(at: 1))
+            // Straight from SQLite's buffer: the blob is not copied again.
+            return try body(statement.int64(at: 0), statement.rawBytes(at: 1))
+        }
+    }
+
+    public func latestSnapshotSeq(reducerVersion: Int, atOrBefore seq: Int64?) throws -> Int64? {
+        guard hasSnapshotsTable else { return nil }
+        return try translatingErrors {
+            let statement = try db.cachedStatement(
+                "SELECT max(seq) FROM snapshots WHERE reducer_version = ? AND seq <= ?")
+            defer { statement.reset() }
+            try statement.bind(Int64(reducerVersion), at: 1)
+            try statement.bind(seq ?? Int64.max, at: 2)
+            guard try statement.step(), !statement.isNull(at: 0) else { return nil }
+            return statement.int64(at: 0)
         }
     }
 }

@@ -132,6 +132,14 @@ struct EventStoreContractTests {
         #expect(try store.latestSnapshot(reducerVersion: 1, atOrBefore: 1) == nil)
         #expect(try store.latestSnapshot(reducerVersion: 2, atOrBefore: nil)?.bytes == [3])
         #expect(try store.latestSnapshot(reducerVersion: 3, atOrBefore: nil) == nil)
+        // The seq alone, and the bytes read in place, agree with the copy.
+        #expect(try store.latestSnapshotSeq(reducerVersion: 1, atOrBefore: nil) == 4)
+        #expect(try store.latestSnapshotSeq(reducerVersion: 1, atOrBefore: 3) == 2)
+        #expect(try store.latestSnapshotSeq(reducerVersion: 1, atOrBefore: 1) == nil)
+        #expect(try store.latestSnapshotSeq(reducerVersion: 3, atOrBefore: nil) == nil)
+        #expect(
+            try store.withLatestSnapshot(reducerVersion: 2, atOrBefore: nil) { [$0] + $1.map(Int64.init) }
+                == [3, 3])
         try store.saveSnapshot(seq: 4, reducerVersion: 1, bytes: [44])
         #expect(try store.latestSnapshot(reducerVersion: 1, atOrBefore: nil)?.bytes == [44])
         #expect(throws: StoreError.snapshotBeyondHead(seq: 11, head: 10)) {

@@ -76,9 +76,7 @@ extension InspectCommands {
             bytes += t.bytes
             known += t.size ?? 0
         }
-        let store = try SQLiteEventStore(path: ledger.path, readOnly: true)
-        let snapshot = try store.latestSnapshot(reducerVersion: DownloadList.reducerVersion, atOrBefore: nil)?
-            .seq
+        let snapshot = try ledger.latestSnapshotSeq()
         let fileBytes = (try? FileManager.default.attributesOfItem(atPath: ledger.path)[.size] as? NSNumber)?
             .int64Value
         let live = list.orderedTasks.count
