@@ -267,7 +267,7 @@ extension DownloadList {
             {
                 throw fail("task #\(t.id) already downloaded data: delete it instead ('rm \(t.id)')")
             }
-        case .tasksRestored(let ids, _):
+        case .tasksRestored(let ids, _, _):
             for id in ids where !isTrashed(id) {
                 throw fail(
                     tasks[id] == nil
@@ -277,7 +277,7 @@ extension DownloadList {
             for e in entries where tasks[e.id] == nil || isTrashed(e.id) {
                 throw fail("task #\(e.id) is no longer in the list")
             }
-        case .tasksPlaced(let ps):
+        case .tasksPlaced(let ps, _):
             for p in ps where tasks[p.id] == nil || isTrashed(p.id) {
                 throw fail("task #\(p.id) is no longer in the list")
             }

@@ -13,9 +13,14 @@ extension DownloadList {
             let created =
                 title != nil ? Swift.max(0, Swift.min(section, sections.count)) : sections.isEmpty ? 0 : nil
             return ids.isEmpty ? nil : .tasksRemoved(ids: ids, removingSection: created)
-        case .tasksMoved(let ids, _, _):
-            return .tasksPlaced(placements(of: ids))
-        case .tasksPlaced(let ps):
+        case .tasksMoved(let ids, let section, _):
+            let live = Set(ids.filter { tasks[$0] != nil && !isTrashed($0) })
+            let removed =
+                sections.isEmpty
+                ? []
+                : sectionsEmptied(by: live, keeping: Swift.max(0, Swift.min(section, sections.count - 1)))
+            return .tasksPlaced(placements(of: ids), recreating: removed)
+        case .tasksPlaced(let ps, _):
             return .tasksPlaced(placements(of: ps.map(\.id)))
         case .sectionInserted(let index, _):
             return .sectionRemoved(index: Swift.max(0, Swift.min(index, sections.count)))
@@ -29,8 +34,9 @@ extension DownloadList {
             return .sectionInserted(index: index, title: sections[index].title)
         case .tasksDeleted(let ids, _):
             let live = ids.filter { tasks[$0] != nil && !isTrashed($0) }
-            return live.isEmpty ? nil : .tasksRestored(ids: live, to: nil)
-        case .tasksRestored(let ids, _):
+            let removed = sectionsEmptied(by: Set(live), keeping: nil)
+            return live.isEmpty ? nil : .tasksRestored(ids: live, to: nil, recreating: removed)
+        case .tasksRestored(let ids, _, _):
             // The exact entries and their places in the to-delete list, plus the sections the restore will recreate.
             let wanted = Set(ids)
             let found = trash.enumerated().filter { wanted.contains($0.element.id) }
@@ -62,6 +68,15 @@ extension DownloadList {
             .transferStarted, .transferResolved,
             .transferPaused, .transferCompleted, .transferFailed:
             return nil
+        }
+    }
+
+    /// Indexes of the sections that taking `ids` out of them would leave empty and so remove (only with automatic
+    /// removal on), except `kept` (a move's destination). Sections empty already are not counted: they stay.
+    private func sectionsEmptied(by ids: Set<TaskID>, keeping kept: Int?) -> [Int] {
+        guard autoRemoveEmptySections, !ids.isEmpty else { return [] }
+        return sections.indices.filter { s in
+            s != kept && !sections[s].tasks.isEmpty && sections[s].tasks.allSatisfy { ids.contains($0) }
         }
     }
 

@@ -55,7 +55,8 @@ extension DownloadList {
             removeTasks(ids, section: section)
         case .tasksMoved(let ids, let section, let index):
             moveTasks(ids, section: section, index: index)
-        case .tasksPlaced(let placements):
+        case .tasksPlaced(let placements, let recreating):
+            recreate(recreating, titles: placements.map { ($0.section, $0.sectionTitle) })
             place(placements)
         case .sectionInserted(let index, let title):
             sections.insert(Section(title: title), at: clamp(index, sections.count))
@@ -71,7 +72,13 @@ extension DownloadList {
             deleteTasks(ids, modes: modes, time: time)
         case .filesDeleted(let ids), .tasksRedownloaded(let ids):
             for id in ids { tasks[id]?.resetTransfer() }
-        case .tasksRestored(let ids, let to):
+        case .tasksRestored(let ids, let to, let recreating):
+            if to == nil {
+                let wanted = Set(ids)
+                recreate(
+                    recreating,
+                    titles: trash.filter { wanted.contains($0.id) }.map { ($0.section, $0.sectionTitle) })
+            }
             restore(ids, to: to)
         case .tasksTrashed(let entries, let positions, let created):
             putBack(entries, positions: positions, removingSections: created)
@@ -186,6 +193,16 @@ extension DownloadList {
 
     /// The section for a remembered (index, title): the same index if the title still matches, else the first
     /// section with that title, else a new section with that title at the remembered index.
+    /// Inserts empty sections at `indexes` (ascending), each titled as the first of `titles` that names its index;
+    /// an index nothing names is skipped. Undo uses it to bring back exactly the sections an action removed.
+    private mutating func recreate(_ indexes: [Int], titles: [(section: Int, title: String)]) {
+        guard !indexes.isEmpty else { return }
+        for index in indexes.sorted() {
+            guard let title = titles.first(where: { $0.section == index })?.title else { continue }
+            sections.insert(Section(title: title), at: clamp(index, sections.count))
+        }
+    }
+
     private mutating func sectionIndex(title: String, near index: Int) -> Int {
         if sections.indices.contains(index), sections[index].title == title { return index }
         if let i = sections.firstIndex(where: { $0.title == title }) { return i }

@@ -7,6 +7,7 @@ private struct PayloadFields {
     var entries: [TrashEntry] = []
     var positions: [Int] = []
     var sections: [Int] = []
+    var recreate: [Int] = []
     var section: Int64?
     var index: Int64?
     var from: Int64?
@@ -127,6 +128,8 @@ extension Entry {
             try r.array { r in f.positions.append(Int(try r.int())) }
         } else if key.equals("sections") {
             try r.array { r in f.sections.append(Int(try r.int())) }
+        } else if key.equals("recreate") {
+            try r.array { r in f.recreate.append(Int(try r.int())) }
         } else if key.equals("serverName") {
             f.serverName = try r.string()
         } else if key.equals("validator") {
@@ -278,7 +281,7 @@ extension Entry {
                 ids: f.ids, section: Int(try need(f.section, "section", r)),
                 index: Int(try need(f.index, "index", r)))
         } else if k.equals("tasksPlaced") {
-            return .tasksPlaced(f.placements)
+            return .tasksPlaced(f.placements, recreating: f.recreate)
         } else if k.equals("sectionInserted") {
             return .sectionInserted(
                 index: Int(try need(f.index, "index", r)), title: try need(f.title, "title", r))
@@ -295,7 +298,7 @@ extension Entry {
         } else if k.equals("filesDeleted") {
             return .filesDeleted(ids: f.ids)
         } else if k.equals("tasksRestored") {
-            return .tasksRestored(ids: f.ids, to: f.to)
+            return .tasksRestored(ids: f.ids, to: f.to, recreating: f.recreate)
         } else if k.equals("tasksTrashed") {
             guard f.positions.count == f.entries.count else { throw r.fail("positions do not match entries") }
             return .tasksTrashed(f.entries, positions: f.positions, removingSections: f.sections)

@@ -30,7 +30,7 @@ extension Entry {
             w.field("ids", ids: ids)
             w.field("section", section)
             w.field("index", index)
-        case .tasksPlaced(let placements):
+        case .tasksPlaced(let placements, let recreating):
             w.beginArray("placements")
             for p in placements {
                 w.beginObject()
@@ -41,6 +41,7 @@ extension Entry {
                 w.endObject()
             }
             w.endArray()
+            if !recreating.isEmpty { w.field("recreate", ids: recreating.map(Int64.init)) }
         case .sectionInserted(let index, let title), .sectionRenamed(let index, let title):
             w.field("index", index)
             w.field("title", title)
@@ -59,8 +60,9 @@ extension Entry {
         case .filesDeleted(let ids), .trashPurged(let ids), .tasksRedownloaded(let ids),
             .tasksPaused(let ids), .tasksResumed(let ids), .tasksStopped(let ids):
             w.field("ids", ids: ids)
-        case .tasksRestored(let ids, let to):
+        case .tasksRestored(let ids, let to, let recreating):
             w.field("ids", ids: ids)
+            if !recreating.isEmpty { w.field("recreate", ids: recreating.map(Int64.init)) }
             if let to {
                 w.key("to")
                 w.beginObject()

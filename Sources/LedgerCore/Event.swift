@@ -34,7 +34,9 @@ public enum Event: Sendable, Equatable {
     /// (the index counts in the section without the moved tasks).
     case tasksMoved(ids: [TaskID], section: Int, index: Int)
     /// Tasks put back at exact positions (the inverse of a move), recreating sections by title if needed.
-    case tasksPlaced([Placement])
+    /// `recreating`: the sections the move removed (indexes in the list as it was before it), inserted anew first,
+    /// titled after their placements, so tasks never land in another section of the same title.
+    case tasksPlaced([Placement], recreating: [Int] = [])
     case sectionInserted(index: Int, title: String)
     case sectionRenamed(index: Int, title: String)
     case sectionMoved(from: Int, to: Int)
@@ -43,8 +45,9 @@ public enum Event: Sendable, Equatable {
     case tasksDeleted(ids: [TaskID], modes: [DeleteMode])
     /// Only the files went; the tasks stay and wait again.
     case filesDeleted(ids: [TaskID])
-    /// Out of the to-delete list: to `to`, or where each task was when nil.
-    case tasksRestored(ids: [TaskID], to: Location?)
+    /// Out of the to-delete list: to `to`, or where each task was when nil. `recreating` (the inverse of a delete):
+    /// the sections the delete removed, inserted anew first at their indexes, titled after their entries.
+    case tasksRestored(ids: [TaskID], to: Location?, recreating: [Int] = [])
     /// Back into the to-delete list exactly as they were: the inverse of a restore. Each entry goes to its
     /// position in the list (ascending); `removingSections`, the sections the restore recreated, go when empty.
     case tasksTrashed([TrashEntry], positions: [Int], removingSections: [Int])
@@ -85,11 +88,11 @@ public enum Event: Sendable, Equatable {
     public var taskIDs: [TaskID] {
         switch self {
         case .tasksAdded(let tasks, _, _, _): return tasks.map(\.id)
-        case .tasksPlaced(let placements): return placements.map(\.id)
+        case .tasksPlaced(let placements, _): return placements.map(\.id)
         case .tasksTrashed(let entries, _, _): return entries.map(\.id)
         case .tasksMoved(let ids, _, _), .tasksRemoved(let ids, _), .tasksDeleted(let ids, _),
             .filesDeleted(let ids),
-            .tasksRestored(let ids, _), .trashPurged(let ids), .tasksRedownloaded(let ids),
+            .tasksRestored(let ids, _, _), .trashPurged(let ids), .tasksRedownloaded(let ids),
             .tasksPaused(let ids), .tasksResumed(let ids), .tasksStopped(let ids),
             .statesRestored(let ids, _):
             return ids

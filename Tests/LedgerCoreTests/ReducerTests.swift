@@ -137,7 +137,9 @@ struct ReducerTests {
                 Placement(id: 5, sectionTitle: "B", section: 1, index: 1),
             ]
             $0.undoStack.append(
-                step(s0, .tasksPlaced(back), for: .tasksMoved(ids: [4, 5], section: 0, index: 0)))
+                step(
+                    s0, .tasksPlaced(back, recreating: [1]),
+                    for: .tasksMoved(ids: [4, 5], section: 0, index: 0)))
         }
     }
 
@@ -232,7 +234,7 @@ struct ReducerTests {
             ])
             $0.undoStack.append(
                 step(
-                    s0, .tasksRestored(ids: [4, 5], to: nil),
+                    s0, .tasksRestored(ids: [4, 5], to: nil, recreating: [1]),
                     for: .tasksDeleted(ids: [4, 5], modes: [.record])))
         }
     }

@@ -84,6 +84,24 @@ struct UndoRedoTests {
         checkUndoRedo(.move([1, 2, 3, 4, 5], to: Location(section: 2)), on: withEmpty)
     }
 
+    /// Two sections titled "B": undo brings back the very one a move or delete emptied and removed, never
+    /// filling the other.
+    @Test func undoWithTwoSectionsOfOneTitle() {
+        var twins = autoRemoving(fixture())
+        twins.run(.insertSection(title: "B", at: nil))
+        twins.add(u("f"), to: .section(2, index: 0))
+        #expect(twins.list.sections.map(\.title) == ["Downloads", "B", "B"])
+        checkUndoRedo(.move([6], to: Location(section: 0, index: 0)), on: twins)
+        checkUndoRedo(.move([4, 5], to: Location(section: 2, index: 1)), on: twins)
+        checkUndoRedo(.move([4, 5, 6], to: Location(section: 0)), on: twins)
+        for mode in [DeleteMode.all, .record] {
+            checkUndoRedo(.delete(.tasks([4, 5]), mode: mode), on: twins)
+            checkUndoRedo(.delete(.tasks([6]), mode: mode), on: twins)
+            checkUndoRedo(.delete(.section(1), mode: mode), on: twins)
+            checkUndoRedo(.delete(.tasks([5, 6, 4]), mode: mode), on: twins)
+        }
+    }
+
     @Test func undoOfSectionCommands() {
         var withEmpty = fixture()
         withEmpty.run(.insertSection(title: "Empty", at: 1))

@@ -38,7 +38,7 @@ enum EventWords {
             return "put \(ids(entries.map(\.id))) back in the to-delete list"
         case .tasksMoved(let moved, let section, let index):
             return "moved \(ids(moved)) to \(section):\(index)"
-        case .tasksPlaced(let placements):
+        case .tasksPlaced(let placements, _):
             return "put back "
                 + placements.map { "#\($0.id) at \($0.section):\($0.index)" }.joined(separator: ", ")
         case .sectionInserted(let index, let t):
@@ -56,7 +56,7 @@ enum EventWords {
             return "moved \(ids(deleted)) to the to-delete list" + mode
         case .filesDeleted(let deleted):
             return "deleted the files of \(ids(deleted)) (the tasks wait again)"
-        case .tasksRestored(let restored, let to):
+        case .tasksRestored(let restored, let to, _):
             return "restored \(ids(restored)) "
                 + (to.map { "to \($0)" } ?? (restored.count == 1 ? "to where it was" : "to where they were"))
         case .trashPurged(let purged):
