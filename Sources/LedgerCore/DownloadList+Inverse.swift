@@ -10,9 +10,11 @@ extension DownloadList {
                 tasks[$0.id] == nil && task(withURL: $0.url) == nil && urls.insert($0.url).inserted
             }
             .map(\.id)
-            let created =
-                title != nil ? Swift.max(0, Swift.min(section, sections.count)) : sections.isEmpty ? 0 : nil
-            return ids.isEmpty ? nil : .tasksRemoved(ids: ids, removingSection: created)
+            return ids.isEmpty
+                ? nil
+                : .tasksRemoved(
+                    ids: ids,
+                    removingSection: Self.sectionCreated(byAddAt: section, titled: title, in: sections))
         case .tasksMoved(let ids, let section, _):
             let live = Set(ids.filter { tasks[$0] != nil && !isTrashed($0) })
             let removed =
@@ -69,6 +71,11 @@ extension DownloadList {
             .transferPaused, .transferCompleted, .transferFailed:
             return nil
         }
+    }
+
+    /// The index of the section an add at `section` creates (a titled add, or any add to a list without sections).
+    static func sectionCreated(byAddAt section: Int, titled title: String?, in sections: [Section]) -> Int? {
+        title != nil ? Swift.max(0, Swift.min(section, sections.count)) : sections.isEmpty ? 0 : nil
     }
 
     /// Indexes of the sections that taking `ids` out of them would leave empty and so remove (only with automatic

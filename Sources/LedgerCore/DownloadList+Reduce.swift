@@ -5,8 +5,17 @@ extension DownloadList {
     /// - Complexity: O(tasks the event names) for most events; moves and deletes also search their sections.
     public mutating func apply(_ logged: LoggedEntry) {
         let event = logged.entry.event
-        let inverse = event.isTransferFact ? nil : inverseOf(event)
-        reduce(event, time: logged.time)
+        let inverse: Event?
+        if case .tasksAdded(let new, let section, let index, let title) = event {
+            // The add reports what it took: its inverse needs no second lookup of every URL.
+            let created = Self.sectionCreated(byAddAt: section, titled: title, in: sections)
+            let added = addTasks(
+                new, section: section, index: index, newSectionTitle: title, time: logged.time)
+            inverse = added.isEmpty ? nil : .tasksRemoved(ids: added, removingSection: created)
+        } else {
+            inverse = event.isTransferFact ? nil : inverseOf(event)
+            reduce(event, time: logged.time)
+        }
         head = logged.seq
         headTime = logged.time
         guard !event.isTransferFact else { return }
@@ -122,9 +131,11 @@ extension DownloadList {
         for id in ids where tasks[id].map({ $0.state != .finished }) == true { tasks[id]!.state = state }
     }
 
+    /// Adds the tasks whose id and URL are new; returns their ids.
+    @discardableResult
     private mutating func addTasks(
         _ new: [NewTask], section: Int, index: Int, newSectionTitle: String?, time: Int64
-    ) {
+    ) -> [TaskID] {
         var s = clamp(section, sections.count)
         if let newSectionTitle {
             sections.insert(Section(title: newSectionTitle), at: s)
@@ -136,12 +147,12 @@ extension DownloadList {
         }
         var fresh: [TaskID] = []
         fresh.reserveCapacity(new.count)
-        for t in new where tasks[t.id] == nil && task(withURL: t.url) == nil {
-            tasks[t.id] = DownloadTask(
-                id: t.id, url: t.url, displayName: t.name ?? DownloadList.defaultName(forURL: t.url),
-                nameIsUserChosen: t.name != nil, directory: t.directory, expectedSHA256: t.sha256, added: time
-            )
-            urls.set(t.url, t.id)
+        for t in new where tasks[t.id] == nil && urls.claim(t.url, for: t.id, in: tasks) {
+            tasks.insert(
+                DownloadTask(
+                    id: t.id, url: t.url, displayName: t.name ?? DownloadList.defaultName(forURL: t.url),
+                    nameIsUserChosen: t.name != nil, directory: t.directory, expectedSHA256: t.sha256,
+                    added: time))
             fresh.append(t.id)
             nextID = Swift.max(nextID, t.id + 1)
         }
@@ -151,6 +162,7 @@ extension DownloadList {
         } else {
             sections[s].tasks.insert(contentsOf: fresh, at: at)
         }
+        return fresh
     }
 
     private mutating func removeTasks(_ ids: [TaskID], section: Int?) {

@@ -1,13 +1,15 @@
 /// Every field any payload may carry, filled in one pass over the JSON.
+/// Every field any payload may have; all optional, so a payload that has few of them costs few releases when it
+/// goes (arrays included: an absent list is nil, not an empty array to release).
 private struct PayloadFields {
     var id: Int64?
-    var ids: [TaskID] = []
-    var tasks: [NewTask] = []
-    var placements: [Placement] = []
-    var entries: [TrashEntry] = []
-    var positions: [Int] = []
-    var sections: [Int] = []
-    var recreate: [Int] = []
+    var ids: [TaskID]?
+    var tasks: [NewTask]?
+    var placements: [Placement]?
+    var entries: [TrashEntry]?
+    var positions: [Int]?
+    var sections: [Int]?
+    var recreate: [Int]?
     var section: Int64?
     var index: Int64?
     var from: Int64?
@@ -20,8 +22,8 @@ private struct PayloadFields {
     var dir: String?
     var max: Int64?
     var mode: String?
-    var modes: [String] = []
-    var states: [String] = []
+    var modes: [String]?
+    var states: [String]?
     var bytes: Int64?
     var size: Int64?
     var attempt: Int64?
@@ -67,9 +69,9 @@ extension Entry {
         if key.equals("id") {
             f.id = try r.int()
         } else if key.equals("ids") {
-            try r.array { r in f.ids.append(try r.int()) }
+            f.ids = try list(&r) { r in try r.int() }
         } else if key.equals("tasks") {
-            try r.array { r in f.tasks.append(try readTask(&r)) }
+            f.tasks = try list(&r) { r in try readTask(&r) }
         } else if key.equals("section") {
             f.section = try r.int()
         } else if key.equals("index") {
@@ -99,9 +101,9 @@ extension Entry {
         } else if key.equals("mode") {
             f.mode = try r.string()
         } else if key.equals("modes") {
-            try r.array { r in f.modes.append(try r.string()) }
+            f.modes = try list(&r) { r in try r.string() }
         } else if key.equals("states") {
-            try r.array { r in f.states.append(try r.string()) }
+            f.states = try list(&r) { r in try r.string() }
         } else if key.equals("from") {
             f.from = try r.int()
         } else if key.equals("toIndex") {
@@ -121,15 +123,15 @@ extension Entry {
             guard let section else { throw r.fail("'to' without a section") }
             f.to = Location(section: Int(section), index: index.map { Int($0) })
         } else if key.equals("placements") {
-            try r.array { r in f.placements.append(try readPlacement(&r)) }
+            f.placements = try list(&r) { r in try readPlacement(&r) }
         } else if key.equals("entries") {
-            try r.array { r in f.entries.append(try readTrashEntry(&r)) }
+            f.entries = try list(&r) { r in try readTrashEntry(&r) }
         } else if key.equals("positions") {
-            try r.array { r in f.positions.append(Int(try r.int())) }
+            f.positions = try list(&r) { r in Int(try r.int()) }
         } else if key.equals("sections") {
-            try r.array { r in f.sections.append(Int(try r.int())) }
+            f.sections = try list(&r) { r in Int(try r.int()) }
         } else if key.equals("recreate") {
-            try r.array { r in f.recreate.append(Int(try r.int())) }
+            f.recreate = try list(&r) { r in Int(try r.int()) }
         } else if key.equals("serverName") {
             f.serverName = try r.string()
         } else if key.equals("validator") {
@@ -153,6 +155,14 @@ extension Entry {
         } else {
             try r.skip()
         }
+    }
+
+    private static func list<T>(_ r: inout JSONReader, _ element: (inout JSONReader) throws -> T) throws
+        -> [T]
+    {
+        var out: [T] = []
+        try r.array { r in out.append(try element(&r)) }
+        return out
     }
 
     private static func readTask(_ r: inout JSONReader) throws -> NewTask {
@@ -240,9 +250,10 @@ extension Entry {
     }
 
     private static func modes(_ f: PayloadFields, _ r: JSONReader) throws -> [DeleteMode] {
-        let raw = f.mode.map { [$0] } ?? f.modes
+        let raw = f.mode.map { [$0] } ?? (f.modes ?? [])
         let modes = raw.compactMap(DeleteMode.init(rawValue:))
-        guard !modes.isEmpty, modes.count == raw.count, modes.count == 1 || modes.count == f.ids.count else {
+        guard !modes.isEmpty, modes.count == raw.count, modes.count == 1 || modes.count == (f.ids ?? []).count
+        else {
             throw r.fail("bad delete modes")
         }
         return modes
@@ -270,18 +281,18 @@ extension Entry {
             return .transferFailed(id: try need(f.id, "id", r), failure: failure, bytes: f.bytes ?? 0)
         } else if k.equals("tasksAdded") {
             return .tasksAdded(
-                tasks: f.tasks, section: Int(try need(f.section, "section", r)),
+                tasks: f.tasks ?? [], section: Int(try need(f.section, "section", r)),
                 index: Int(try need(f.index, "index", r)), newSectionTitle: f.newSection)
         } else if k.equals("ledgerCreated") {
             return .ledgerCreated(directory: try need(f.dir, "dir", r), maxDownloads: Int(f.max ?? 0))
         } else if k.equals("tasksRemoved") {
-            return .tasksRemoved(ids: f.ids, removingSection: f.section.map { Int($0) })
+            return .tasksRemoved(ids: f.ids ?? [], removingSection: f.section.map { Int($0) })
         } else if k.equals("tasksMoved") {
             return .tasksMoved(
-                ids: f.ids, section: Int(try need(f.section, "section", r)),
+                ids: f.ids ?? [], section: Int(try need(f.section, "section", r)),
                 index: Int(try need(f.index, "index", r)))
         } else if k.equals("tasksPlaced") {
-            return .tasksPlaced(f.placements, recreating: f.recreate)
+            return .tasksPlaced(f.placements ?? [], recreating: f.recreate ?? [])
         } else if k.equals("sectionInserted") {
             return .sectionInserted(
                 index: Int(try need(f.index, "index", r)), title: try need(f.title, "title", r))
@@ -294,34 +305,37 @@ extension Entry {
         } else if k.equals("sectionRemoved") {
             return .sectionRemoved(index: Int(try need(f.index, "index", r)))
         } else if k.equals("tasksDeleted") {
-            return .tasksDeleted(ids: f.ids, modes: try modes(f, r))
+            return .tasksDeleted(ids: f.ids ?? [], modes: try modes(f, r))
         } else if k.equals("filesDeleted") {
-            return .filesDeleted(ids: f.ids)
+            return .filesDeleted(ids: f.ids ?? [])
         } else if k.equals("tasksRestored") {
-            return .tasksRestored(ids: f.ids, to: f.to, recreating: f.recreate)
+            return .tasksRestored(ids: f.ids ?? [], to: f.to, recreating: f.recreate ?? [])
         } else if k.equals("tasksTrashed") {
-            guard f.positions.count == f.entries.count else { throw r.fail("positions do not match entries") }
-            return .tasksTrashed(f.entries, positions: f.positions, removingSections: f.sections)
+            guard (f.positions ?? []).count == (f.entries ?? []).count else {
+                throw r.fail("positions do not match entries")
+            }
+            return .tasksTrashed(
+                f.entries ?? [], positions: f.positions ?? [], removingSections: f.sections ?? [])
         } else if k.equals("trashPurged") {
-            return .trashPurged(ids: f.ids)
+            return .trashPurged(ids: f.ids ?? [])
         } else if k.equals("tasksRedownloaded") {
-            return .tasksRedownloaded(ids: f.ids)
+            return .tasksRedownloaded(ids: f.ids ?? [])
         } else if k.equals("taskRenamed") {
             return .taskRenamed(
                 id: try need(f.id, "id", r), name: try need(f.name, "name", r), fileName: f.file,
                 userChosen: f.flag ?? true)
         } else if k.equals("tasksPaused") {
-            return .tasksPaused(ids: f.ids)
+            return .tasksPaused(ids: f.ids ?? [])
         } else if k.equals("tasksResumed") {
-            return .tasksResumed(ids: f.ids)
+            return .tasksResumed(ids: f.ids ?? [])
         } else if k.equals("tasksStopped") {
-            return .tasksStopped(ids: f.ids)
+            return .tasksStopped(ids: f.ids ?? [])
         } else if k.equals("statesRestored") {
-            let states = f.states.compactMap(TaskState.init(rawValue:))
-            guard states.count == f.ids.count, f.states.count == states.count else {
+            let states = (f.states ?? []).compactMap(TaskState.init(rawValue:))
+            guard states.count == (f.ids ?? []).count, (f.states ?? []).count == states.count else {
                 throw r.fail("bad states")
             }
-            return .statesRestored(ids: f.ids, states: states)
+            return .statesRestored(ids: f.ids ?? [], states: states)
         } else if k.equals("maxDownloadsChanged") {
             return .maxDownloadsChanged(Int(try need(f.max, "max", r)))
         } else if k.equals("speedLimitChanged") {

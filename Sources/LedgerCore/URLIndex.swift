@@ -16,14 +16,16 @@ struct URLIndex: Sendable {
     /// Builds the index from the tasks if no one has yet; `body` reads it under the lock.
     private func withIndex<T>(_ tasks: TaskTable, _ body: ([String: TaskID]) -> T) -> T {
         box.index.withLock { index in
-            if index == nil {
-                var fresh: [String: TaskID] = [:]
-                fresh.reserveCapacity(tasks.count)
-                for (id, task) in tasks { fresh[task.url] = id }
-                index = fresh
-            }
+            if index == nil { index = Self.build(tasks) }
             return body(index!)
         }
+    }
+
+    private static func build(_ tasks: TaskTable) -> [String: TaskID] {
+        var fresh: [String: TaskID] = [:]
+        fresh.reserveCapacity(tasks.count)
+        for (id, task) in tasks { fresh[task.url] = id }
+        return fresh
     }
 
     /// The task with this URL, if any.
@@ -41,6 +43,22 @@ struct URLIndex: Sendable {
         box.index.withLock { index in
             guard index != nil else { return }
             index![url] = id
+        }
+    }
+
+    /// Records `url` for task `id` unless another task has it already: true when recorded. One hash of the URL
+    /// in the usual case (a new URL). Builds the index first if no one has.
+    mutating func claim(_ url: String, for id: TaskID, in tasks: TaskTable) -> Bool {
+        if !isKnownUniquelyReferenced(&box) {
+            box = Box(box.index.withLock { $0 })
+        }
+        return box.index.withLock { index in
+            if index == nil {
+                index = Self.build(tasks)
+            }
+            guard let previous = index!.updateValue(id, forKey: url) else { return true }
+            index![url] = previous
+            return false
         }
     }
 
