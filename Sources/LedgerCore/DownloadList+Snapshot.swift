@@ -4,7 +4,7 @@ public struct SnapshotError: Error, Sendable, CustomStringConvertible {
 }
 
 extension DownloadList {
-    private static let snapshotMagic: [UInt8] = Array("DLS3".utf8)
+    private static let snapshotMagic: [UInt8] = Array("DLS4".utf8)
 
     /// The whole projection as compact bytes: the snapshot cache. Reading it back gives an equal list.
     /// - Complexity: O(tasks + sections + trash).
@@ -29,7 +29,8 @@ extension DownloadList {
         w.int(directories.count)
         for (dir, _) in directories.sorted(by: { $0.value < $1.value }) { w.string(dir) }
         w.int(tasks.count)
-        for (_, t) in tasks { write(t, directory: directories[t.directory]!, &w) }
+        var previousURL: [UInt8] = []
+        for (_, t) in tasks { write(t, directory: directories[t.directory]!, previousURL: &previousURL, &w) }
         w.int(sections.count)
         for s in sections {
             w.string(s.title)
@@ -59,18 +60,56 @@ extension DownloadList {
         return w.bytes
     }
 
-    private func write(_ t: DownloadTask, directory: Int, _ w: inout BinaryWriter) {
+    /// Flags of a task in a snapshot: which optional fields follow, and how.
+    fileprivate struct TaskFlags: OptionSet {
+        let rawValue: UInt16
+        static let nameIsUserChosen = TaskFlags(rawValue: 1 << 0)
+        static let fileName = TaskFlags(rawValue: 1 << 1)
+        /// The display name is the file name: written once.
+        static let displayNameIsFileName = TaskFlags(rawValue: 1 << 2)
+        static let expectedSHA256 = TaskFlags(rawValue: 1 << 3)
+        static let sha256 = TaskFlags(rawValue: 1 << 4)
+        /// A SHA-256 that is not 64 lowercase hex digits (a foreign log): kept as text.
+        static let expectedSHA256IsText = TaskFlags(rawValue: 1 << 5)
+        static let sha256IsText = TaskFlags(rawValue: 1 << 6)
+        static let size = TaskFlags(rawValue: 1 << 7)
+        static let finished = TaskFlags(rawValue: 1 << 8)
+        static let failure = TaskFlags(rawValue: 1 << 9)
+        static let validator = TaskFlags(rawValue: 1 << 10)
+    }
+
+    /// One task: its URL shares a prefix with the previous task's (written as the shared length and the rest),
+    /// SHA-256 digests take 32 bytes, a display name equal to the file name is not repeated.
+    private func write(_ t: DownloadTask, directory: Int, previousURL: inout [UInt8], _ w: inout BinaryWriter)
+    {
+        var flags: TaskFlags = []
+        if t.nameIsUserChosen { flags.insert(.nameIsUserChosen) }
+        if let f = t.fileName {
+            flags.insert(.fileName)
+            if f == t.displayName { flags.insert(.displayNameIsFileName) }
+        }
+        if let e = t.expectedSHA256 {
+            flags.insert(Digest.isHex(e) ? .expectedSHA256 : .expectedSHA256IsText)
+        }
+        if let s = t.sha256 { flags.insert(Digest.isHex(s) ? .sha256 : .sha256IsText) }
+        if t.size != nil { flags.insert(.size) }
+        if t.finished != nil { flags.insert(.finished) }
+        if t.failure != nil { flags.insert(.failure) }
+        if t.validator != nil { flags.insert(.validator) }
         w.int(t.id)
-        w.string(t.url)
-        w.string(t.displayName)
-        w.bool(t.nameIsUserChosen)
-        w.optional(t.fileName)
+        w.int(Int64(flags.rawValue))
+        let url = Array(t.url.utf8)
+        let shared = zip(url, previousURL).prefix { $0 == $1 }.count
+        w.int(shared)
+        w.raw(Array(url[shared...]))
+        previousURL = url
+        if !flags.contains(.displayNameIsFileName) { w.string(t.displayName) }
+        if let f = t.fileName { w.string(f) }
         w.int(directory)
-        w.optional(t.expectedSHA256)
+        w.digest(t.expectedSHA256)
         w.int(TaskState.allCases.firstIndex(of: t.state)!)
         w.int(t.bytes)
-        w.optional(t.size)
-        w.bool(t.failure != nil)
+        if let size = t.size { w.int(size) }
         if let f = t.failure {
             w.string(f.code)
             w.string(f.detail)
@@ -78,9 +117,9 @@ extension DownloadList {
         }
         w.int(t.attempts)
         w.int(t.added)
-        w.optional(t.finished)
-        w.optional(t.validator)
-        w.optional(t.sha256)
+        if let finished = t.finished { w.int(finished) }
+        if let v = t.validator { w.string(v) }
+        w.digest(t.sha256)
         w.int(t.resets)
     }
 
@@ -111,7 +150,10 @@ extension DownloadList {
             for _ in 0..<(try r.count()) { directories.append(try r.string()) }
             let taskCount = try r.count()
             tasks.reserveCapacity(taskCount)
-            for _ in 0..<taskCount { try Self.readTask(&r, directories: directories, into: &tasks) }
+            var url: [UInt8] = []
+            for _ in 0..<taskCount {
+                try Self.readTask(&r, directories: directories, url: &url, into: &tasks)
+            }
             for _ in 0..<(try r.count()) {
                 var s = Section(title: try r.string())
                 let n = try r.count()
@@ -149,26 +191,47 @@ extension DownloadList {
     }
 
     @inline(__always)
-    private static func readTask(_ r: inout BinaryReader, directories: [String], into tasks: inout TaskTable)
-        throws
-    {
+    private static func readTask(
+        _ r: inout BinaryReader, directories: [String], url: inout [UInt8], into tasks: inout TaskTable
+    ) throws {
+        let id = try r.int()
+        let flags = TaskFlags(rawValue: UInt16(truncatingIfNeeded: try r.int()))
+        let shared = try r.count()
+        guard shared <= url.count else { throw SnapshotError() }
+        url.removeSubrange(shared...)
+        url.append(contentsOf: try r.raw())
+        let displayName = flags.contains(.displayNameIsFileName) ? nil : try r.string()
+        let fileName = flags.contains(.fileName) ? try r.string() : nil
+        guard let name = displayName ?? fileName else { throw SnapshotError() }
         // Every field read straight into one initialiser: the task is built once, in place.
         try tasks.insert(
             DownloadTask(
-                id: r.int(), url: r.string(), displayName: r.string(), nameIsUserChosen: r.bool(),
-                fileName: r.optionalString(), directory: element(of: directories, at: r.int()),
-                expectedSHA256: r.optionalString(), state: element(of: TaskState.allCases, at: r.int()),
-                bytes: r.int(), size: r.optionalInt(),
-                failure: r.bool()
+                id: id, url: String(decoding: url, as: UTF8.self), displayName: name,
+                nameIsUserChosen: flags.contains(.nameIsUserChosen), fileName: fileName,
+                directory: element(of: directories, at: r.int()),
+                expectedSHA256: r.digest(flags, hex: .expectedSHA256, text: .expectedSHA256IsText),
+                state: element(of: TaskState.allCases, at: r.int()), bytes: r.int(),
+                size: flags.contains(.size) ? r.int() : nil,
+                failure: flags.contains(.failure)
                     ? TaskFailure(code: r.string(), detail: r.string(), retryable: r.bool()) : nil,
-                attempts: Int(r.int()), added: r.int(), finished: r.optionalInt(),
-                validator: r.optionalString(),
-                sha256: r.optionalString(), resets: Int(r.int())))
+                attempts: Int(r.int()), added: r.int(), finished: flags.contains(.finished) ? r.int() : nil,
+                validator: flags.contains(.validator) ? r.string() : nil,
+                sha256: r.digest(flags, hex: .sha256, text: .sha256IsText), resets: Int(r.int())))
     }
 
-    private static func element<C: RandomAccessCollection>(of c: C, at i: Int64) throws -> C.Element
+    fileprivate static func element<C: RandomAccessCollection>(of c: C, at i: Int64) throws -> C.Element
     where C.Index == Int {
         guard i >= 0, i < c.count else { throw SnapshotError() }
         return c[c.startIndex + Int(i)]
+    }
+}
+
+extension BinaryReader {
+    /// A SHA-256 written as 32 bytes (`hex` flag) or as text (`text` flag), or nil.
+    fileprivate mutating func digest(
+        _ flags: DownloadList.TaskFlags, hex: DownloadList.TaskFlags, text: DownloadList.TaskFlags
+    ) throws -> String? {
+        if flags.contains(hex) { return Digest.hex(try fixed(32)) }
+        return flags.contains(text) ? try string() : nil
     }
 }

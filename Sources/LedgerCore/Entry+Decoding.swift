@@ -50,7 +50,9 @@ extension Entry {
         try r.object { r, key in try read(key, into: &f, &r) }
         guard r.atEnd() else { throw r.fail("bytes after the payload") }
         let k = kind.bindMemory(to: UInt8.self)
-        return Entry(try event(kind: k, f, r), undoes: f.undoes, redoes: f.redoes)
+        let (undoes, redoes) = (f.undoes, f.redoes)
+        // The fields are handed over, not copied: their strings and lists move into the event.
+        return Entry(try event(kind: k, consume f, r), undoes: undoes, redoes: redoes)
     }
 
     /// Decodes from Swift values (tests, tools).
@@ -259,7 +261,9 @@ extension Entry {
         return modes
     }
 
-    private static func event(kind k: UnsafeBufferPointer<UInt8>, _ f: PayloadFields, _ r: JSONReader) throws
+    private static func event(
+        kind k: UnsafeBufferPointer<UInt8>, _ f: consuming PayloadFields, _ r: JSONReader
+    ) throws
         -> Event
     {
         if k.equals("transferStarted") {

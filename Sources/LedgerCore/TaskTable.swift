@@ -57,6 +57,7 @@ public struct TaskTable: Sendable, Sequence {
 
     /// Adds `task` under its id (replacing any task with that id). Ids handed out in order take the fast path:
     /// one append, no lookup.
+    @inline(__always)
     mutating func insert(_ task: consuming DownloadTask) {
         let id = task.id
         if id == TaskID(slots.count) + 1 && far.isEmpty {
