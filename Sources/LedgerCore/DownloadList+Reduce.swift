@@ -355,8 +355,12 @@ extension DownloadList {
 
     /// The name shown before the server says better: the URL's last path component, else its host.
     public static func defaultName(forURL url: String) -> String {
-        // Bytes, not Characters: this runs for every added task during replay.
-        let bytes = Array(url.utf8)
+        // Bytes in place, not Characters: this runs for every added task during replay.
+        var url = url
+        return url.withUTF8 { defaultName(utf8: $0) }
+    }
+
+    private static func defaultName(utf8 bytes: UnsafeBufferPointer<UInt8>) -> String {
         var end = bytes.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.count
         var start = 0
         if let colon = bytes[..<end].firstIndex(of: UInt8(ascii: ":")), colon + 3 <= end,
@@ -369,24 +373,40 @@ extension DownloadList {
         var componentStart = end
         while componentStart > start, bytes[componentStart - 1] != UInt8(ascii: "/") { componentStart -= 1 }
         // A URL with no path names its host.
-        let component = hostEnd == end ? bytes[start..<end] : bytes[componentStart..<end]
+        let component = UnsafeBufferPointer(
+            rebasing: hostEnd == end ? bytes[start..<end] : bytes[componentStart..<end])
         guard !component.isEmpty else { return "download" }
-        let decoded = percentDecoded(Substring(String(decoding: component, as: UTF8.self)))
+        guard component.contains(UInt8(ascii: "%")) else { return String(decoding: component, as: UTF8.self) }
+        let decoded = percentDecoded(component)
         return decoded.isEmpty ? "download" : decoded
     }
 
     static func percentDecoded(_ s: Substring) -> String {
-        guard s.contains("%") else { return String(s) }
+        var s = String(s)
+        return s.withUTF8 { percentDecoded($0) }
+    }
+
+    private static func percentDecoded(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        func hex(_ b: UInt8) -> UInt8? {
+            switch b {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): return b - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): return b - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): return b - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+        }
         var out: [UInt8] = []
-        var it = Array(s.utf8)[...]
-        while let b = it.popFirst() {
-            if b == UInt8(ascii: "%"), it.count >= 2,
-                let v = UInt8(String(decoding: it.prefix(2), as: UTF8.self), radix: 16)
+        out.reserveCapacity(bytes.count)
+        var i = 0
+        while i < bytes.count {
+            if bytes[i] == UInt8(ascii: "%"), i + 2 < bytes.count, let hi = hex(bytes[i + 1]),
+                let lo = hex(bytes[i + 2])
             {
-                out.append(v)
-                it = it.dropFirst(2)
+                out.append(hi << 4 | lo)
+                i += 3
             } else {
-                out.append(b)
+                out.append(bytes[i])
+                i += 1
             }
         }
         return String(decoding: out, as: UTF8.self)

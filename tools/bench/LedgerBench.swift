@@ -16,7 +16,16 @@ enum LedgerBench {
         print("  built a ledger of \(events) events over \(tasks) tasks")
 
         let scan = try StoreBench.rawScanRate(path: path)
-        let (replayRate, replaySeconds, list) = try replay(path: path)
+        // The median of three replays: one slow or lucky pass on a shared machine does not decide the figure.
+        var runs: [(rate: Double, seconds: Double)] = []
+        var replayed = DownloadList()
+        for _ in 0..<3 {
+            let (rate, seconds, list) = try replay(path: path)
+            runs.append((rate, seconds))
+            replayed = list
+        }
+        let (replayRate, replaySeconds) = runs.sorted { $0.seconds < $1.seconds }[1]
+        let list = replayed
         print(
             "  replay from zero (decode + reduce)     \(StoreBench.format(replayRate)) events/s"
                 + "   floor \(StoreBench.format(replayFloor)): \(verdict(replayRate >= replayFloor))")
@@ -48,9 +57,11 @@ enum LedgerBench {
             for arguments in [["ls"], ["ls", "--json"], ["stats"]] {
                 let wall = try medianSeconds(3) { try runQuietly(dledger, arguments + ["--ledger", path]) }
                 let command = (["dledger"] + arguments).joined(separator: " ")
+                // Issue 4's target is for `dledger ls`; the others are figures beside it.
+                let target = arguments == ["ls"] ? " (target well under 1 s): \(verdict(wall < 1))" : ""
                 print(
                     "  \(command.padding(toLength: 38, withPad: " ", startingAt: 0)) \(String(format: "%.0f", wall * 1000)) ms"
-                        + " (target well under 1 s): \(verdict(wall < 1))")
+                        + target)
             }
         } else {
             print("  dledger ls: build it first (swift build -c release --product dledger)")
