@@ -131,7 +131,7 @@ extension DownloadList {
     private func liveTasks(_ ids: [TaskID]) throws -> [TaskID] {
         guard !ids.isEmpty else { throw LedgerError.nothingToDo("no task given") }
         for id in ids {
-            guard tasks[id] != nil else { throw LedgerError.noSuchTask(id) }
+            guard tasks.contains(id) else { throw LedgerError.noSuchTask(id) }
             if isTrashed(id) { throw LedgerError.taskInTrash(id) }
         }
         return ids
@@ -144,7 +144,7 @@ extension DownloadList {
         }
         guard !ids.isEmpty else { throw LedgerError.nothingToDo("no task given") }
         for id in ids {
-            guard tasks[id] != nil else { throw LedgerError.noSuchTask(id) }
+            guard tasks.contains(id) else { throw LedgerError.noSuchTask(id) }
             guard isTrashed(id) else { throw LedgerError.taskNotInTrash(id) }
         }
         return unique(ids)
@@ -256,9 +256,9 @@ extension DownloadList {
         }
         switch step.inverse {
         case .tasksDeleted(let ids, _), .tasksRemoved(let ids, _):
-            for id in ids where tasks[id] == nil || isTrashed(id) {
+            for id in ids where !tasks.contains(id) || isTrashed(id) {
                 throw fail(
-                    tasks[id] == nil
+                    !tasks.contains(id)
                         ? "task #\(id) was purged" : "task #\(id) is already in the to-delete list")
             }
             // Forgetting an added task must not throw away what it downloaded.
@@ -270,15 +270,15 @@ extension DownloadList {
         case .tasksRestored(let ids, _, _):
             for id in ids where !isTrashed(id) {
                 throw fail(
-                    tasks[id] == nil
+                    !tasks.contains(id)
                         ? "task #\(id) was purged" : "task #\(id) is no longer in the to-delete list")
             }
         case .tasksTrashed(let entries, _, _):
-            for e in entries where tasks[e.id] == nil || isTrashed(e.id) {
+            for e in entries where !tasks.contains(e.id) || isTrashed(e.id) {
                 throw fail("task #\(e.id) is no longer in the list")
             }
         case .tasksPlaced(let ps, _):
-            for p in ps where tasks[p.id] == nil || isTrashed(p.id) {
+            for p in ps where !tasks.contains(p.id) || isTrashed(p.id) {
                 throw fail("task #\(p.id) is no longer in the list")
             }
         case .sectionRemoved(let i):
@@ -291,9 +291,9 @@ extension DownloadList {
                 throw fail("the sections changed")
             }
         case .taskRenamed(let id, _, _, _):
-            guard tasks[id] != nil else { throw fail("task #\(id) was purged") }
+            guard tasks.contains(id) else { throw fail("task #\(id) was purged") }
         case .statesRestored(let ids, _):
-            for id in ids where tasks[id] == nil { throw fail("task #\(id) was purged") }
+            for id in ids where !tasks.contains(id) { throw fail("task #\(id) was purged") }
         default:
             break
         }

@@ -7,7 +7,7 @@ extension DownloadList {
             // Undo forgets what the add brought (tasks and the section it created), so the URLs can be added again.
             var urls: Set<String> = []
             let ids = new.filter {
-                tasks[$0.id] == nil && task(withURL: $0.url) == nil && urls.insert($0.url).inserted
+                !tasks.contains($0.id) && task(withURL: $0.url) == nil && urls.insert($0.url).inserted
             }
             .map(\.id)
             return ids.isEmpty
@@ -16,7 +16,7 @@ extension DownloadList {
                     ids: ids,
                     removingSection: Self.sectionCreated(byAddAt: section, titled: title, in: sections))
         case .tasksMoved(let ids, let section, _):
-            let live = Set(ids.filter { tasks[$0] != nil && !isTrashed($0) })
+            let live = Set(ids.filter { tasks.contains($0) && !isTrashed($0) })
             let removed =
                 sections.isEmpty
                 ? []
@@ -35,7 +35,7 @@ extension DownloadList {
             guard sections.indices.contains(index) else { return nil }
             return .sectionInserted(index: index, title: sections[index].title)
         case .tasksDeleted(let ids, _):
-            let live = ids.filter { tasks[$0] != nil && !isTrashed($0) }
+            let live = ids.filter { tasks.contains($0) && !isTrashed($0) }
             let removed = sectionsEmptied(by: Set(live), keeping: nil)
             return live.isEmpty ? nil : .tasksRestored(ids: live, to: nil, recreating: removed)
         case .tasksRestored(let ids, _, _):
@@ -55,7 +55,7 @@ extension DownloadList {
                 userChosen: t.nameIsUserChosen)
         case .tasksPaused(let ids), .tasksResumed(let ids), .tasksStopped(let ids),
             .statesRestored(let ids, _):
-            let known = ids.filter { tasks[$0] != nil }
+            let known = ids.filter { tasks.contains($0) }
             let states = known.map { tasks[$0]!.state == .downloading ? TaskState.waiting : tasks[$0]!.state }
             return .statesRestored(ids: known, states: states)
         case .maxDownloadsChanged:

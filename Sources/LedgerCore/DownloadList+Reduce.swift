@@ -147,7 +147,7 @@ extension DownloadList {
         }
         var fresh: [TaskID] = []
         fresh.reserveCapacity(new.count)
-        for t in new where tasks[t.id] == nil && urls.claim(t.url, for: t.id, in: tasks) {
+        for t in new where !tasks.contains(t.id) && urls.claim(t.url, for: t.id, in: tasks) {
             tasks.insert(
                 DownloadTask(
                     id: t.id, url: t.url, displayName: t.name ?? DownloadList.defaultName(forURL: t.url),
@@ -166,7 +166,7 @@ extension DownloadList {
     }
 
     private mutating func removeTasks(_ ids: [TaskID], section: Int?) {
-        let gone = Set(ids.filter { tasks[$0] != nil && !isTrashed($0) })
+        let gone = Set(ids.filter { tasks.contains($0) && !isTrashed($0) })
         _ = detach(gone)
         for id in gone {
             urls.set(tasks[id]!.url, nil)
@@ -194,7 +194,7 @@ extension DownloadList {
     }
 
     private mutating func moveTasks(_ ids: [TaskID], section: Int, index: Int) {
-        let live = ids.filter { tasks[$0] != nil && !isTrashed($0) }
+        let live = ids.filter { tasks.contains($0) && !isTrashed($0) }
         guard !sections.isEmpty else { return }
         var emptied = detach(Set(live))
         let s = clamp(section, sections.count - 1)
@@ -224,7 +224,7 @@ extension DownloadList {
     }
 
     private mutating func place(_ placements: [Placement]) {
-        let ids = placements.map(\.id).filter { tasks[$0] != nil && !isTrashed($0) }
+        let ids = placements.map(\.id).filter { tasks.contains($0) && !isTrashed($0) }
         _ = detach(Set(ids))
         let ordered = placements.filter { ids.contains($0.id) }.sorted {
             ($0.section, $0.index) < ($1.section, $1.index)
@@ -274,7 +274,7 @@ extension DownloadList {
 
     private mutating func putBack(_ entries: [TrashEntry], positions: [Int], removingSections created: [Int])
     {
-        let wanted = Set(entries.map(\.id).filter { tasks[$0] != nil && !isTrashed($0) })
+        let wanted = Set(entries.map(\.id).filter { tasks.contains($0) && !isTrashed($0) })
         _ = detach(wanted)
         for (n, e) in entries.enumerated() where wanted.contains(e.id) {
             trash.insert(e, at: clamp(n < positions.count ? positions[n] : trash.count, trash.count))

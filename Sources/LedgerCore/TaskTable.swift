@@ -17,6 +17,18 @@ public struct TaskTable: Sendable, Sequence {
         id >= 1 && id <= TaskID(slots.count) ? Int(id - 1) : nil
     }
 
+    /// Whether a task has this id (no copy of the task).
+    @inline(__always)
+    public func contains(_ id: TaskID) -> Bool {
+        if let i = slot(id) {
+            return slots.withUnsafeBufferPointer { buffer in
+                if case .none = buffer[i] { return false }
+                return true
+            }
+        }
+        return !far.isEmpty && far.keys.contains(id)
+    }
+
     /// The task with this id, or nil. Setting nil removes it.
     public subscript(id: TaskID) -> DownloadTask? {
         get {
@@ -46,8 +58,12 @@ public struct TaskTable: Sendable, Sequence {
     /// Changes a task in place; does nothing for an unknown id.
     mutating func update(_ id: TaskID, _ body: (inout DownloadTask) -> Void) {
         if let i = slot(id) {
-            guard slots[i] != nil else { return }
-            body(&slots[i]!)
+            // In place through the buffer: testing the slot must not copy the task out.
+            slots.withUnsafeMutableBufferPointer { buffer in
+                let task = buffer.baseAddress! + i
+                if case .none = task.pointee { return }
+                body(&task.pointee!)
+            }
         } else if far[id] != nil {
             body(&far[id]!)
         }
