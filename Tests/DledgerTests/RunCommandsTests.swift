@@ -90,6 +90,35 @@ import Testing
         #expect(ranges.contains { $0.hasPrefix("bytes=") && !$0.hasPrefix("bytes=0-") })
     }
 
+    /// With --json, stdout is one document a script can parse: every task's result (the progress lines go to
+    /// stderr); a failure still exits 1.
+    @Test func getAndRunWithJSONPrintOneDocument() async throws {
+        let box = try DledgerSandbox()
+        let server = try LoopbackServer()
+        server.serve("/a.bin", Resource(size: 50_000, seed: 3))
+        let r = try await box.run("get", "--json", server.url("/a.bin"), server.url("/missing.bin"))
+        #expect(r.status == 1)
+        let doc = try #require(r.json as? [String: Any], "stdout: \(r.out)")
+        #expect(doc["interrupted"] as? Bool == false)
+        let tasks = try #require(doc["tasks"] as? [[String: Any]])
+        #expect(tasks.map { $0["state"] as? String } == ["finished", "failed"])
+        #expect(tasks[0]["file"] as? String == box.downloads + "/a.bin")
+        #expect(box.contents("a.bin") == Body.generatedBytes(seed: 3, in: 0..<50_000))
+        // The digest printed is the one recorded, and the recorded one is the file's (verify --checksums).
+        #expect((tasks[0]["sha256"] as? String)?.count == 64)
+        #expect(tasks[0]["sha256"] as? String == (try await box.task(1))?["sha256"] as? String)
+        #expect(try await box.run("verify", "--checksums").status == 0)
+        #expect((tasks[1]["failure"] as? [String: Any])?["code"] as? String == "http")
+        #expect(r.err.contains("finished #1 a.bin"))
+        server.serve("/b.bin", Resource(size: 1_000, seed: 4))
+        _ = try await box.run("add", server.url("/b.bin"))
+        let run = try await box.run("run", "--until-idle", "--json")
+        #expect(run.status == 0, "\(run.err)")
+        let summary = try #require(run.json as? [String: Any], "stdout: \(run.out)")
+        #expect((summary["states"] as? [String: Any])?["finished"] as? Int == 2)
+        #expect(summary["failed"] as? [Int] == [])
+    }
+
     @Test func runUntilIdleOnAnEmptyLedgerReturnsAtOnce() async throws {
         let box = try DledgerSandbox()
         let r = try await box.run("run", "--until-idle")

@@ -9,14 +9,17 @@ final class Progress: @unchecked Sendable {
     private let ledger: Ledger
     private let scheduler: Scheduler?
     private let scope: Set<TaskID>?
+    /// With `--json`, stdout carries only the final document: the plain lines go to stderr, no live region.
+    private let json: Bool
     private let lock = NSLock()
     private var states: [TaskID: TaskState] = [:]
     private var loop: Task<Void, Never>?
     /// Tasks that failed while this display ran.
     private(set) var failed: Set<TaskID> = []
 
-    init(console: Console, ledger: Ledger, scheduler: Scheduler?, scope: Set<TaskID>?) {
+    init(console: Console, ledger: Ledger, scheduler: Scheduler?, scope: Set<TaskID>?, json: Bool = false) {
         self.console = console
+        self.json = json
         self.ledger = ledger
         self.scheduler = scheduler
         self.scope = scope
@@ -46,8 +49,10 @@ final class Progress: @unchecked Sendable {
 
     private func tick(live: Bool = true) {
         let list = ledger.list
-        for line in transitions(list) where !console.quiet { console.out(line) }
-        guard console.isTTY, !console.quiet, live else { return }
+        for line in transitions(list) where !console.quiet {
+            if json { console.err(line) } else { console.out(line) }
+        }
+        guard console.isTTY, !console.quiet, !json, live else { return }
         console.setLive(liveLines(list, activity: scheduler?.currentActivity() ?? []))
     }
 

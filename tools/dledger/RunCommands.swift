@@ -12,8 +12,9 @@ enum RunCommands {
         ],
         discussion:
             "Exit status: 0 when all finished, 1 when some failed or were paused, 130 on Ctrl-C (the\n"
-            + "tasks wait again, with their bytes: 'dledger run' resumes them with a Range request).",
-        writes: true,
+            + "tasks wait again, with their bytes: 'dledger run' resumes them with a Range request).\n"
+            + "With --json: progress lines go to stderr; stdout gets one document with every task's result.",
+        json: true, writes: true,
         run: { try await runGet($0) })
 
     static let run = CommandSpec(
@@ -26,8 +27,9 @@ enum RunCommands {
         discussion:
             "Pause, resume, delete, move and limits given by other dledger processes take effect within a\n"
             + "second. Ctrl-C stops cleanly (exit 130): partial files stay and resume with a Range request.\n"
-            + "Exit status with --until-idle: 0, or 1 when a task failed during the run.",
-        writes: true,
+            + "Exit status with --until-idle: 0, or 1 when a task failed during the run.\n"
+            + "With --json: progress lines go to stderr; stdout gets one summary document at the end.",
+        json: true, writes: true,
         run: { try await runRun($0) })
 
     static func runGet(_ inv: Invocation) async throws -> Int32 {
@@ -36,9 +38,10 @@ enum RunCommands {
         let ledger = try inv.context.openForWriting()
         var ids: [TaskID] = []
         var skipped: [(url: String, reason: String)] = []
+        let json = inv.context.json
         do {
             let outcome = try ledger.execute(command)
-            if !inv.console.quiet { AddCommand.report(outcome, list: ledger.list, inv: inv) }
+            if !inv.console.quiet && !json { AddCommand.report(outcome, list: ledger.list, inv: inv) }
             ids = outcome.decision.added
             skipped = outcome.decision.skipped
         } catch let e as NothingAdded {
@@ -50,21 +53,33 @@ enum RunCommands {
         let result: (interrupted: Bool, failed: Set<TaskID>)
         do {
             result = try await download(
-                ledger, console: inv.console, only: scope, jobs: jobs, untilIdle: true)
+                ledger, console: inv.console, only: scope, jobs: jobs, untilIdle: true, json: json)
         } catch LedgerOpenError.runnerActive(let pid, _) {
-            inv.console.info(
-                "another downloader (pid \(pid.map(String.init) ?? "?")) runs this ledger: watching it")
-            result = try await watch(ledger, console: inv.console, scope: scope)
+            let note = "another downloader (pid \(pid.map(String.init) ?? "?")) runs this ledger: watching it"
+            if json { inv.console.err(note) } else { inv.console.info(note) }
+            result = try await watch(ledger, console: inv.console, scope: scope, json: json)
         }
         let list = ledger.list
         let tasks = ids.compactMap { list.tasks[$0] }
+        if json {
+            let places = list.locations(of: Set(ids))
+            inv.console.out(
+                JSON.obj([
+                    "interrupted": .bool(result.interrupted),
+                    "tasks": .array(tasks.map { Output.task($0, place: places[$0.id], list: list) }),
+                    "skipped": .array(
+                        skipped.filter { s in !tasks.contains { $0.url == s.url } }.map {
+                            .obj(["url": .string($0.url), "reason": .string($0.reason)])
+                        }),
+                ]).rendered(pretty: true))
+        }
         if result.interrupted {
             let waiting = tasks.filter { $0.state != .finished }.map(\.id)
             inv.console.err(
                 "interrupted: \(EventWords.ids(waiting)) will resume where they stopped with 'dledger run'")
             return CLIError.interrupted
         }
-        for t in tasks where t.state == .finished {
+        for t in tasks where t.state == .finished && !json {
             inv.console.info("saved #\(t.id) \(t.filePath ?? DownloadList.shownName(t))")
         }
         let unfinished = tasks.filter { $0.state != .finished }
@@ -93,7 +108,8 @@ enum RunCommands {
                 continue
             }
             if list.isTrashed(id) { throw LedgerError.taskInTrash(id) }
-            inv.console.info("already in the list: #\(id) (\(t.state.rawValue)) \(s.url)")
+            let note = "already in the list: #\(id) (\(t.state.rawValue)) \(s.url)"
+            if inv.context.json { inv.console.err(note) } else { inv.console.info(note) }
             ids.append(id)
             if [.paused, .stopped, .failed].contains(t.state) { toResume.append(id) }
         }
@@ -106,12 +122,30 @@ enum RunCommands {
         try inv.require([])
         let ledger = try inv.context.openForWriting()
         let untilIdle = inv.args.has("--until-idle")
+        let json = inv.context.json
         if !untilIdle {
-            inv.console.info("downloading; Ctrl-C stops (everything resumes with the next 'dledger run')")
+            let note = "downloading; Ctrl-C stops (everything resumes with the next 'dledger run')"
+            if json { inv.console.err(note) } else { inv.console.info(note) }
         }
         let result = try await download(
-            ledger, console: inv.console, only: nil, jobs: jobs, untilIdle: untilIdle)
+            ledger, console: inv.console, only: nil, jobs: jobs, untilIdle: untilIdle, json: json)
         let list = ledger.list
+        if json {
+            let live = list.orderedTasks
+            var counts: [JSON.Field] = []
+            for state in TaskState.allCases {
+                counts.append(
+                    JSON.Field(key: state.rawValue, value: .int(live.filter { $0.state == state }.count)))
+            }
+            inv.console.out(
+                JSON.obj([
+                    "interrupted": .bool(result.interrupted),
+                    "failed": .array(result.failed.sorted().map { .int($0) }),
+                    "states": .object(counts),
+                ]).rendered(pretty: true))
+            if result.interrupted { return CLIError.interrupted }
+            return result.failed.isEmpty ? CLIError.success : CLIError.failure
+        }
         if result.interrupted {
             let waiting = list.orderedTasks.filter { $0.state.isRunnable }.count
             inv.console.err(
@@ -125,14 +159,16 @@ enum RunCommands {
 
     /// Runs a scheduler with progress until idle (or stopped by Ctrl-C / SIGTERM).
     static func download(
-        _ ledger: Ledger, console: Console, only: Set<TaskID>?, jobs: Int?, untilIdle: Bool
+        _ ledger: Ledger, console: Console, only: Set<TaskID>?, jobs: Int?, untilIdle: Bool,
+        json: Bool = false
     ) async throws -> (interrupted: Bool, failed: Set<TaskID>) {
         let scheduler = try Scheduler(
             ledger: ledger, config: TransferConfig(), maxDownloads: jobs, only: only)
         let interrupt = Interrupt()
         interrupt.install { scheduler.requestStop() }
         defer { interrupt.remove() }
-        let progress = Progress(console: console, ledger: ledger, scheduler: scheduler, scope: only)
+        let progress = Progress(
+            console: console, ledger: ledger, scheduler: scheduler, scope: only, json: json)
         progress.start()
         do {
             try await scheduler.run(untilIdle: untilIdle)
@@ -145,13 +181,13 @@ enum RunCommands {
     }
 
     /// Follows another process's downloader until the tasks in `scope` are done or no longer runnable.
-    static func watch(_ ledger: Ledger, console: Console, scope: Set<TaskID>) async throws
+    static func watch(_ ledger: Ledger, console: Console, scope: Set<TaskID>, json: Bool = false) async throws
         -> (interrupted: Bool, failed: Set<TaskID>)
     {
         let interrupt = Interrupt()
         interrupt.install {}
         defer { interrupt.remove() }
-        let progress = Progress(console: console, ledger: ledger, scheduler: nil, scope: scope)
+        let progress = Progress(console: console, ledger: ledger, scheduler: nil, scope: scope, json: json)
         progress.start()
         while !interrupt.fired {
             try ledger.refresh()
