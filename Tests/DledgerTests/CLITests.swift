@@ -50,6 +50,10 @@ import Testing
         let unknown = try await box.run("ls", "--frob")
         #expect(unknown.status == 64)
         #expect(unknown.err.hasPrefix("error: unknown option '--frob'"))
+        #expect(unknown.err.contains("hint: see 'dledger ls --help'"))
+        let inSection = try await box.run(
+            "--ledger", box.downloads + "/l.sqlite", "section", "rename", "--frob")
+        #expect(inSection.err.contains("hint: see 'dledger section rename --help'"))
         let misplaced = try await box.run("ls", "--until-idle")
         #expect(misplaced.status == 64)
         #expect(misplaced.err.contains("error: option '--until-idle' does not apply to 'dledger ls'"))

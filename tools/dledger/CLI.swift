@@ -21,9 +21,23 @@ enum CLI {
                 noColor: args.has("--no-color"), quiet: args.has("--quiet"), environment: environment)
             return await run(args, console: console, environment: environment, cwd: cwd)
         } catch {
-            FileHandle.standardError.write(Data("error: \(error)\nhint: see 'dledger --help'\n".utf8))
+            let hint = commandNamed(in: tokens).map { "dledger \($0) --help" } ?? "dledger --help"
+            FileHandle.standardError.write(Data("error: \(error)\nhint: see '\(hint)'\n".utf8))
             return CLIError.usageStatus
         }
+    }
+
+    /// The command a command line that could not be parsed was meant for: the first word that names one.
+    static func commandNamed(in tokens: [String]) -> String? {
+        for (i, word) in tokens.enumerated() where !word.hasPrefix("-") {
+            if word == "section", i + 1 < tokens.count,
+                commands.contains(where: { $0.name == "section " + tokens[i + 1] })
+            {
+                return "section " + tokens[i + 1]
+            }
+            if commands.contains(where: { $0.name == word }) { return word }
+        }
+        return nil
     }
 
     /// Runs one parsed command line (also used by the demo, in-process).
