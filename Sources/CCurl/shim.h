@@ -32,4 +32,14 @@ static inline int ccurl_rename_noreplace(const char *from, const char *to) {
 static inline int ccurl_start_writeback(int fd, long long offset, long long length) {
     return (int)syscall(SYS_sync_file_range, fd, (off_t)offset, (off_t)length, 2u /* SYNC_FILE_RANGE_WRITE */);
 }
+
+/* LedgerTransfer: a partial file's mark (the task generation and validator it was written under) as an extended
+   attribute that travels with the file. fsetxattr/getxattr are not in Swift's Glibc module. */
+#include <sys/xattr.h>
+static inline int ccurl_fsetxattr(int fd, const char *name, const void *value, size_t size) {
+    return fsetxattr(fd, name, value, size, 0);
+}
+static inline long ccurl_getxattr(const char *path, const char *name, void *value, size_t size) {
+    return (long)getxattr(path, name, value, size);
+}
 #endif

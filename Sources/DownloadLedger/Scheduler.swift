@@ -55,6 +55,9 @@ public final class Scheduler: @unchecked Sendable {
         throws
     {
         self.ledger = ledger
+        var config = config
+        // A completed partial stays (a second link to the placed file) until its fact is recorded: see flush().
+        config.keepPlacedPartials = true
         self.engine = try TransferEngine(config: config)
         (wake, wakeUp) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
         self.maxDownloads = maxDownloads
@@ -80,6 +83,7 @@ public final class Scheduler: @unchecked Sendable {
     public func run(untilIdle: Bool = false) async throws {
         let runLock = try RunLock(ledgerPath: ledger.path)
         defer { runLock.release() }
+        removeRecordedPartials()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { [self] in
                 for await event in engine.events {
@@ -162,14 +166,11 @@ public final class Scheduler: @unchecked Sendable {
             }
             for t in wanted where running[t.id] == nil {
                 running[t.id] = t.resets
-                // Always the validator: after a crash the log holds no byte count, yet the partial file may have
-                // bytes, and a Range without If-Range would splice changed content onto them. The engine sends
-                // it only when it resumes.
                 toStart.append(
                     TransferRequest(
                         id: t.id, url: t.url, directory: t.directory,
                         preferredName: t.nameIsUserChosen ? t.displayName : nil,
-                        expectedSHA256: t.expectedSHA256, validator: t.validator))
+                        expectedSHA256: t.expectedSHA256, validator: t.validator, generation: t.resets))
             }
             // A running task reset by a redownload elsewhere must restart from zero.
             for t in wanted where running[t.id].map({ $0 != t.resets }) == true && stopping[t.id] == nil {
@@ -182,17 +183,51 @@ public final class Scheduler: @unchecked Sendable {
             engine.setSpeedLimit(list.speedLimit)
         }
         for id in toCancel { engine.cancel(id: id) }
-        for request in toStart {
-            // A task the log never saw start (or saw reset) has no partial file worth resuming: whatever lies
-            // there was written by a run killed before it could log the start, or outlived a redownload.
-            if let t = list.tasks[request.id], t.attempts == 0, t.bytes == 0 {
-                SafeFiles.remove(t.partialPath)
-            }
+        for var request in toStart {
+            request.validator = Self.resumeValidator(for: request, logged: list.tasks[request.id])
             try? FileManager.default.createDirectory(
                 atPath: request.directory, withIntermediateDirectories: true)
             engine.start(request)
         }
         return wanted.isEmpty && lock.withLock { running.isEmpty }
+    }
+
+    /// What the partial file left for `request` is worth, and the validator to resume it with. Always a validator
+    /// when one is known: after a crash the log may hold no byte count while the file has bytes, and a Range
+    /// without If-Range would splice changed content onto them (the engine sends it only when it resumes).
+    ///
+    /// The file's own mark (``PartialMark``) says which generation of the task wrote it: the current one's bytes
+    /// resume even when the run that wrote them was killed before logging the transfer's start or the server's
+    /// validator; an older generation's (a redownload's predecessor) are removed. Without a mark (a file system
+    /// without extended attributes), a task the log never saw start has no partial worth keeping.
+    static func resumeValidator(for request: TransferRequest, logged t: DownloadTask?) -> String? {
+        let path = request.partialPath
+        if let mark = PartialMark.read(path: path) {
+            guard mark.generation == request.generation else {
+                SafeFiles.remove(path)
+                return t?.validator
+            }
+            return t?.validator ?? mark.validator
+        }
+        if let t, t.attempts == 0, t.bytes == 0 { SafeFiles.remove(path) }
+        return t?.validator
+    }
+
+    /// Partial files of finished tasks: second links to their placed files, left by a run stopped between a
+    /// placement and the removal that follows its record.
+    private func removeRecordedPartials() {
+        let list = ledger.list
+        var seen: Set<String> = []
+        for t in list.tasks.values where seen.insert(t.directory).inserted {
+            let folder = t.directory + "/.dledger/partial"
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { continue }
+            for name in names where name.hasSuffix(".part") {
+                guard let id = TaskID(name.dropLast(5)), let task = list.tasks[id], task.state == .finished,
+                    task.directory == t.directory
+                else { continue }
+                SafeFiles.remove(folder + "/" + name)
+            }
+        }
     }
 
     private func reason(for task: DownloadTask?, startedAt resets: Int, in list: DownloadList) -> StopReason {
@@ -220,6 +255,10 @@ public final class Scheduler: @unchecked Sendable {
         }
         do {
             if !facts.isEmpty { try ledger.record(facts) }
+            // Recorded: the completed partials (second links to the placed files) can go.
+            for case .completed(let id, _, _, _) in events {
+                if let t = ledger.list.tasks[id] { SafeFiles.remove(t.partialPath) }
+            }
         } catch {
             lock.withLock { failure = failure ?? error }
         }

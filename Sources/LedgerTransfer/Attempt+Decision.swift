@@ -77,6 +77,8 @@ extension Attempt {
         job.serverName = serverName
         job.expected = total
         if let validator = etag ?? lastModified { job.validator = validator }
+        // Before the first body byte: a run killed before the facts are logged still knows what the bytes are.
+        job.file.mark(PartialMark(generation: job.request.generation, validator: job.validator))
         let ranges = status == 206 || headers["accept-ranges"]?.lowercased().contains("bytes") == true
         emit(
             .resolved(

@@ -12,6 +12,8 @@ struct Finishing: @unchecked Sendable {
     let hashes: HashWorker
     /// The name to place the file under (or the first free variant of it).
     let name: String
+    /// Leave the partial file in place after linking it (``TransferConfig/keepPlacedPartials``).
+    let keepPartial: Bool
 
     /// fsync, wait for the hash, verify it, then link the file to a free final name and sync the directory.
     func complete() -> TransferEvent {
@@ -27,7 +29,8 @@ struct Finishing: @unchecked Sendable {
                     id: id, reason: .checksumMismatch(expected: expected, actual: sha256), retryable: false,
                     bytes: file.size)
             }
-            let placed = try FilePlacement.place(partial: file.path, directory: request.directory, base: name)
+            let placed = try FilePlacement.place(
+                partial: file.path, directory: request.directory, base: name, keepPartial: keepPartial)
             return .completed(id: id, bytes: file.size, sha256: sha256, fileName: placed)
         } catch {
             hashes.forget(follower)

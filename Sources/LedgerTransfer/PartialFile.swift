@@ -36,6 +36,11 @@ final class PartialFile {
         close(fd)
     }
 
+    /// Records on the file what it is being written under (see ``PartialMark``); best effort.
+    func mark(_ mark: PartialMark) {
+        mark.write(fd: fd)
+    }
+
     /// Appends all of `bytes`.
     func append(_ bytes: UnsafeRawBufferPointer) throws(TransferError) {
         guard var base = bytes.baseAddress else { return }

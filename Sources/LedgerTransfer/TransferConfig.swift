@@ -25,6 +25,12 @@ public struct TransferConfig: Sendable {
     /// Verify TLS certificates and host names. On by default; turn off only for a test server you control.
     public var verifyTLS = true
 
+    /// Keep the partial file (a second link to the placed file) after a completion, until the caller has recorded
+    /// it and removes `partialPath` itself. A caller killed between the placement and its record then finds, at the
+    /// next start, the complete partial and the placed file as one file, and the engine reports the existing name
+    /// instead of placing a copy. Off by default: the partial goes at once.
+    public var keepPlacedPartials = false
+
     /// The defaults.
     public init() {}
 }

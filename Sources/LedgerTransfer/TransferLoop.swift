@@ -97,7 +97,8 @@ final class TransferLoop: @unchecked Sendable {
         detachAttempt(of: job)
         jobs[job.request.id] = nil
         let finishing = Finishing(
-            request: job.request, file: job.file, follower: job.follower, hashes: hashes, name: name)
+            request: job.request, file: job.file, follower: job.follower, hashes: hashes, name: name,
+            keepPartial: config.keepPlacedPartials)
         let mailbox = self.mailbox
         completions.submit { mailbox.emit(end(finishing)) }
     }

@@ -12,12 +12,15 @@ public struct TransferRequest: Sendable, Equatable {
     public var expectedSHA256: String?
     /// ETag or Last-Modified recorded when the partial file was started, sent as `If-Range`.
     public var validator: String?
+    /// The task's generation (how many times its data was reset), marked on the partial file (``PartialMark``).
+    public var generation: Int
 
     /// Creates a request.
     public init(
         id: Int64, url: String, directory: String, preferredName: String? = nil,
-        expectedSHA256: String? = nil, validator: String? = nil
+        expectedSHA256: String? = nil, validator: String? = nil, generation: Int = 0
     ) {
+        self.generation = generation
         self.id = id
         self.url = url
         self.directory = directory
