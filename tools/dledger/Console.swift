@@ -39,6 +39,15 @@ final class Console: @unchecked Sendable {
         }
     }
 
+    /// A JSON document on stdout, written as it is rendered (large ones are never held whole).
+    func out(_ json: JSON, pretty: Bool = true) {
+        lock.withLock {
+            write(STDOUT_FILENO, eraseLive())
+            json.stream(pretty: pretty) { write(STDOUT_FILENO, $0) }
+            write(STDOUT_FILENO, "\n" + drawnLive())
+        }
+    }
+
     /// A line on stdout unless `-q` was given.
     func info(_ line: String = "") {
         if !quiet { out(line) }
@@ -96,12 +105,15 @@ final class Console: @unchecked Sendable {
 
     private func write(_ fd: Int32, _ text: String) {
         guard !text.isEmpty else { return }
-        var bytes = Array(text.utf8)[...]
-        while !bytes.isEmpty {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return }
-            bytes = bytes.dropFirst(n)
+        var text = text
+        text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { return }
+                offset += n
+            }
         }
     }
 }

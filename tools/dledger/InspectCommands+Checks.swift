@@ -20,7 +20,7 @@ extension InspectCommands {
             usage: "export [--json]", json: true,
             run: { inv in
                 try inv.require([])
-                inv.console.out(Output.export(try inv.context.openForReading().list).rendered(pretty: true))
+                inv.console.out(Output.export(try inv.context.openForReading().list))
                 return CLIError.success
             }),
         CommandSpec(

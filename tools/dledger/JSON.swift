@@ -28,11 +28,26 @@ enum JSON: Equatable {
     /// Compact (one line) or indented by two spaces.
     func rendered(pretty: Bool = false) -> String {
         var out = ""
-        write(into: &out, pretty: pretty, depth: 0)
+        write(into: &out, pretty: pretty, depth: 0, flush: nil)
         return out
     }
 
-    private func write(into out: inout String, pretty: Bool, depth: Int) {
+    /// Renders in pieces of about `chunk` bytes handed to `flush` (then reused): a document of tens of MB is
+    /// never held whole.
+    func stream(pretty: Bool, chunk: Int = 1 << 18, _ flush: (String) -> Void) {
+        var out = ""
+        out.reserveCapacity(chunk + 4096)
+        withoutActuallyEscaping(flush) { flush in
+            write(into: &out, pretty: pretty, depth: 0) { full in
+                guard full.utf8.count >= chunk else { return }
+                flush(full)
+                full.removeAll(keepingCapacity: true)
+            }
+            flush(out)
+        }
+    }
+
+    private func write(into out: inout String, pretty: Bool, depth: Int, flush: ((inout String) -> Void)?) {
         switch self {
         case .null: out += "null"
         case .bool(let b): out += b ? "true" : "false"
@@ -45,7 +60,8 @@ enum JSON: Equatable {
             for (i, item) in items.enumerated() {
                 if i > 0 { out += "," }
                 out += pad
-                item.write(into: &out, pretty: pretty, depth: depth + 1)
+                item.write(into: &out, pretty: pretty, depth: depth + 1, flush: flush)
+                flush?(&out)
             }
             out += close
             out += "]"
@@ -58,7 +74,7 @@ enum JSON: Equatable {
                 out += pad
                 Self.quote(field.key, into: &out)
                 out += pretty ? ": " : ":"
-                field.value.write(into: &out, pretty: pretty, depth: depth + 1)
+                field.value.write(into: &out, pretty: pretty, depth: depth + 1, flush: flush)
             }
             out += close
             out += "}"

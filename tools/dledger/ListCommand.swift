@@ -55,8 +55,7 @@ enum ListCommand {
             utcOffsetSeconds: Format.utcOffset(at: now))
         if inv.context.json {
             inv.console.out(
-                Output.view(sections, of: list, sort: sort, descending: descending, filter: filterName)
-                    .rendered(pretty: true))
+                Output.view(sections, of: list, sort: sort, descending: descending, filter: filterName))
             return
         }
         if list.sections.isEmpty && filter != .trash {
