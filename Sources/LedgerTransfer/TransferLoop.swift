@@ -89,6 +89,7 @@ final class TransferLoop: @unchecked Sendable {
     /// completing is left to complete.
     func cancel(id: Int64) {
         guard let job = jobs[id] else { return }
+        job.endStaging(publish: false)
         handOver(job) { $0.stop() }
     }
 
@@ -212,6 +213,7 @@ final class TransferLoop: @unchecked Sendable {
 
     /// Ends `job` with a failure. An empty partial file is removed: it holds nothing to resume.
     func end(_ job: Job, failure reason: FailureReason) {
+        job.endStaging(publish: false)
         detachAttempt(of: job)
         jobs[job.request.id] = nil
         hashes.forget(job.follower)
