@@ -240,8 +240,10 @@ public final class Scheduler: @unchecked Sendable {
         for request in toStart {
             // A task the log never saw start (or saw reset) has no partial file worth resuming: whatever lies
             // there was written by a run killed before it could log the start, or outlived a redownload.
+            // (lstat first: unlink of a missing name takes the folder's lock, which the engine wants too.)
             if let t = list.tasks[request.id], t.attempts == 0, t.bytes == 0 {
-                SafeFiles.remove(t.partialPath)
+                var info = stat()
+                if lstat(t.partialPath, &info) == 0 { SafeFiles.remove(t.partialPath) }
             }
             try? FileManager.default.createDirectory(
                 atPath: request.directory, withIntermediateDirectories: true)

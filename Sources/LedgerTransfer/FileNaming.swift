@@ -55,7 +55,7 @@ public enum FileNaming {
         var rest = Substring(url)
         if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
         if let query = rest.firstIndex(of: "?") { rest = rest[..<query] }
-        if let scheme = rest.range(of: "://") {
+        if let scheme = rest.firstRange(of: "://") {
             let afterScheme = rest[scheme.upperBound...]
             guard let slash = afterScheme.firstIndex(of: "/") else { return nil }
             rest = afterScheme[slash...]
