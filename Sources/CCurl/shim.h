@@ -32,4 +32,10 @@ static inline int ccurl_rename_noreplace(const char *from, const char *to) {
 static inline int ccurl_start_writeback(int fd, long long offset, long long length) {
     return (int)syscall(SYS_sync_file_range, fd, (off_t)offset, (off_t)length, 2u /* SYNC_FILE_RANGE_WRITE */);
 }
+
+/* LedgerTransfer: reserve blocks past the end of a file without changing its size (fallocate with
+   FALLOC_FL_KEEP_SIZE), so appends land in allocated blocks. Declared by glibc only under _GNU_SOURCE. */
+static inline int ccurl_reserve(int fd, long long offset, long long length) {
+    return (int)syscall(SYS_fallocate, fd, 1 /* FALLOC_FL_KEEP_SIZE */, (off_t)offset, (off_t)length);
+}
 #endif

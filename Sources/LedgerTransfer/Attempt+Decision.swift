@@ -76,6 +76,7 @@ extension Attempt {
         job.pendingRestartReason = nil
         job.serverName = serverName
         job.expected = total
+        if let limit { job.file.expect(end: limit) }
         if let validator = etag ?? lastModified { job.validator = validator }
         let ranges = status == 206 || headers["accept-ranges"]?.lowercased().contains("bytes") == true
         emit(
