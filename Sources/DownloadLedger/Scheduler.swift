@@ -149,7 +149,13 @@ public final class Scheduler: @unchecked Sendable {
             guard deferredSince == nil else { return .later }
             deferredSince = .now
             return .armTimer
-        case .completed, .failed, .stopped:
+        case .completed(let id, _, _, _):
+            pending.append(event)
+            // The slot of a transfer that reported `.received` is free already; the end of the last one is
+            // noticed by `finish` (idle).
+            if !completing.contains(id) { slotsChanged = true }
+            return .now
+        case .failed, .stopped:
             pending.append(event)
             slotsChanged = true
             return .now
@@ -318,6 +324,7 @@ public final class Scheduler: @unchecked Sendable {
             running[id] = nil
             stopping[id] = nil
             completing.remove(id)
+            if running.isEmpty { slotsChanged = true }
         }
     }
 
