@@ -64,7 +64,7 @@ final class TransferLoop: @unchecked Sendable {
     private func start(_ request: TransferRequest) {
         guard jobs[request.id] == nil else { return }
         let scheme = request.url.prefix { $0 != ":" }.lowercased()
-        guard scheme == "http" || scheme == "https", request.url.contains("://") else {
+        guard scheme == "http" || scheme == "https", request.url.firstRange(of: "://") != nil else {
             mailbox.emit(
                 .failed(id: request.id, reason: .invalidURL(request.url), retryable: false, bytes: 0))
             return
