@@ -42,4 +42,10 @@ static inline int ccurl_fsetxattr(int fd, const char *name, const void *value, s
 static inline long ccurl_getxattr(const char *path, const char *name, void *value, size_t size) {
     return (long)getxattr(path, name, value, size);
 }
+
+/* LedgerTransfer: reserve blocks past the end of a file without changing its size (fallocate with
+   FALLOC_FL_KEEP_SIZE), so appends land in allocated blocks. Declared by glibc only under _GNU_SOURCE. */
+static inline int ccurl_reserve(int fd, long long offset, long long length) {
+    return (int)syscall(SYS_fallocate, fd, 1 /* FALLOC_FL_KEEP_SIZE */, (off_t)offset, (off_t)length);
+}
 #endif

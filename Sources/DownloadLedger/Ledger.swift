@@ -30,6 +30,9 @@ public final class Ledger: @unchecked Sendable {
     private var state: DownloadList
     private var lastSnapshotSeq: Int64 = 0
     private var lastToken: Int64 = 0
+    /// Whether the store commits with `synchronous=NORMAL` (downloader facts) rather than `FULL` (everything
+    /// else, and how the store opens). Switched only when the next write needs the other mode.
+    private var factDurability = false
     private var observers: [UUID: AsyncStream<DownloadList>.Continuation] = [:]
     /// Milliseconds since the Unix epoch. Injected so tests can move time.
     public let clock: @Sendable () -> Int64
@@ -83,7 +86,16 @@ public final class Ledger: @unchecked Sendable {
         try fold()
     }
 
+    /// Sets the store's commit durability for the next writes: NORMAL for downloader facts, FULL otherwise.
+    /// Caller holds the lock.
+    private func useFactDurability(_ facts: Bool) throws {
+        guard facts != factDurability else { return }
+        try (store as? SQLiteEventStore)?.setSynchronous(facts ? .normal : .full)
+        factDurability = facts
+    }
+
     private func appendCreation(directory: String) throws {
+        try useFactDurability(false)
         let entry = Entry(.ledgerCreated(directory: directory, maxDownloads: 3))
         do {
             _ = try store.append([Self.newEvent(entry)], expectingHead: 0, time: clock())
@@ -118,6 +130,7 @@ public final class Ledger: @unchecked Sendable {
         guard !isReadOnly, state.head > lastSnapshotSeq,
             force || state.head - lastSnapshotSeq >= snapshotInterval
         else { return }
+        try useFactDurability(false)
         try store.saveSnapshot(
             seq: state.head, reducerVersion: DownloadList.reducerVersion, bytes: state.snapshotBytes())
         lastSnapshotSeq = state.head
@@ -157,6 +170,7 @@ public final class Ledger: @unchecked Sendable {
             let undoRename = try prepareFiles(for: decision.entry.event, in: before)
             let seq: Int64
             do {
+                try useFactDurability(false)
                 seq = try store.append(
                     [Self.newEvent(decision.entry)], expectingHead: state.head, time: clock())
             } catch StoreError.conflict {
@@ -200,9 +214,8 @@ public final class Ledger: @unchecked Sendable {
             try fold()
             let known = facts.filter { $0.taskIDs.allSatisfy { state.tasks[$0] != nil } }
             guard !known.isEmpty else { return nil }
-            let sqlite = store as? SQLiteEventStore
-            try sqlite?.setSynchronous(.normal)
-            defer { try? sqlite?.setSynchronous(.full) }
+            // Stays NORMAL until a write that needs FULL switches back: two PRAGMAs less per batch of facts.
+            try useFactDurability(true)
             do {
                 let seq = try store.append(
                     known.map { Self.newEvent(Entry($0)) }, expectingHead: state.head, time: clock())

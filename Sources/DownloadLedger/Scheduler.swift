@@ -38,15 +38,26 @@ public final class Scheduler: @unchecked Sendable {
     private var failure: Error?
     /// Engine events not yet turned into facts.
     private var pending: [TransferEvent] = []
-    /// Wakes the loop: an engine event arrived, or a tick passed. Coalesced.
+    /// When the oldest `.started` / `.resolved` in `pending` arrived, if any is waiting for its commit.
+    private var deferredSince: ContinuousClock.Instant?
+    /// Whether the next pass must match transfers to the list: a slot was freed, a transfer ended, or a tick
+    /// passed. Facts alone (`.started`, `.resolved`) change nothing the matching looks at.
+    private var slotsChanged = true
+    /// Wakes the loop: a transfer freed its slot or ended, a tick passed, or deferred facts are due. Coalesced.
     private let wake: AsyncStream<Void>
     private let wakeUp: AsyncStream<Void>.Continuation
+    /// Asks for one wake-up `factDelay` from now (the first deferred fact of a batch). Coalesced.
+    private let deferredFlush: AsyncStream<Void>
+    private let armDeferredFlush: AsyncStream<Void>.Continuation
     /// Overrides the ledger's maximum download count for this run (`-j N`); nil follows the ledger.
     public let maxDownloads: Int?
     /// When set, only these tasks are downloaded (`dledger get`).
     public let only: Set<TaskID>?
     /// How often the list is checked for changes by other processes.
     public var tick: Duration = .milliseconds(200)
+    /// How long `transferStarted` and `transferResolved` facts may wait to share a commit with later facts.
+    /// Terminal facts are committed at once (with whatever waits before them, in order).
+    public var factDelay: Duration = .milliseconds(20)
 
     /// - Throws: `TransferEngineError` when libcurl cannot start.
     public init(
@@ -60,6 +71,7 @@ public final class Scheduler: @unchecked Sendable {
         config.keepPlacedPartials = true
         self.engine = try TransferEngine(config: config)
         (wake, wakeUp) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+        (deferredFlush, armDeferredFlush) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
         self.maxDownloads = maxDownloads
         self.only = only
     }
@@ -87,19 +99,23 @@ public final class Scheduler: @unchecked Sendable {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { [self] in
                 for await event in engine.events {
-                    lock.withLock {
-                        if case .received(let id) = event {
-                            completing.insert(id)
-                        } else {
-                            pending.append(event)
-                        }
+                    switch lock.withLock({ take(event) }) {
+                    case .now: wakeUp.yield()
+                    case .armTimer: armDeferredFlush.yield()
+                    case .later: break
                     }
-                    wakeUp.yield()
                 }
             }
             group.addTask { [self] in
                 while !Task.isCancelled {
                     try? await Task.sleep(for: tick)
+                    lock.withLock { slotsChanged = true }
+                    wakeUp.yield()
+                }
+            }
+            group.addTask { [self] in
+                for await _ in deferredFlush {
+                    try? await Task.sleep(for: factDelay)
                     wakeUp.yield()
                 }
             }
@@ -112,17 +128,62 @@ public final class Scheduler: @unchecked Sendable {
         if let failure = lock.withLock({ failure }) { throw failure }
     }
 
-    /// Records facts and matches transfers to the list whenever an engine event arrives (so a finished
-    /// transfer's successor starts at once) or a tick passes (to notice other processes).
+    /// When an engine event should wake the loop.
+    private enum Urgency {
+        case now
+        /// A fact that may wait `factDelay`, the first of its batch: start the timer.
+        case armTimer
+        /// A fact that may wait, behind one that already started the timer.
+        case later
+    }
+
+    /// Files `event` for the loop. Caller holds `lock`.
+    ///
+    /// `.received` frees a slot and a terminal event ends a transfer: the loop runs at once, so the successor
+    /// starts at once. `.started` and `.resolved` only add facts: they wait up to `factDelay` to share a commit
+    /// with the facts that follow (one SQLite transaction per event cost more than the transfer of a small file).
+    private func take(_ event: TransferEvent) -> Urgency {
+        switch event {
+        case .received(let id):
+            completing.insert(id)
+            slotsChanged = true
+            return .now
+        case .started, .resolved:
+            pending.append(event)
+            guard deferredSince == nil else { return .later }
+            deferredSince = .now
+            return .armTimer
+        case .completed(let id, _, _, _):
+            pending.append(event)
+            // The slot of a transfer that reported `.received` is free already; the end of the last one is
+            // noticed by `finish` (idle).
+            if !completing.contains(id) { slotsChanged = true }
+            return .now
+        case .failed, .stopped:
+            pending.append(event)
+            slotsChanged = true
+            return .now
+        }
+    }
+
+    /// Records facts and matches transfers to the list whenever a transfer frees its slot or ends (so its
+    /// successor starts at once) or a tick passes (to notice other processes).
     private func loop(untilIdle: Bool) async throws {
         var wakes = wake.makeAsyncIterator()
         while true {
-            flush()
+            flush(force: false)
             if lock.withLock({ stopRequested || failure != nil }) { break }
-            let idle = try step()
-            if untilIdle && idle { break }
+            let match = lock.withLock {
+                defer { slotsChanged = false }
+                return slotsChanged
+            }
+            if match {
+                let idle = try step()
+                if untilIdle && idle { break }
+            }
             _ = await wakes.next()
         }
+        flush(force: true)
         try await drain(&wakes)
     }
 
@@ -135,7 +196,7 @@ public final class Scheduler: @unchecked Sendable {
         for id in ids { engine.cancel(id: id) }
         while lock.withLock({ !running.isEmpty }) {
             _ = await wakes.next()
-            flush()
+            flush(force: true)
         }
     }
 
@@ -209,7 +270,11 @@ public final class Scheduler: @unchecked Sendable {
             }
             return t?.validator ?? mark.validator
         }
-        if let t, t.attempts == 0, t.bytes == 0 { SafeFiles.remove(path) }
+        if let t, t.attempts == 0, t.bytes == 0 {
+            // lstat first: unlink of a missing name takes the folder's lock, which the engine wants too.
+            var info = stat()
+            if lstat(path, &info) == 0 { SafeFiles.remove(path) }
+        }
         return t?.validator
     }
 
@@ -240,9 +305,15 @@ public final class Scheduler: @unchecked Sendable {
     }
 
     /// Turns the engine events received so far into ledger facts, appended in one transaction, then frees the
-    /// ids of the transfers that ended.
-    private func flush() {
-        let events = lock.withLock {
+    /// ids of the transfers that ended. Unless `force`, waits while only `.started` / `.resolved` facts younger
+    /// than `factDelay` are pending.
+    private func flush(force: Bool) {
+        let events = lock.withLock { () -> [TransferEvent] in
+            let due =
+                force || deferredSince.map { $0.duration(to: .now) >= factDelay } ?? true
+                || pending.contains(where: \.isTerminal)
+            guard due else { return [] }
+            deferredSince = nil
             defer { pending.removeAll() }
             return pending
         }
@@ -294,6 +365,7 @@ public final class Scheduler: @unchecked Sendable {
             running[id] = nil
             stopping[id] = nil
             completing.remove(id)
+            if running.isEmpty { slotsChanged = true }
         }
     }
 

@@ -76,6 +76,7 @@ extension Attempt {
         job.pendingRestartReason = nil
         job.serverName = serverName
         job.expected = total
+        if let limit { job.file.expect(end: limit) }
         if let validator = etag ?? lastModified { job.validator = validator }
         // Before the first body byte: a run killed before the facts are logged still knows what the bytes are.
         job.file.mark(PartialMark(generation: job.request.generation, validator: job.validator))

@@ -58,16 +58,15 @@ final class Attempt {
     }
 
     /// One header line (status line, field, or the empty line ending a block). Returns false to abort.
+    ///
+    /// Parsed on the bytes (names lowercased as ASCII, values trimmed of spaces and tabs): curl calls this for
+    /// every line of every response, on the loop thread.
     func receiveHeader(_ raw: UnsafeRawBufferPointer) -> Bool {
-        var bytes = raw[...]
-        while let last = bytes.last, last == UInt8(ascii: "\r") || last == UInt8(ascii: "\n") {
-            bytes = bytes.dropLast()
-        }
-        // Decoded only after the CR LF is gone: Swift reads "\r\n" as one Character.
-        let line = Substring(String(decoding: bytes, as: UTF8.self))
-        if line.hasPrefix("HTTP/") {
-            let fields = line.split(separator: " ", maxSplits: 2)
-            status = fields.count > 1 ? Int(fields[1]) ?? 0 : 0
+        var end = raw.count
+        while end > 0 && (raw[end - 1] == Self.cr || raw[end - 1] == Self.lf) { end -= 1 }
+        let line = UnsafeRawBufferPointer(rebasing: raw[..<end])
+        if line.starts(with: "HTTP/".utf8) {
+            status = Self.statusCode(ofStatusLine: line)
             headers = [:]
             return true
         }
@@ -77,11 +76,33 @@ final class Attempt {
             decide()
             return outcome == nil
         }
-        if let colon = line.firstIndex(of: ":") {
-            let name = line[..<colon].lowercased()
-            headers[name] = line[line.index(after: colon)...].trimmingCharacters(in: " \t")
+        if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
+            var name = Array(line[..<colon])
+            for i in name.indices where name[i] >= UInt8(ascii: "A") && name[i] <= UInt8(ascii: "Z") {
+                name[i] += 32
+            }
+            var from = colon + 1
+            var to = line.count
+            while from < to && (line[from] == Self.space || line[from] == Self.tab) { from += 1 }
+            while to > from && (line[to - 1] == Self.space || line[to - 1] == Self.tab) { to -= 1 }
+            headers[String(decoding: name, as: UTF8.self)] = String(decoding: line[from..<to], as: UTF8.self)
         }
         return true
+    }
+
+    private static let cr = UInt8(ascii: "\r")
+    private static let lf = UInt8(ascii: "\n")
+    private static let space = UInt8(ascii: " ")
+    private static let tab = UInt8(ascii: "\t")
+
+    /// The code in `HTTP/1.1 200 OK` (the second space-separated field), 0 when there is none.
+    static func statusCode(ofStatusLine line: UnsafeRawBufferPointer) -> Int {
+        guard let space = line.firstIndex(of: Self.space) else { return 0 }
+        var from = space + 1
+        while from < line.count && line[from] == Self.space { from += 1 }
+        var to = from
+        while to < line.count && line[to] != Self.space { to += 1 }
+        return Int(String(decoding: line[from..<to], as: UTF8.self)) ?? 0
     }
 
     /// Body bytes of the final response: written, refused for now (curl keeps them until unpaused), or abort.
@@ -119,14 +140,5 @@ final class Attempt {
 
     private var isFollowedRedirect: Bool {
         [301, 302, 303, 307, 308].contains(status) && headers["location"] != nil
-    }
-}
-
-extension Substring {
-    fileprivate func trimmingCharacters(in set: String) -> String {
-        var s = self
-        while let c = s.first, set.contains(c) { s.removeFirst() }
-        while let c = s.last, set.contains(c) { s.removeLast() }
-        return String(s)
     }
 }

@@ -66,11 +66,18 @@ final class EngineMailbox: Sendable {
 
     /// Delivers an event; a terminal event first frees the id so the consumer may start it again at once.
     ///
-    /// Called from the loop and the completion threads. Freeing and yielding happen under one lock, so a start
-    /// of the freed id (and its `.started`) cannot overtake the terminal event in the stream.
+    /// Called from the loop and the completion threads. For a terminal event, freeing and yielding happen under
+    /// one lock, so a start of the freed id (and its `.started`) cannot overtake the terminal event in the
+    /// stream. The other events of an id come from the loop alone, before it hands the id to a completion
+    /// thread, so they need no lock (yielding may wake the consumer's thread: a syscall not worth holding the
+    /// lock for, which `start` and the loop's every turn take).
     func emit(_ event: TransferEvent) {
+        guard event.isTerminal else {
+            eventSink.yield(event)
+            return
+        }
         state.withLock { state in
-            if event.isTerminal { state.running.remove(event.id) }
+            state.running.remove(event.id)
             eventSink.yield(event)
         }
     }

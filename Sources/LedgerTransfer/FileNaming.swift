@@ -14,6 +14,11 @@ public enum FileNaming {
     /// Keeps only the last component after `/` or `\`, drops control and bidi-override characters, leading
     /// dots and spaces, trailing dots and spaces, and bounds the result to 255 UTF-8 bytes keeping the extension.
     public static func sanitize(_ untrusted: String) -> String? {
+        isPlainName(untrusted) ? untrusted : sanitizeInGeneral(untrusted)
+    }
+
+    /// ``sanitize(_:)`` without the shortcut for plain names.
+    static func sanitizeInGeneral(_ untrusted: String) -> String? {
         let components = untrusted.replacing("\\", with: "/").split(
             separator: "/", omittingEmptySubsequences: true)
         guard let last = components.last else { return nil }
@@ -55,7 +60,7 @@ public enum FileNaming {
         var rest = Substring(url)
         if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
         if let query = rest.firstIndex(of: "?") { rest = rest[..<query] }
-        if let scheme = rest.range(of: "://") {
+        if let scheme = rest.firstRange(of: "://") {
             let afterScheme = rest[scheme.upperBound...]
             guard let slash = afterScheme.firstIndex(of: "/") else { return nil }
             rest = afterScheme[slash...]
@@ -78,6 +83,29 @@ public enum FileNaming {
 extension FileNaming {
     private static let compoundExtensions = [".tar.gz", ".tar.bz2", ".tar.xz", ".tar.zst", ".tar.lz"]
     private static let maxExtensionBytes = 32
+
+    /// Whether `name` is already what ``sanitize(_:)`` would make of it, checked cheaply (most URLs end in such a
+    /// name): 1 to 255 ASCII letters, digits and `-_.+~,=@`, not starting or ending with a dot. No separator, no
+    /// control or space character, nothing to trim, nothing to shorten.
+    static func isPlainName(_ name: String) -> Bool {
+        let bytes = name.utf8
+        guard let first = bytes.first, let last = bytes.last, bytes.count <= maxNameBytes,
+            first != UInt8(ascii: "."), last != UInt8(ascii: ".")
+        else { return false }
+        return bytes.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"):
+                return true
+            case UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "+"),
+                UInt8(ascii: "~"),
+                UInt8(ascii: ","), UInt8(ascii: "="), UInt8(ascii: "@"):
+                return true
+            default:
+                return false
+            }
+        }
+    }
 
     private static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
         if scalar.properties.generalCategory == .control { return true }

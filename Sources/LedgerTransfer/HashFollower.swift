@@ -19,6 +19,8 @@ final class HashFollower: @unchecked Sendable {
     var hashedGeneration = -1
     /// Bytes of the file fed to `hasher` so far.
     var hashed: Int64 = 0
+    /// Copies of bytes the loop wrote, in file order, not yet hashed (see ``HashChunk``).
+    var chunks: [HashChunk] = []
     /// Set when a read failed; cleared by a rewrite.
     var failure: TransferError?
     /// The digest (or the failure) of the sealed file; set once.
@@ -38,8 +40,9 @@ final class HashFollower: @unchecked Sendable {
     }
 
     /// What the worker should do next for this file, if anything; starts the hash over after a rewrite.
-    /// Worker thread, under the worker's lock.
-    func nextWork(maxRead: Int) -> HashWorker.Work? {
+    /// The next bytes come from a chunk when one holds them, else from the file (up to the next chunk).
+    /// `recycle` takes the chunks that are no longer needed. Worker thread, under the worker's lock.
+    func nextWork(maxRead: Int, recycle: (HashChunk) -> Void) -> HashWorker.Work? {
         guard result == nil else { return nil }
         if hashedGeneration != generation {
             hashedGeneration = generation
@@ -47,10 +50,25 @@ final class HashFollower: @unchecked Sendable {
             hasher = nil
             failure = nil
         }
+        while let first = chunks.first, first.end <= hashed || failure != nil {
+            recycle(chunks.removeFirst())
+        }
+        if failure == nil, let first = chunks.first, first.offset <= hashed {
+            chunks.removeFirst()
+            return .hash(self, generation: generation, chunk: first, skip: Int(hashed - first.offset))
+        }
         if failure == nil && hashed < published {
-            let count = Int(min(published - hashed, Int64(maxRead)))
-            return .read(self, generation: generation, from: hashed, count: count)
+            var count = min(published - hashed, Int64(maxRead))
+            if let next = chunks.first { count = min(count, next.offset - hashed) }
+            return .read(self, generation: generation, from: hashed, count: Int(count))
         }
         return sealed ? .finish(self) : nil
+    }
+
+    /// Gives every chunk to `recycle` (the bytes are void: a rewrite, or the file is forgotten).
+    /// Under the worker's lock.
+    func dropChunks(_ recycle: (HashChunk) -> Void) {
+        for chunk in chunks { recycle(chunk) }
+        chunks.removeAll()
     }
 }

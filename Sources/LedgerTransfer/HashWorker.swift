@@ -3,15 +3,19 @@ import Glibc
 
 /// Computes the SHA-256 of every partial file on a thread of its own, so hashing runs beside receiving.
 ///
-/// The worker follows each file with `pread` up to the size the loop published (the bytes are still in the page
-/// cache): it holds no copies, only one read buffer, so memory stays bounded whatever the speed. A rewrite bumps
-/// the file's generation before the loop truncates it; a read is kept only if the generation did not change
-/// meanwhile, so the hash never mixes old and new bytes. A resumed file is hashed from its first byte while the
-/// rest arrives.
+/// The loop copies the bytes it writes into ``HashChunk``s of ``chunkSize`` taken from a small pool and hands each
+/// full one over: the worker hashes them from memory. When the pool is empty (the worker is behind) the loop
+/// only publishes the new size, and the worker reads those bytes back with `pread` (they are still in the page
+/// cache), so memory stays bounded (``maxBuffers`` chunks) whatever the speed; a resumed file's earlier bytes are
+/// read the same way, from its first byte, while the rest arrives. A rewrite bumps the file's generation (and
+/// drops its chunks) before the loop truncates it; bytes hashed are kept only if the generation did not change
+/// meanwhile, so the hash never mixes old and new bytes.
 final class HashWorker: @unchecked Sendable {
     /// One step of work, decided under the lock and done outside it.
     enum Work {
         case read(HashFollower, generation: Int, from: Int64, count: Int)
+        /// Hash `chunk` from its byte `skip` on (the bytes before were read from the file).
+        case hash(HashFollower, generation: Int, chunk: HashChunk, skip: Int)
         case finish(HashFollower)
     }
 
@@ -19,16 +23,27 @@ final class HashWorker: @unchecked Sendable {
     /// How many new bytes the loop lets pass before it publishes them: curl delivers 16 KiB per callback, and
     /// taking the lock (and waking this thread) for each costs futexes and short preads.
     static let publishStep: Int64 = 256 << 10
+    /// Bytes per chunk: one chunk is handed over per ``publishStep``.
+    static let chunkSize = Int(publishStep)
+    /// Chunks in existence at most by default (6 MiB): 8 transfers' partly filled ones and a queue behind a busy
+    /// worker.
+    static let defaultMaxBuffers = 24
+    let maxBuffers: Int
     private let condition = NSCondition()
     /// Guarded by `condition`.
     private var followers: [HashFollower] = []
+    /// Buffers ready for the loop; guarded by `condition`.
+    private var spareBuffers: [HashBuffer] = []
+    /// Buffers handed out and not yet given back; guarded by `condition`.
+    private var lentBuffers = 0
     /// Guarded by `condition`.
     private var stopping = false
     /// Where the round-robin over `followers` resumes; worker thread only.
     private var cursor = 0
     private let stopped = DispatchSemaphore(value: 0)
 
-    init() {
+    init(maxBuffers: Int = HashWorker.defaultMaxBuffers) {
+        self.maxBuffers = maxBuffers
         let thread = Thread { [self] in
             run()
             stopped.signal()
@@ -47,12 +62,46 @@ final class HashWorker: @unchecked Sendable {
         return follower
     }
 
-    /// The loop appended: the file now holds `size` bytes.
-    func publish(_ follower: HashFollower, size: Int64) {
-        locked { follower.published = size }
+    /// The loop appended: the file now holds `size` bytes, and `chunk` (if any) holds a copy of some of them.
+    func publish(_ follower: HashFollower, size: Int64, chunk: HashChunk? = nil) {
+        locked {
+            follower.published = size
+            if let chunk {
+                if follower.result == nil {
+                    follower.chunks.append(chunk)
+                } else {
+                    recycle(chunk)
+                }
+            }
+        }
         // After unlocking, so the woken thread does not block on the lock at once. No wakeup is lost: the worker
         // checks for work under the lock and releases it only by waiting.
         condition.signal()
+    }
+
+    /// A buffer of ``chunkSize`` bytes for the loop to copy into, or nil when ``maxBuffers`` are out (the
+    /// worker is behind: the bytes are then read back from the file).
+    func takeBuffer() -> HashBuffer? {
+        locked {
+            if let spare = spareBuffers.popLast() {
+                lentBuffers += 1
+                return spare
+            }
+            guard lentBuffers < maxBuffers else { return nil }
+            lentBuffers += 1
+            return HashBuffer(size: Self.chunkSize)
+        }
+    }
+
+    /// Takes back a buffer from ``takeBuffer()`` that the loop did not hand over.
+    func giveBack(_ buffer: HashBuffer) {
+        locked { recycle(HashChunk(offset: 0, buffer: buffer, count: 0)) }
+    }
+
+    /// Under the lock.
+    private func recycle(_ chunk: HashChunk) {
+        lentBuffers -= 1
+        spareBuffers.append(chunk.buffer)
     }
 
     /// The loop is about to cut the file to `size` bytes: the hash starts over.
@@ -60,6 +109,7 @@ final class HashWorker: @unchecked Sendable {
         locked {
             follower.generation += 1
             follower.published = size
+            follower.dropChunks(recycle)
             condition.signal()
         }
     }
@@ -79,7 +129,10 @@ final class HashWorker: @unchecked Sendable {
 
     /// Stops following a file (ended, or its digest taken).
     func forget(_ follower: HashFollower) {
-        locked { followers.removeAll { $0 === follower } }
+        locked {
+            followers.removeAll { $0 === follower }
+            follower.dropChunks(recycle)
+        }
     }
 
     /// Ends the thread and waits for it; every digest must have been taken before.
@@ -104,6 +157,10 @@ final class HashWorker: @unchecked Sendable {
             switch work {
             case .read(let follower, let generation, let from, let count):
                 read(follower, generation: generation, from: from, count: count, into: buffer)
+            case .hash(let follower, let generation, let chunk, let skip):
+                let bytes = UnsafeRawBufferPointer(rebasing: chunk.buffer.bytes[skip..<chunk.count])
+                feed(follower, generation: generation, bytes: bytes, failure: nil)
+                locked { recycle(chunk) }
             case .finish(let follower):
                 finish(follower)
             }
@@ -117,7 +174,7 @@ final class HashWorker: @unchecked Sendable {
         while !stopping {
             for step in 0..<followers.count {
                 let index = (cursor + step) % followers.count
-                if let work = followers[index].nextWork(maxRead: Self.readSize) {
+                if let work = followers[index].nextWork(maxRead: Self.readSize, recycle: recycle) {
                     cursor = index + 1
                     return work
                 }
@@ -139,6 +196,15 @@ final class HashWorker: @unchecked Sendable {
             got < 0
             ? PartialFile.error("cannot read a partial file")
             : got == 0 ? .fileSystem("a partial file shrank while it was hashed") : nil
+        let bytes = UnsafeRawBufferPointer(rebasing: buffer[..<max(got, 0)])
+        feed(follower, generation: generation, bytes: bytes, failure: failure)
+    }
+
+    /// Adds `bytes` (the next of the file, read or copied under `generation`) to the hash, unless the file was
+    /// rewritten meanwhile; records `failure` instead when the read failed.
+    private func feed(
+        _ follower: HashFollower, generation: Int, bytes: UnsafeRawBufferPointer, failure: TransferError?
+    ) {
         var hasher = follower.hasher
         if failure == nil && hasher == nil {
             hasher = try? SHA256Hasher()
@@ -154,8 +220,11 @@ final class HashWorker: @unchecked Sendable {
         }
         guard current, let hasher else { return }
         follower.hasher = hasher
-        hasher.update(UnsafeRawBufferPointer(rebasing: buffer[..<got]))
-        locked { follower.hashed += Int64(got) }
+        hasher.update(bytes)
+        locked {
+            // A rewrite meanwhile already reset the count for the new content: these bytes are void.
+            if follower.generation == generation { follower.hashed += Int64(bytes.count) }
+        }
     }
 
     private func finish(_ follower: HashFollower) {

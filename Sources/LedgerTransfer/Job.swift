@@ -21,6 +21,11 @@ final class Job {
     let hashes: HashWorker
     /// The size last published to the hash worker.
     private var published: Int64
+    /// The chunk being filled with copies of the bytes written, for the hash worker; nil when the worker's pool
+    /// was empty (the worker then reads the bytes back from the file). Holds the bytes from `published` on.
+    private var stage: HashBuffer?
+    /// Bytes in `stage`.
+    private var staged = 0
     /// The request in flight, if any.
     var attempt: Attempt?
     /// When the next attempt is due (monotonic seconds), while waiting out a backoff.
@@ -36,15 +41,70 @@ final class Job {
         self.hashes = hashes
         self.follower = hashes.follow(fd: fd, size: file.size)
         self.published = file.size
+        self.stage = hashes.takeBuffer()
     }
 
-    /// Appends body bytes to the partial file, letting the hash worker know every
-    /// ``HashWorker/publishStep`` bytes (the rest is published when the file is sealed).
+    deinit {
+        if let stage { hashes.giveBack(stage) }
+    }
+
+    /// Appends body bytes to the partial file and copies them into the hash worker's chunk, handing each full
+    /// chunk over (every ``HashWorker/publishStep`` bytes). Without a chunk, it only lets the worker know the
+    /// new size every ``HashWorker/publishStep`` bytes. The rest is handed over by ``endStaging(publish:)``.
     func append(_ bytes: UnsafeRawBufferPointer) throws(TransferError) {
-        try file.append(bytes)
-        if file.size - published >= HashWorker.publishStep {
+        do {
+            try file.append(bytes)
+        } catch {
+            // Part of `bytes` may be in the file and not in the chunk: the worker reads the file from here on.
+            endStaging(publish: true)
+            throw error
+        }
+        var rest = bytes
+        while let buffer = stage, !rest.isEmpty, let source = rest.baseAddress {
+            let count = min(buffer.bytes.count - staged, rest.count)
+            (buffer.bytes.baseAddress! + staged).copyMemory(from: source, byteCount: count)
+            staged += count
+            rest = UnsafeRawBufferPointer(rebasing: rest[count...])
+            if staged == buffer.bytes.count {
+                handOverStage()
+                stage = hashes.takeBuffer()
+            }
+        }
+        if stage == nil && file.size - published >= HashWorker.publishStep {
+            // No chunk (the worker was behind): it reads these bytes back from the file; copying resumes here.
             published = file.size
             hashes.publish(follower, size: published)
+            stage = hashes.takeBuffer()
+        }
+    }
+
+    /// Hands the staged bytes (the file's bytes from `published` on) to the worker, keeping no buffer.
+    private func handOverStage() {
+        guard let buffer = stage else { return }
+        stage = nil
+        let chunk = HashChunk(offset: published, buffer: buffer, count: staged)
+        published += Int64(staged)
+        staged = 0
+        if chunk.count > 0 {
+            hashes.publish(follower, size: published, chunk: chunk)
+        } else {
+            hashes.giveBack(buffer)
+        }
+    }
+
+    /// Stops copying: with `publish`, hands over what is staged and then the file's size (the worker reads
+    /// what no chunk holds from the file); without, just gives the buffer back (the file is being dropped).
+    func endStaging(publish: Bool) {
+        if publish {
+            handOverStage()
+            if published != file.size {
+                published = file.size
+                hashes.publish(follower, size: published)
+            }
+        } else if let buffer = stage {
+            stage = nil
+            staged = 0
+            hashes.giveBack(buffer)
         }
     }
 
@@ -52,6 +112,8 @@ final class Job {
     func discardPartial() throws(TransferError) {
         hashes.rewrite(follower, size: 0)
         published = 0
+        staged = 0
+        if stage == nil { stage = hashes.takeBuffer() }
         try file.truncate(to: 0)
     }
 }

@@ -78,6 +78,7 @@ extension TransferLoop {
 
     /// Hands the finished file to the completion queue: fsync, hash, verify, link to a free final name.
     private func complete(_ job: Job) {
+        job.endStaging(publish: true)
         mailbox.emit(.received(id: job.request.id))
         handOver(job, name: finalName(of: job)) { $0.complete() }
     }

@@ -64,7 +64,7 @@ final class TransferLoop: @unchecked Sendable {
     private func start(_ request: TransferRequest) {
         guard jobs[request.id] == nil else { return }
         let scheme = request.url.prefix { $0 != ":" }.lowercased()
-        guard scheme == "http" || scheme == "https", request.url.contains("://") else {
+        guard scheme == "http" || scheme == "https", request.url.firstRange(of: "://") != nil else {
             mailbox.emit(
                 .failed(id: request.id, reason: .invalidURL(request.url), retryable: false, bytes: 0))
             return
@@ -89,6 +89,7 @@ final class TransferLoop: @unchecked Sendable {
     /// completing is left to complete.
     func cancel(id: Int64) {
         guard let job = jobs[id] else { return }
+        job.endStaging(publish: false)
         handOver(job) { $0.stop() }
     }
 
@@ -213,6 +214,7 @@ final class TransferLoop: @unchecked Sendable {
 
     /// Ends `job` with a failure. An empty partial file is removed: it holds nothing to resume.
     func end(_ job: Job, failure reason: FailureReason) {
+        job.endStaging(publish: false)
         detachAttempt(of: job)
         jobs[job.request.id] = nil
         hashes.forget(job.follower)
