@@ -4,7 +4,7 @@ import Synchronization
 /// snapshot and the two stream continuations.
 final class EngineMailbox: Sendable {
     enum Command: Sendable {
-        case start(TransferRequest)
+        case start(TransferRequest, OpenedPartial)
         case cancel(Int64)
         case speedLimit(Int64)
         case shutdown
@@ -31,14 +31,21 @@ final class EngineMailbox: Sendable {
             of: [TransferActivity].self, bufferingPolicy: .bufferingNewest(1))
     }
 
-    /// Queues a start unless that id is running or the engine is shut down.
+    /// Queues a start unless that id is running or the engine is shut down. The request is checked and its
+    /// partial file opened (created if new) here, on the caller's thread: creating a file can cost more than
+    /// receiving a megabyte, and the loop thread is the one that moves every byte.
     func start(_ request: TransferRequest) {
         let accepted = state.withLock { state in
-            guard !state.closed, state.running.insert(request.id).inserted else { return false }
-            state.commands.append(.start(request))
+            !state.closed && state.running.insert(request.id).inserted
+        }
+        guard accepted else { return }
+        let opened = OpenedPartial(request)
+        let queued = state.withLock { state in
+            guard !state.closed else { return false }
+            state.commands.append(.start(request, opened))
             return true
         }
-        if accepted { multi.wakeup() }
+        if queued { multi.wakeup() }
     }
 
     /// Queues a command for the loop and wakes it. Returns false once the engine is shut down.
@@ -92,5 +99,35 @@ final class EngineMailbox: Sendable {
         state.withLock { $0.activity = [] }
         eventSink.finish()
         activitySink.finish()
+    }
+}
+
+/// A start's partial file, opened off the loop thread, or why it could not be (a bad request, a file error).
+/// Handed to the loop once through the mailbox's lock and used only there: hence `@unchecked Sendable`.
+struct OpenedPartial: @unchecked Sendable {
+    /// The partial file and a second descriptor for the hash worker, or why there is none.
+    let opened: (file: PartialFile, readFD: Int32)?
+    let failure: FailureReason?
+
+    init(_ request: TransferRequest) {
+        let scheme = request.url.prefix { $0 != ":" }.lowercased()
+        guard scheme == "http" || scheme == "https", request.url.firstRange(of: "://") != nil else {
+            (opened, failure) = (nil, .invalidURL(request.url))
+            return
+        }
+        guard request.directory.hasPrefix("/") else {
+            (opened, failure) = (nil, .fileSystem("directory is not absolute: \(request.directory)"))
+            return
+        }
+        do {
+            let partial = try PartialFile(request: request)
+            guard let fd = partial.readDescriptor() else {
+                (opened, failure) = (nil, PartialFile.error("cannot reopen \(partial.path)").reason)
+                return
+            }
+            (opened, failure) = ((partial, fd), nil)
+        } catch {
+            (opened, failure) = (nil, error.reason)
+        }
     }
 }

@@ -32,10 +32,16 @@ final class Job {
     var retryAt: Double?
     var meter = SpeedMeter()
 
-    init(request: TransferRequest, hashes: HashWorker) throws(TransferError) {
-        self.request = request
+    /// Opens the partial file itself (the engine opens it off the loop thread instead: ``OpenedPartial``).
+    convenience init(request: TransferRequest, hashes: HashWorker) throws(TransferError) {
         let file = try PartialFile(request: request)
         guard let fd = file.readDescriptor() else { throw PartialFile.error("cannot reopen \(file.path)") }
+        self.init(request: request, file: file, readFD: fd, hashes: hashes)
+    }
+
+    /// A job over `file` (opened by ``OpenedPartial``), whose hash follows it through `readFD`.
+    init(request: TransferRequest, file: PartialFile, readFD fd: Int32, hashes: HashWorker) {
+        self.request = request
         self.file = file
         self.validator = request.validator
         self.hashes = hashes

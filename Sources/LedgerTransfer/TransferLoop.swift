@@ -50,7 +50,7 @@ final class TransferLoop: @unchecked Sendable {
     private func handleCommands() -> Bool {
         for command in mailbox.takeCommands() {
             switch command {
-            case .start(let request): start(request)
+            case .start(let request, let opened): start(request, opened)
             case .cancel(let id): cancel(id: id)
             case .speedLimit(let limit):
                 speedLimit = limit
@@ -61,28 +61,16 @@ final class TransferLoop: @unchecked Sendable {
         return true
     }
 
-    private func start(_ request: TransferRequest) {
+    private func start(_ request: TransferRequest, _ opened: OpenedPartial) {
         guard jobs[request.id] == nil else { return }
-        let scheme = request.url.prefix { $0 != ":" }.lowercased()
-        guard scheme == "http" || scheme == "https", request.url.firstRange(of: "://") != nil else {
-            mailbox.emit(
-                .failed(id: request.id, reason: .invalidURL(request.url), retryable: false, bytes: 0))
+        guard let partial = opened.opened else {
+            let reason = opened.failure ?? .fileSystem("cannot open the partial file")
+            mailbox.emit(.failed(id: request.id, reason: reason, retryable: false, bytes: 0))
             return
         }
-        guard request.directory.hasPrefix("/") else {
-            mailbox.emit(
-                .failed(
-                    id: request.id, reason: .fileSystem("directory is not absolute: \(request.directory)"),
-                    retryable: false, bytes: 0))
-            return
-        }
-        do {
-            let job = try Job(request: request, hashes: hashes)
-            jobs[request.id] = job
-            beginAttempt(job)
-        } catch {
-            mailbox.emit(.failed(id: request.id, reason: error.reason, retryable: false, bytes: 0))
-        }
+        let job = Job(request: request, file: partial.file, readFD: partial.readFD, hashes: hashes)
+        jobs[request.id] = job
+        beginAttempt(job)
     }
 
     /// Stops `id` at once; its bytes are synced and its `.stopped` sent from the completion queue. An id already
