@@ -15,17 +15,30 @@ enum LedgerBench {
         let events = try build(path: path, tasks: tasks)
         print("  built a ledger of \(events) events over \(tasks) tasks")
 
-        let scan = try StoreBench.rawScanRate(path: path)
-        // The median of three replays: one slow or lucky pass on a shared machine does not decide the figure.
-        var runs: [(rate: Double, seconds: Double)] = []
-        var replayed = DownloadList()
+        // One replay to make the snapshot, then three rounds of (raw scan, replay, open in a fresh process): each
+        // figure is the median of its three, taken across the same span, so that a slow or lucky moment of this
+        // shared machine moves a ratio's two sides together instead of deciding it.
+        let (_, _, list) = try replay(path: path)
+        // Save the snapshot and close the writer, as any dledger command does: the ledger is then at rest
+        // (its write-ahead log checkpointed), which is how a later command finds it.
+        try {
+            let store = try SQLiteEventStore(path: path)
+            try store.saveSnapshot(
+                seq: list.head, reducerVersion: DownloadList.reducerVersion, bytes: list.snapshotBytes())
+        }()
+        var scans: [Double] = []
+        var replays: [Double] = []
+        var opens: [Double] = []
         for _ in 0..<3 {
-            let (rate, seconds, list) = try replay(path: path)
-            runs.append((rate, seconds))
-            replayed = list
+            scans.append(try StoreBench.rawScanRate(path: path))
+            replays.append(try replay(path: path).1)
+            // In a fresh process, as a dledger command would open it (this one holds a 100,000-task list).
+            opens.append(try childMilliseconds(["open", path]) / 1000)
         }
-        let (replayRate, replaySeconds) = runs.sorted { $0.seconds < $1.seconds }[1]
-        let list = replayed
+        let scan = StoreBench.median(scans)
+        let replaySeconds = StoreBench.median(replays)
+        let replayRate = Double(events) / replaySeconds
+        let open = StoreBench.median(opens)
         print(
             "  replay from zero (decode + reduce)     \(StoreBench.format(replayRate)) events/s"
                 + "   floor \(StoreBench.format(replayFloor)): \(verdict(replayRate >= replayFloor))")
@@ -34,17 +47,6 @@ enum LedgerBench {
             "  raw SQLite scan of the same table      \(StoreBench.format(scan)) rows/s"
                 + "   scan/replay \(String(format: "%.2f", ratio)) (ceiling \(replayToScanCeiling)):"
                 + " \(verdict(ratio <= replayToScanCeiling))")
-
-        // Save the snapshot and close the writer, as any dledger command does: the ledger is then at rest
-        // (its write-ahead log checkpointed), which is how a later command finds it.
-        try {
-            let store = try SQLiteEventStore(path: path)
-            try store.saveSnapshot(
-                seq: list.head, reducerVersion: DownloadList.reducerVersion, bytes: list.snapshotBytes())
-        }()
-        // Opened in a fresh process, as a dledger command would (this one holds the 100,000-task list of the
-        // replay above).
-        let open = try childMilliseconds(["open", path]) / 1000
         let share = open / replaySeconds
         print(
             "  open with snapshot                     \(String(format: "%.1f", open * 1000)) ms"
