@@ -91,7 +91,7 @@ extension DownloadList {
         if let e = t.expectedSHA256 {
             flags.insert(Digest.isHex(e) ? .expectedSHA256 : .expectedSHA256IsText)
         }
-        if let s = t.sha256 { flags.insert(Digest.isHex(s) ? .sha256 : .sha256IsText) }
+        if let c = t.checksum { flags.insert(c.bytes != nil ? .sha256 : .sha256IsText) }
         if t.size != nil { flags.insert(.size) }
         if t.finished != nil { flags.insert(.finished) }
         if t.failure != nil { flags.insert(.failure) }
@@ -119,7 +119,11 @@ extension DownloadList {
         w.int(t.added)
         if let finished = t.finished { w.int(finished) }
         if let v = t.validator { w.string(v) }
-        w.digest(t.sha256)
+        switch t.checksum {
+        case .digest?: w.bytes.append(contentsOf: t.checksum!.bytes!)
+        case .text(let text)?: w.string(text)
+        case nil: break
+        }
         w.int(t.resets)
     }
 
@@ -216,7 +220,7 @@ extension DownloadList {
                     ? TaskFailure(code: r.string(), detail: r.string(), retryable: r.bool()) : nil,
                 attempts: Int(r.int()), added: r.int(), finished: flags.contains(.finished) ? r.int() : nil,
                 validator: flags.contains(.validator) ? r.string() : nil,
-                sha256: r.digest(flags, hex: .sha256, text: .sha256IsText), resets: Int(r.int())))
+                checksum: r.checksum(flags), resets: Int(r.int())))
     }
 
     fileprivate static func element<C: RandomAccessCollection>(of c: C, at i: Int64) throws -> C.Element
@@ -227,6 +231,12 @@ extension DownloadList {
 }
 
 extension BinaryReader {
+    /// The task's SHA-256 as its flags say it was written (32 bytes, text, or none).
+    fileprivate mutating func checksum(_ flags: DownloadList.TaskFlags) throws -> Checksum? {
+        if flags.contains(.sha256) { return Checksum(bytes: try fixed(32)) }
+        return flags.contains(.sha256IsText) ? .text(try string()) : nil
+    }
+
     /// A SHA-256 written as 32 bytes (`hex` flag) or as text (`text` flag), or nil.
     fileprivate mutating func digest(
         _ flags: DownloadList.TaskFlags, hex: DownloadList.TaskFlags, text: DownloadList.TaskFlags

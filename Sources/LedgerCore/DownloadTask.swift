@@ -53,8 +53,13 @@ public struct DownloadTask: Sendable, Equatable {
     public var finished: Int64?
     /// ETag or Last-Modified of the partial file, for If-Range on resume.
     public var validator: String?
-    /// SHA-256 of the completed file, as the downloader computed it.
-    public var sha256: String?
+    /// SHA-256 of the completed file, as the downloader computed it (lowercase hex).
+    public var sha256: String? {
+        get { checksum?.text }
+        set { checksum = newValue.map(Checksum.init) }
+    }
+    /// The same, kept as 32 bytes (no text to allocate for each of a large list's tasks).
+    var checksum: Checksum?
     /// How many times the task's data was discarded (redownload, file deleted): a running transfer that sees
     /// this change must restart from zero.
     public var resets: Int = 0
@@ -78,7 +83,7 @@ public struct DownloadTask: Sendable, Equatable {
         self.added = added
         self.finished = nil
         self.validator = nil
-        self.sha256 = nil
+        self.checksum = nil
     }
 
     /// Every field at once (the snapshot reader).
@@ -87,7 +92,7 @@ public struct DownloadTask: Sendable, Equatable {
         directory: String,
         expectedSHA256: String?, state: TaskState, bytes: Int64, size: Int64?, failure: TaskFailure?,
         attempts: Int,
-        added: Int64, finished: Int64?, validator: String?, sha256: String?, resets: Int
+        added: Int64, finished: Int64?, validator: String?, checksum: Checksum?, resets: Int
     ) {
         self.id = id
         self.url = url
@@ -104,7 +109,7 @@ public struct DownloadTask: Sendable, Equatable {
         self.added = added
         self.finished = finished
         self.validator = validator
-        self.sha256 = sha256
+        self.checksum = checksum
         self.resets = resets
     }
 
@@ -118,6 +123,74 @@ public struct DownloadTask: Sendable, Equatable {
         finished = nil
         fileName = nil
         validator = nil
-        sha256 = nil
+        checksum = nil
+    }
+}
+
+/// A SHA-256 as a task keeps it: its 32 bytes when it is 64 lowercase hex digits (what the downloader computes),
+/// else the text as logged (a foreign log), so that reading it back always gives the same text.
+enum Checksum: Sendable, Equatable {
+    case digest(UInt64, UInt64, UInt64, UInt64)
+    case text(String)
+
+    init(_ text: String) {
+        var text = text
+        self = text.withUTF8 { Checksum(hex: $0) } ?? .text(text)
+    }
+
+    /// The digest of 64 lowercase hex digits, else nil.
+    init?(hex utf8: UnsafeBufferPointer<UInt8>) {
+        guard utf8.count == 64 else { return nil }
+        func word(_ at: Int) -> UInt64? {
+            var w: UInt64 = 0
+            for i in at..<at + 16 {
+                let c = utf8[i]
+                switch c {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): w = w << 4 | UInt64(c - UInt8(ascii: "0"))
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): w = w << 4 | UInt64(c - UInt8(ascii: "a") + 10)
+                default: return nil
+                }
+            }
+            return w
+        }
+        guard let a = word(0), let b = word(16), let c = word(32), let d = word(48) else { return nil }
+        self = .digest(a, b, c, d)
+    }
+
+    /// From 32 bytes, most significant first.
+    init(bytes b: UnsafeRawBufferPointer) {
+        func word(_ at: Int) -> UInt64 {
+            var w: UInt64 = 0
+            for i in at..<at + 8 { w = w << 8 | UInt64(b[i]) }
+            return w
+        }
+        self = .digest(word(0), word(8), word(16), word(24))
+    }
+
+    var text: String {
+        switch self {
+        case .text(let s): return s
+        case .digest(let a, let b, let c, let d):
+            return String(unsafeUninitializedCapacity: 64) { out in
+                func put(_ w: UInt64, at: Int) {
+                    for i in 0..<16 {
+                        let v = UInt8((w >> UInt64(60 - 4 * i)) & 0xF)
+                        out[at + i] = v < 10 ? 0x30 + v : 0x57 + v
+                    }
+                }
+                put(a, at: 0)
+                put(b, at: 16)
+                put(c, at: 32)
+                put(d, at: 48)
+                return 64
+            }
+        }
+    }
+
+    /// The 32 bytes of a digest, most significant first; nil for text.
+    var bytes: [UInt8]? {
+        guard case .digest(let a, let b, let c, let d) = self else { return nil }
+        return [a, b, c, d].flatMap { w in (0..<8).map { UInt8(truncatingIfNeeded: w >> UInt64(56 - 8 * $0)) }
+        }
     }
 }
