@@ -77,10 +77,10 @@ public struct TaskTable: Sendable, Sequence {
     mutating func insert(_ task: consuming DownloadTask) {
         let id = task.id
         if id == TaskID(slots.count) + 1 && far.isEmpty {
-            slots.append(task)
+            slots.append(consume task)
             count += 1
         } else {
-            self[id] = task
+            self[id] = consume task
         }
     }
 
