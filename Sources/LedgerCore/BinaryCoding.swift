@@ -29,13 +29,6 @@ struct BinaryWriter {
         if let v { int(v) }
     }
 
-    /// A SHA-256 as its 32 bytes when it is 64 lowercase hex digits, else as text; nothing for nil (the reader
-    /// knows which from the task's flags).
-    mutating func digest(_ text: String?) {
-        guard let text else { return }
-        if Digest.isHex(text) { bytes.append(contentsOf: Digest.bytes(hex: text)) } else { string(text) }
-    }
-
     mutating func raw(_ b: [UInt8]) {
         int(b.count)
         bytes.append(contentsOf: b)
@@ -97,31 +90,4 @@ struct BinaryReader {
 
     mutating func optionalString() throws -> String? { try bool() ? try string() : nil }
     mutating func optionalInt() throws -> Int64? { try bool() ? try int() : nil }
-}
-
-/// SHA-256 digests between their 64 lowercase hex digits and their 32 bytes.
-enum Digest {
-    /// 64 lowercase hex digits: the only text written as 32 bytes (so reading it back gives the same text).
-    static func isHex(_ s: String) -> Bool {
-        s.utf8.count == 64 && s.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
-    }
-
-    static func bytes(hex s: String) -> [UInt8] {
-        let v = Array(s.utf8).map { $0 <= 0x39 ? $0 - 0x30 : $0 - 0x61 + 10 }
-        return stride(from: 0, to: v.count, by: 2).map { v[$0] << 4 | v[$0 + 1] }
-    }
-
-    static func hex(_ b: UnsafeRawBufferPointer) -> String {
-        String(unsafeUninitializedCapacity: b.count * 2) { out in
-            for i in 0..<b.count {
-                let byte = b[i]
-                out[2 * i] = digit(byte >> 4)
-                out[2 * i + 1] = digit(byte & 0x0F)
-            }
-            return b.count * 2
-        }
-    }
-
-    @inline(__always)
-    private static func digit(_ n: UInt8) -> UInt8 { n < 10 ? 0x30 + n : 0x57 + n }
 }

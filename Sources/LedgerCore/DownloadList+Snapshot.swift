@@ -88,9 +88,8 @@ extension DownloadList {
             flags.insert(.fileName)
             if f == t.displayName { flags.insert(.displayNameIsFileName) }
         }
-        if let e = t.expectedSHA256 {
-            flags.insert(Digest.isHex(e) ? .expectedSHA256 : .expectedSHA256IsText)
-        }
+        let expected = t.expectedSHA256.map(Checksum.init)
+        if let e = expected { flags.insert(e.bytes != nil ? .expectedSHA256 : .expectedSHA256IsText) }
         if let c = t.checksum { flags.insert(c.bytes != nil ? .sha256 : .sha256IsText) }
         if t.size != nil { flags.insert(.size) }
         if t.finished != nil { flags.insert(.finished) }
@@ -106,7 +105,7 @@ extension DownloadList {
         if !flags.contains(.displayNameIsFileName) { w.string(t.displayName) }
         if let f = t.fileName { w.string(f) }
         w.int(directory)
-        w.digest(t.expectedSHA256)
+        w.checksum(expected)
         w.int(TaskState.allCases.firstIndex(of: t.state)!)
         w.int(t.bytes)
         if let size = t.size { w.int(size) }
@@ -119,11 +118,7 @@ extension DownloadList {
         w.int(t.added)
         if let finished = t.finished { w.int(finished) }
         if let v = t.validator { w.string(v) }
-        switch t.checksum {
-        case .digest?: w.bytes.append(contentsOf: t.checksum!.bytes!)
-        case .text(let text)?: w.string(text)
-        case nil: break
-        }
+        w.checksum(t.checksum)
         w.int(t.resets)
     }
 
@@ -213,14 +208,14 @@ extension DownloadList {
                 id: id, url: String(decoding: url, as: UTF8.self), displayName: name,
                 nameIsUserChosen: flags.contains(.nameIsUserChosen), fileName: fileName,
                 directory: element(of: directories, at: r.int()),
-                expectedSHA256: r.digest(flags, hex: .expectedSHA256, text: .expectedSHA256IsText),
+                expectedSHA256: r.checksum(flags, bytes: .expectedSHA256, text: .expectedSHA256IsText)?.text,
                 state: element(of: TaskState.allCases, at: r.int()), bytes: r.int(),
                 size: flags.contains(.size) ? r.int() : nil,
                 failure: flags.contains(.failure)
                     ? TaskFailure(code: r.string(), detail: r.string(), retryable: r.bool()) : nil,
                 attempts: Int(r.int()), added: r.int(), finished: flags.contains(.finished) ? r.int() : nil,
                 validator: flags.contains(.validator) ? r.string() : nil,
-                checksum: r.checksum(flags), resets: Int(r.int())))
+                checksum: r.checksum(flags, bytes: .sha256, text: .sha256IsText), resets: Int(r.int())))
     }
 
     fileprivate static func element<C: RandomAccessCollection>(of c: C, at i: Int64) throws -> C.Element
@@ -230,18 +225,23 @@ extension DownloadList {
     }
 }
 
-extension BinaryReader {
-    /// The task's SHA-256 as its flags say it was written (32 bytes, text, or none).
-    fileprivate mutating func checksum(_ flags: DownloadList.TaskFlags) throws -> Checksum? {
-        if flags.contains(.sha256) { return Checksum(bytes: try fixed(32)) }
-        return flags.contains(.sha256IsText) ? .text(try string()) : nil
+extension BinaryWriter {
+    /// A SHA-256 as its 32 bytes, or as text when it is not a digest; nothing for nil (the flags say which).
+    fileprivate mutating func checksum(_ checksum: Checksum?) {
+        switch checksum {
+        case .text(let text)?: string(text)
+        case let digest?: bytes.append(contentsOf: digest.bytes!)
+        case nil: break
+        }
     }
+}
 
-    /// A SHA-256 written as 32 bytes (`hex` flag) or as text (`text` flag), or nil.
-    fileprivate mutating func digest(
-        _ flags: DownloadList.TaskFlags, hex: DownloadList.TaskFlags, text: DownloadList.TaskFlags
-    ) throws -> String? {
-        if flags.contains(hex) { return Digest.hex(try fixed(32)) }
-        return flags.contains(text) ? try string() : nil
+extension BinaryReader {
+    /// A SHA-256 as the task's flags say it was written: 32 bytes (`bytes` flag), text (`text` flag), or none.
+    fileprivate mutating func checksum(
+        _ flags: DownloadList.TaskFlags, bytes: DownloadList.TaskFlags, text: DownloadList.TaskFlags
+    ) throws -> Checksum? {
+        if flags.contains(bytes) { return Checksum(bytes: try fixed(32)) }
+        return flags.contains(text) ? .text(try string()) : nil
     }
 }
