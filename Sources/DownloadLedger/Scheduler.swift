@@ -148,7 +148,7 @@ public final class Scheduler: @unchecked Sendable {
             completing.insert(id)
             slotsChanged = true
             return .now
-        case .started, .resolved:
+        case .started, .resolved, .retrying:
             pending.append(event)
             guard deferredSince == nil else { return .later }
             deferredSince = .now
@@ -355,6 +355,10 @@ public final class Scheduler: @unchecked Sendable {
             return .transferFailed(id: id, failure: failure, bytes: bytes)
         case .stopped(let id, let bytes):
             return lock.withLock({ stopping[id] }) == .reset ? nil : .transferPaused(id: id, bytes: bytes)
+        case .retrying(let id, let reason, let bytes, let delay):
+            let failure = TaskFailure(code: reason.code, detail: reason.detail, retryable: true)
+            return .transferRetrying(
+                id: id, failure: failure, bytes: bytes, delayMs: Int64((delay * 1000).rounded()))
         case .received:
             return nil
         }

@@ -68,7 +68,7 @@ extension DownloadList {
             return .emptySectionsPolicyChanged(autoRemove: autoRemoveEmptySections)
         case .ledgerCreated, .tasksRemoved, .tasksTrashed, .filesDeleted, .trashPurged, .tasksRedownloaded,
             .transferStarted, .transferResolved,
-            .transferPaused, .transferCompleted, .transferFailed:
+            .transferPaused, .transferCompleted, .transferFailed, .transferRetrying:
             return nil
         }
     }

@@ -120,7 +120,8 @@ extension DownloadList {
             sortDescending = descending
         case .emptySectionsPolicyChanged(let autoRemove):
             autoRemoveEmptySections = autoRemove
-        case .transferStarted, .transferResolved, .transferPaused, .transferCompleted, .transferFailed:
+        case .transferStarted, .transferResolved, .transferPaused, .transferCompleted, .transferFailed,
+            .transferRetrying:
             reduceTransfer(event, time: time)
         }
     }
@@ -345,6 +346,12 @@ extension DownloadList {
         case .transferFailed(let id, let failure, let bytes):
             update(id) { t in
                 t.state = .failed
+                t.failure = failure
+                t.bytes = bytes
+            }
+        case .transferRetrying(let id, let failure, let bytes, _):
+            // Still downloading: the failure says why until the next attempt starts (and clears it).
+            update(id) { t in
                 t.failure = failure
                 t.bytes = bytes
             }

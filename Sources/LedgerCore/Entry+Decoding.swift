@@ -36,6 +36,7 @@ private struct PayloadFields {
     var detail: String?
     var flag: Bool?
     var bytesPerSecond: Int64?
+    var delayMs: Int64?
     var undoes: Int64?
     var redoes: Int64?
 }
@@ -188,6 +189,8 @@ extension Entry {
             f.flag = try r.bool()
         } else if key.equals("bytesPerSecond") {
             f.bytesPerSecond = try r.int()
+        } else if key.equals("delayMs") {
+            f.delayMs = try r.int()
         } else if key.equals("undoes") {
             f.undoes = try r.int()
         } else if key.equals("redoes") {
@@ -323,6 +326,11 @@ extension Entry {
             let failure = TaskFailure(
                 code: f.code.take() ?? "unknown", detail: f.detail.take() ?? "", retryable: f.flag ?? false)
             return .transferFailed(id: try need(f.id, "id", r), failure: failure, bytes: f.bytes ?? 0)
+        } else if k.equals("transferRetrying") {
+            let failure = TaskFailure(
+                code: f.code.take() ?? "unknown", detail: f.detail.take() ?? "", retryable: true)
+            return .transferRetrying(
+                id: try need(f.id, "id", r), failure: failure, bytes: f.bytes ?? 0, delayMs: f.delayMs ?? 0)
         } else if k.equals("tasksAdded") {
             return .tasksAdded(
                 tasks: f.tasks.take() ?? [], section: Int(try need(f.section, "section", r)),

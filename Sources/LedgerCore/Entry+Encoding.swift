@@ -128,6 +128,12 @@ extension Entry {
             w.field("detail", failure.detail)
             w.field("retryable", failure.retryable)
             w.field("bytes", bytes)
+        case .transferRetrying(let id, let failure, let bytes, let delayMs):
+            w.field("id", id)
+            w.field("code", failure.code)
+            w.field("detail", failure.detail)
+            w.field("bytes", bytes)
+            w.field("delayMs", delayMs)
         }
         w.field("undoes", undoes)
         w.field("redoes", redoes)

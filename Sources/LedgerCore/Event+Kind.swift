@@ -34,6 +34,7 @@ extension Event {
         case .transferPaused: return "transferPaused"
         case .transferCompleted: return "transferCompleted"
         case .transferFailed: return "transferFailed"
+        case .transferRetrying: return "transferRetrying"
         }
     }
 
@@ -46,5 +47,6 @@ extension Event {
         "tasksRedownloaded", "taskRenamed", "tasksPaused", "tasksResumed", "tasksStopped", "statesRestored",
         "maxDownloadsChanged", "speedLimitChanged", "sortChanged", "emptySectionsPolicyChanged",
         "transferStarted", "transferResolved", "transferPaused", "transferCompleted", "transferFailed",
+        "transferRetrying",
     ]
 }

@@ -73,11 +73,15 @@ public enum Event: Sendable, Equatable {
     case transferPaused(id: TaskID, bytes: Int64)
     case transferCompleted(id: TaskID, bytes: Int64, sha256: String, fileName: String)
     case transferFailed(id: TaskID, failure: TaskFailure, bytes: Int64)
+    /// An attempt ended with a retryable fault (`failure`, `bytes` in the partial file); the next attempt starts
+    /// after `delayMs` (backoff with jitter, or the server's Retry-After).
+    case transferRetrying(id: TaskID, failure: TaskFailure, bytes: Int64, delayMs: Int64)
 
     /// True for the downloader's facts, which undo never touches.
     public var isTransferFact: Bool {
         switch self {
-        case .transferStarted, .transferResolved, .transferPaused, .transferCompleted, .transferFailed:
+        case .transferStarted, .transferResolved, .transferPaused, .transferCompleted, .transferFailed,
+            .transferRetrying:
             return true
         default:
             return false
@@ -98,7 +102,8 @@ public enum Event: Sendable, Equatable {
             return ids
         case .taskRenamed(let id, _, _, _), .transferStarted(let id, _, _),
             .transferResolved(let id, _, _, _, _, _), .transferPaused(let id, _),
-            .transferCompleted(let id, _, _, _), .transferFailed(let id, _, _):
+            .transferCompleted(let id, _, _, _), .transferFailed(let id, _, _),
+            .transferRetrying(let id, _, _, _):
             return [id]
         case .ledgerCreated, .sectionInserted, .sectionRenamed, .sectionMoved, .sectionRemoved,
             .maxDownloadsChanged, .speedLimitChanged, .sortChanged, .emptySectionsPolicyChanged:

@@ -20,12 +20,15 @@ public enum TransferEvent: Sendable, Equatable {
     case failed(id: Int64, reason: FailureReason, retryable: Bool, bytes: Int64)
     /// The transfer stopped after ``TransferEngine/cancel(id:)``; `bytes` are safe in the partial file.
     case stopped(id: Int64, bytes: Int64)
+    /// An attempt ended with a retryable fault; the next attempt starts after `delay` seconds (its `.started`
+    /// follows then). `bytes` are safe in the partial file.
+    case retrying(id: Int64, reason: FailureReason, bytes: Int64, delay: Double)
 
     /// The task id the event is about.
     public var id: Int64 {
         switch self {
         case .started(let id, _, _), .resolved(let id, _, _, _, _, _, _), .completed(let id, _, _, _),
-            .failed(let id, _, _, _), .stopped(let id, _), .received(let id):
+            .failed(let id, _, _, _), .stopped(let id, _), .received(let id), .retrying(let id, _, _, _):
             id
         }
     }
@@ -34,7 +37,7 @@ public enum TransferEvent: Sendable, Equatable {
     public var isTerminal: Bool {
         switch self {
         case .completed, .failed, .stopped: true
-        case .started, .resolved, .received: false
+        case .started, .resolved, .received, .retrying: false
         }
     }
 }

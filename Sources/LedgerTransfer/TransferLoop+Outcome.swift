@@ -51,6 +51,7 @@ extension TransferLoop {
         job.retries += 1
         let delay = retryAfter.map { min($0, config.backoffCap) } ?? backoff(retry: job.retries)
         job.retryAt = Self.now() + delay
+        mailbox.emit(.retrying(id: job.request.id, reason: reason, bytes: job.file.size, delay: delay))
     }
 
     /// Exponential backoff with "equal jitter": half the step fixed, half random.

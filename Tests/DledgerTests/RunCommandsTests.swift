@@ -15,6 +15,10 @@ import Testing
         #expect(!r.out.contains("\u{1B}["))
         #expect(box.contents("a.bin") == Body.generatedBytes(seed: 1, in: 0..<300_000))
         #expect(box.contents("b.bin") == Body.generatedBytes(seed: 2, in: 0..<70_000))
+        // The log says why #2 needed a second attempt.
+        let audit = try await box.run("audit", "2")
+        let retried = "transferRetrying   #2 attempt failed: HTTP 503, retrying in "
+        #expect(audit.out.contains(retried), "\(audit.out)")
         let again = try await box.run("get", server.url("/a.bin"))
         #expect(again.status == 0)
         #expect(again.out.contains("already in the list: #1 (finished)"))

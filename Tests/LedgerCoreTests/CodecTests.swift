@@ -61,6 +61,9 @@ let sampleEvents: [Event] = {
         .transferCompleted(id: 1, bytes: 12_345, sha256: String(repeating: "0", count: 64), fileName: tricky),
         .transferFailed(
             id: 1, failure: TaskFailure(code: "http", detail: tricky, retryable: true), bytes: -1),
+        .transferRetrying(
+            id: 1, failure: TaskFailure(code: "http", detail: "HTTP 503", retryable: true), bytes: 4_096,
+            delayMs: 1_250),
     ]
 }()
 

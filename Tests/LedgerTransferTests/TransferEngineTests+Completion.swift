@@ -33,6 +33,7 @@ extension TransferEngineTests {
             case .completed: "completed"
             case .failed: "failed"
             case .stopped: "stopped"
+            case .retrying: "retrying"
             }
         }
     }

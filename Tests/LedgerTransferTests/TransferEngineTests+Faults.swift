@@ -21,6 +21,19 @@ extension TransferEngineTests {
         }
         #expect(h.events.startedAttempts(1) == [1, 2, 3])
         #expect(h.holds(name, resource.body.allBytes))
+        // Each retry is reported with its reason and delay, between the attempts.
+        let kinds = h.events.of(1).map { event -> String in
+            switch event {
+            case .started: "started"
+            case .retrying(_, let reason, _, let delay):
+                "retrying \(reason.code) \(reason.detail) \(delay > 0)"
+            default: "other"
+            }
+        }
+        #expect(
+            kinds.filter { $0 != "other" } == [
+                "started", "retrying http 503 true", "started", "retrying http 503 true", "started",
+            ])
     }
 
     @Test func waitsForRetryAfterOn429() async throws {

@@ -98,6 +98,10 @@ enum EventWords {
             return
                 "#\(id) failed: \(Format.failure(failure)) (\(failure.retryable ? "retryable" : "not retryable"))"
                 + (bytes > 0 ? " at \(Format.bytes(bytes))" : "")
+        case .transferRetrying(let id, let failure, let bytes, let delayMs):
+            return "#\(id) attempt failed: \(Format.failure(failure))"
+                + (bytes > 0 ? " at \(Format.bytes(bytes))" : "")
+                + ", retrying in \(String(format: "%.1f", Double(delayMs) / 1000)) s"
         }
     }
 
