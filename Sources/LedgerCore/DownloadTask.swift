@@ -30,39 +30,59 @@ public struct TaskFailure: Sendable, Equatable {
 
 /// One download in the list, as the log projects it.
 public struct DownloadTask: Sendable, Equatable {
+    // Stored fields in an order that packs them (eight-byte ones first, the one-byte ones last), and optional
+    // numbers and the rare failure kept compactly: a large list holds one of these per task, and opening a ledger
+    // builds them all.
     public var id: TaskID
     public var url: String
     /// The name the user gave, if any; else the best name known so far.
     public var displayName: String
-    /// True when the user chose the name (add --name or rename): the downloader must use it for the file.
-    public var nameIsUserChosen: Bool
     /// The file name on disk, known once the transfer completed.
     public var fileName: String?
     /// Absolute download directory.
     public var directory: String
     /// Expected SHA-256 (lowercase hex) given when the task was added.
     public var expectedSHA256: String?
-    public var state: TaskState
+    /// ETag or Last-Modified of the partial file, for If-Range on resume.
+    public var validator: String?
     public var bytes: Int64
-    public var size: Int64?
-    /// Why the last attempt failed; kept through a resume until the next attempt starts.
-    public var failure: TaskFailure?
     public var attempts: Int
     /// Milliseconds since the Unix epoch.
     public var added: Int64
-    public var finished: Int64?
-    /// ETag or Last-Modified of the partial file, for If-Range on resume.
-    public var validator: String?
+    /// How many times the task's data was discarded (redownload, file deleted): a running transfer that sees
+    /// this change must restart from zero.
+    public var resets: Int = 0
+    private var sizeValue: Int64 = .min
+    private var finishedValue: Int64 = .min
+    private var failureBox: FailureBox?
+    /// The SHA-256 of the completed file kept as 32 bytes (no text to allocate for each of a large list's tasks).
+    var checksum: Checksum?
+    public var state: TaskState
+    /// True when the user chose the name (add --name or rename): the downloader must use it for the file.
+    public var nameIsUserChosen: Bool
+
+    public var size: Int64? {
+        get { sizeValue == .min ? nil : sizeValue }
+        set { sizeValue = newValue ?? .min }
+    }
+
+    /// Milliseconds since the Unix epoch.
+    public var finished: Int64? {
+        get { finishedValue == .min ? nil : finishedValue }
+        set { finishedValue = newValue ?? .min }
+    }
+
+    /// Why the last attempt failed; kept through a resume until the next attempt starts.
+    public var failure: TaskFailure? {
+        get { failureBox?.value }
+        set { failureBox = newValue.map(FailureBox.init) }
+    }
+
     /// SHA-256 of the completed file, as the downloader computed it (lowercase hex).
     public var sha256: String? {
         get { checksum?.text }
         set { checksum = newValue.map(Checksum.init) }
     }
-    /// The same, kept as 32 bytes (no text to allocate for each of a large list's tasks).
-    var checksum: Checksum?
-    /// How many times the task's data was discarded (redownload, file deleted): a running transfer that sees
-    /// this change must restart from zero.
-    public var resets: Int = 0
 
     public init(
         id: TaskID, url: String, displayName: String, nameIsUserChosen: Bool, directory: String,
@@ -77,13 +97,9 @@ public struct DownloadTask: Sendable, Equatable {
         self.expectedSHA256 = expectedSHA256
         self.state = .waiting
         self.bytes = 0
-        self.size = nil
-        self.failure = nil
         self.attempts = 0
         self.added = added
-        self.finished = nil
         self.validator = nil
-        self.checksum = nil
     }
 
     /// Every field at once (the snapshot reader).
@@ -103,14 +119,14 @@ public struct DownloadTask: Sendable, Equatable {
         self.expectedSHA256 = expectedSHA256
         self.state = state
         self.bytes = bytes
-        self.size = size
-        self.failure = failure
         self.attempts = attempts
         self.added = added
-        self.finished = finished
         self.validator = validator
         self.checksum = checksum
         self.resets = resets
+        self.sizeValue = size ?? .min
+        self.finishedValue = finished ?? .min
+        self.failureBox = failure.map(FailureBox.init)
     }
 
     /// Forget everything a transfer learned: back to waiting, from zero.
@@ -193,4 +209,11 @@ enum Checksum: Sendable, Equatable {
         return [a, b, c, d].flatMap { w in (0..<8).map { UInt8(truncatingIfNeeded: w >> UInt64(56 - 8 * $0)) }
         }
     }
+}
+
+/// A failure out of line: most tasks have none, so it costs them one reference.
+private final class FailureBox: Sendable, Equatable {
+    let value: TaskFailure
+    init(_ value: TaskFailure) { self.value = value }
+    static func == (a: FailureBox, b: FailureBox) -> Bool { a.value == b.value }
 }
