@@ -15,8 +15,8 @@ enum LedgerBench {
         let events = try build(path: path, tasks: tasks)
         print("  built a ledger of \(events) events over \(tasks) tasks")
 
-        // One replay to make the snapshot, then three rounds of (raw scan, replay, open in a fresh process): each
-        // figure is the median of its three, taken across the same span, so that a slow or lucky moment of this
+        // One replay to make the snapshot, then five rounds of (raw scan, replay, open in a fresh process): each
+        // figure is the median of its five, taken across the same span, so that a slow or lucky moment of this
         // shared machine moves a ratio's two sides together instead of deciding it.
         let (_, _, list) = try replay(path: path)
         // Save the snapshot and close the writer, as any dledger command does: the ledger is then at rest
@@ -29,7 +29,7 @@ enum LedgerBench {
         var scans: [Double] = []
         var replays: [Double] = []
         var opens: [Double] = []
-        for _ in 0..<3 {
+        for _ in 0..<5 {
             scans.append(try StoreBench.rawScanRate(path: path))
             replays.append(try replay(path: path).1)
             // In a fresh process, as a dledger command would open it (this one holds a 100,000-task list).
