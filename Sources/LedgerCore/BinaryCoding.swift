@@ -19,16 +19,6 @@ struct BinaryWriter {
         bytes.append(contentsOf: s.utf8)
     }
 
-    mutating func optional(_ s: String?) {
-        bool(s != nil)
-        if let s { string(s) }
-    }
-
-    mutating func optional(_ v: Int64?) {
-        bool(v != nil)
-        if let v { int(v) }
-    }
-
     mutating func raw(_ b: [UInt8]) {
         int(b.count)
         bytes.append(contentsOf: b)
@@ -88,6 +78,4 @@ struct BinaryReader {
         return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + n])
     }
 
-    mutating func optionalString() throws -> String? { try bool() ? try string() : nil }
-    mutating func optionalInt() throws -> Int64? { try bool() ? try int() : nil }
 }

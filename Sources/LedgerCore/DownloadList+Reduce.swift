@@ -388,11 +388,6 @@ extension DownloadList {
         return decoded.isEmpty ? "download" : decoded
     }
 
-    static func percentDecoded(_ s: Substring) -> String {
-        var s = String(s)
-        return s.withUTF8 { percentDecoded($0) }
-    }
-
     private static func percentDecoded(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
         func hex(_ b: UInt8) -> UInt8? {
             switch b {

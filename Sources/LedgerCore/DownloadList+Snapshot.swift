@@ -89,8 +89,8 @@ extension DownloadList {
             if f == t.displayName { flags.insert(.displayNameIsFileName) }
         }
         let expected = t.expectedSHA256.map(Checksum.init)
-        if let e = expected { flags.insert(e.bytes != nil ? .expectedSHA256 : .expectedSHA256IsText) }
-        if let c = t.checksum { flags.insert(c.bytes != nil ? .sha256 : .sha256IsText) }
+        if let e = expected { flags.insert(e.isDigest ? .expectedSHA256 : .expectedSHA256IsText) }
+        if let c = t.checksum { flags.insert(c.isDigest ? .sha256 : .sha256IsText) }
         if t.size != nil { flags.insert(.size) }
         if t.finished != nil { flags.insert(.finished) }
         if t.failure != nil { flags.insert(.failure) }
@@ -230,7 +230,7 @@ extension BinaryWriter {
     fileprivate mutating func checksum(_ checksum: Checksum?) {
         switch checksum {
         case .text(let text)?: string(text)
-        case let digest?: bytes.append(contentsOf: digest.bytes!)
+        case let digest?: digest.appendBytes(to: &bytes)
         case nil: break
         }
     }

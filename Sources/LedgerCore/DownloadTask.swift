@@ -203,11 +203,23 @@ enum Checksum: Sendable, Equatable {
         }
     }
 
-    /// The 32 bytes of a digest, most significant first; nil for text.
-    var bytes: [UInt8]? {
-        guard case .digest(let a, let b, let c, let d) = self else { return nil }
-        return [a, b, c, d].flatMap { w in (0..<8).map { UInt8(truncatingIfNeeded: w >> UInt64(56 - 8 * $0)) }
+    var isDigest: Bool {
+        if case .digest = self { return true }
+        return false
+    }
+
+    /// Appends the 32 bytes of a digest, most significant first (nothing for text).
+    func appendBytes(to out: inout [UInt8]) {
+        guard case .digest(let a, let b, let c, let d) = self else { return }
+        func put(_ w: UInt64) {
+            for shift in stride(from: 56, through: 0, by: -8) {
+                out.append(UInt8(truncatingIfNeeded: w >> UInt64(shift)))
+            }
         }
+        put(a)
+        put(b)
+        put(c)
+        put(d)
     }
 }
 
