@@ -1,20 +1,9 @@
 extension DownloadList {
     /// The event that undoes `event` if it were applied to this state now, or nil when it cannot be undone
-    /// (purges, redownloads and file deletions destroy data; downloader facts are never undone).
+    /// (purges, redownloads and file deletions destroy data; downloader facts are never undone). An add is not
+    /// here: `apply` inverts it from the tasks the add actually took (``tasksRemoved``).
     func inverseOf(_ event: Event) -> Event? {
         switch event {
-        case .tasksAdded(let new, let section, _, let title):
-            // Undo forgets what the add brought (tasks and the section it created), so the URLs can be added again.
-            var urls: Set<String> = []
-            let ids = new.filter {
-                !tasks.contains($0.id) && task(withURL: $0.url) == nil && urls.insert($0.url).inserted
-            }
-            .map(\.id)
-            return ids.isEmpty
-                ? nil
-                : .tasksRemoved(
-                    ids: ids,
-                    removingSection: Self.sectionCreated(byAddAt: section, titled: title, in: sections))
         case .tasksMoved(let ids, let section, _):
             let live = Set(ids.filter { tasks.contains($0) && !isTrashed($0) })
             let removed =
@@ -66,16 +55,12 @@ extension DownloadList {
             return .sortChanged(sortMode, descending: sortDescending)
         case .emptySectionsPolicyChanged:
             return .emptySectionsPolicyChanged(autoRemove: autoRemoveEmptySections)
-        case .ledgerCreated, .tasksRemoved, .tasksTrashed, .filesDeleted, .trashPurged, .tasksRedownloaded,
+        case .tasksAdded, .ledgerCreated, .tasksRemoved, .tasksTrashed, .filesDeleted, .trashPurged,
+            .tasksRedownloaded,
             .transferStarted, .transferResolved,
             .transferPaused, .transferCompleted, .transferFailed, .transferRetrying:
             return nil
         }
-    }
-
-    /// The index of the section an add at `section` creates (a titled add, or any add to a list without sections).
-    static func sectionCreated(byAddAt section: Int, titled title: String?, in sections: [Section]) -> Int? {
-        title != nil ? Swift.max(0, Swift.min(section, sections.count)) : sections.isEmpty ? 0 : nil
     }
 
     /// Indexes of the sections that taking `ids` out of them would leave empty and so remove (only with automatic

@@ -7,8 +7,10 @@ extension DownloadList {
         let event = logged.entry.event
         let inverse: Event?
         if case .tasksAdded(let new, let section, let index, let title) = event {
-            // The add reports what it took: its inverse needs no second lookup of every URL.
-            let created = Self.sectionCreated(byAddAt: section, titled: title, in: sections)
+            // Undo forgets what the add brought (the tasks it took and the section it created), so the URLs can be
+            // added again; the add reports what it took, so no URL is looked up twice.
+            let created =
+                title != nil ? Swift.max(0, Swift.min(section, sections.count)) : sections.isEmpty ? 0 : nil
             let added = addTasks(
                 new, section: section, index: index, newSectionTitle: title, time: logged.time)
             inverse = added.isEmpty ? nil : .tasksRemoved(ids: added, removingSection: created)
