@@ -120,12 +120,7 @@ struct OpenedPartial: @unchecked Sendable {
             return
         }
         do {
-            let partial = try PartialFile(request: request)
-            guard let fd = partial.readDescriptor() else {
-                (opened, failure) = (nil, PartialFile.error("cannot reopen \(partial.path)").reason)
-                return
-            }
-            (opened, failure) = ((partial, fd), nil)
+            (opened, failure) = (try PartialFile.openWithReader(request), nil)
         } catch {
             (opened, failure) = (nil, error.reason)
         }

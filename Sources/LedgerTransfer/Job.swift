@@ -34,8 +34,7 @@ final class Job {
 
     /// Opens the partial file itself (the engine opens it off the loop thread instead: ``OpenedPartial``).
     convenience init(request: TransferRequest, hashes: HashWorker) throws(TransferError) {
-        let file = try PartialFile(request: request)
-        guard let fd = file.readDescriptor() else { throw PartialFile.error("cannot reopen \(file.path)") }
+        let (file, fd) = try PartialFile.openWithReader(request)
         self.init(request: request, file: file, readFD: fd, hashes: hashes)
     }
 

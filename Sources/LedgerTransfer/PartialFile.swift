@@ -87,6 +87,13 @@ final class PartialFile {
         reservedEnd = to
     }
 
+    /// Opens (creating if needed) the partial file of `request`, and a second descriptor of it for the hash worker.
+    static func openWithReader(_ request: TransferRequest) throws(TransferError) -> (PartialFile, Int32) {
+        let file = try PartialFile(request: request)
+        guard let fd = file.readDescriptor() else { throw error("cannot reopen \(file.path)") }
+        return (file, fd)
+    }
+
     /// A new descriptor of the file for reading (the caller owns it), or nil when out of descriptors.
     func readDescriptor() -> Int32? {
         let copy = fcntl(fd, F_DUPFD_CLOEXEC, 0)
