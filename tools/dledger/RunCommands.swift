@@ -55,8 +55,8 @@ enum RunCommands {
             result = try await download(
                 ledger, console: inv.console, only: scope, jobs: jobs, untilIdle: true, json: json)
         } catch LedgerOpenError.runnerActive(let pid, _) {
-            let note = "another downloader (pid \(pid.map(String.init) ?? "?")) runs this ledger: watching it"
-            if json { inv.console.err(note) } else { inv.console.info(note) }
+            narrate(
+                "another downloader (pid \(pid.map(String.init) ?? "?")) runs this ledger: watching it", inv)
             result = try await watch(ledger, console: inv.console, scope: scope, json: json)
         }
         let list = ledger.list
@@ -108,8 +108,7 @@ enum RunCommands {
                 continue
             }
             if list.isTrashed(id) { throw LedgerError.taskInTrash(id) }
-            let note = "already in the list: #\(id) (\(t.state.rawValue)) \(s.url)"
-            if inv.context.json { inv.console.err(note) } else { inv.console.info(note) }
+            narrate("already in the list: #\(id) (\(t.state.rawValue)) \(s.url)", inv)
             ids.append(id)
             if [.paused, .stopped, .failed].contains(t.state) { toResume.append(id) }
         }
@@ -124,8 +123,7 @@ enum RunCommands {
         let untilIdle = inv.args.has("--until-idle")
         let json = inv.context.json
         if !untilIdle {
-            let note = "downloading; Ctrl-C stops (everything resumes with the next 'dledger run')"
-            if json { inv.console.err(note) } else { inv.console.info(note) }
+            narrate("downloading; Ctrl-C stops (everything resumes with the next 'dledger run')", inv)
         }
         let result = try await download(
             ledger, console: inv.console, only: nil, jobs: jobs, untilIdle: untilIdle, json: json)
@@ -155,6 +153,11 @@ enum RunCommands {
         let finished = list.orderedTasks.filter { $0.state == .finished }.count
         inv.console.info("idle: \(finished) finished, \(list.liveCount - finished) not finished")
         return result.failed.isEmpty ? CLIError.success : CLIError.failure
+    }
+
+    /// A line of narration: on stdout, or on stderr when stdout is kept for the `--json` document.
+    private static func narrate(_ line: String, _ inv: Invocation) {
+        if inv.context.json { inv.console.err(line) } else { inv.console.info(line) }
     }
 
     /// Runs a scheduler with progress until idle (or stopped by Ctrl-C / SIGTERM).
