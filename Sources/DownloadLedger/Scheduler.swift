@@ -41,7 +41,7 @@ public final class Scheduler: @unchecked Sendable {
     /// When the oldest `.started` / `.resolved` in `pending` arrived, if any is waiting for its commit.
     private var deferredSince: ContinuousClock.Instant?
     /// Whether the next pass must match transfers to the list: a slot was freed, a transfer ended, or a tick
-    /// passed. Facts alone (`.started`, `.resolved`) change nothing the matching looks at.
+    /// passed. Facts alone (`.started`, `.resolved`, `.retrying`) change nothing the matching looks at.
     private var slotsChanged = true
     /// Wakes the loop: a transfer freed its slot or ended, a tick passed, or deferred facts are due. Coalesced.
     private let wake: AsyncStream<Void>
@@ -140,7 +140,7 @@ public final class Scheduler: @unchecked Sendable {
     /// Files `event` for the loop. Caller holds `lock`.
     ///
     /// `.received` frees a slot and a terminal event ends a transfer: the loop runs at once, so the successor
-    /// starts at once. `.started` and `.resolved` only add facts: they wait up to `factDelay` to share a commit
+    /// starts at once. `.started`, `.resolved` and `.retrying` only add facts: they wait up to `factDelay` to share a commit
     /// with the facts that follow (one SQLite transaction per event cost more than the transfer of a small file).
     private func take(_ event: TransferEvent) -> Urgency {
         switch event {
