@@ -15,7 +15,7 @@ final class Attempt {
     unowned let job: Job
     let easy: CurlEasy
     let number: Int
-    /// Bytes in the partial file when the request was sent (the Range start, 0 for none).
+    /// Bytes received before the request was sent (the Range start, 0 for none).
     let offset: Int64
     /// The `If-Range` value sent, if any.
     let sentValidator: String?
@@ -44,7 +44,7 @@ final class Attempt {
         self.job = job
         self.easy = easy
         self.number = number
-        self.offset = job.file.size
+        self.offset = job.size
         self.sentValidator = offset > 0 ? job.validator : nil
         self.emit = emit
     }
@@ -117,11 +117,11 @@ final class Attempt {
             self.allowance = allowance - Double(bytes.count)
         }
         var accepted = bytes
-        if let limit, job.file.size + Int64(bytes.count) > limit {
-            let room = Int(max(limit - job.file.size, 0))
+        if let limit, job.size + Int64(bytes.count) > limit {
+            let room = Int(max(limit - job.size, 0))
             accepted = UnsafeRawBufferPointer(rebasing: bytes[..<room])
             outcome = .fail(
-                .sizeMismatch(expected: limit, actual: job.file.size + Int64(bytes.count)), retryAfter: nil)
+                .sizeMismatch(expected: limit, actual: job.size + Int64(bytes.count)), retryAfter: nil)
         }
         do {
             try job.append(accepted)

@@ -19,12 +19,13 @@ final class Job {
     /// The partial file as the hash worker follows it.
     let follower: HashFollower
     let hashes: HashWorker
-    /// The size last published to the hash worker.
+    /// The file's size as last published to the hash worker. Equal to the file's size whenever `stage` is set.
     private var published: Int64
-    /// The chunk being filled with copies of the bytes written, for the hash worker; nil when the worker's pool
-    /// was empty (the worker then reads the bytes back from the file). Holds the bytes from `published` on.
+    /// The chunk the body bytes are gathered in before they are written (one write per chunk instead of one per
+    /// curl callback of 16 KiB) and then handed to the hash worker; nil when the worker's pool was empty (the bytes
+    /// then go straight to the file, and the worker reads them back). Holds the bytes from the file's end on.
     private var stage: HashBuffer?
-    /// Bytes in `stage`.
+    /// Bytes in `stage`, not yet in the file.
     private var staged = 0
     /// The request in flight, if any.
     var attempt: Attempt?
@@ -46,24 +47,21 @@ final class Job {
         self.hashes = hashes
         self.follower = hashes.follow(fd: fd, size: file.size)
         self.published = file.size
-        self.stage = hashes.takeBuffer()
     }
 
     deinit {
         if let stage { hashes.giveBack(stage) }
     }
 
-    /// Appends body bytes to the partial file and copies them into the hash worker's chunk, handing each full
-    /// chunk over (every ``HashWorker/publishStep`` bytes). Without a chunk, it only lets the worker know the
-    /// new size every ``HashWorker/publishStep`` bytes. The rest is handed over by ``endStaging(publish:)``.
+    /// Bytes received: those in the file and those gathered for its next write.
+    var size: Int64 { file.size + Int64(staged) }
+
+    /// Takes body bytes: gathers them in a chunk of ``HashWorker/chunkSize`` that, once full, is written to the
+    /// partial file with one write and handed to the hash worker. Without a chunk (the worker's pool is empty), the
+    /// bytes are written at once and the worker is told the new size every ``HashWorker/publishStep`` bytes.
+    /// ``flush()`` writes what is gathered.
     func append(_ bytes: UnsafeRawBufferPointer) throws(TransferError) {
-        do {
-            try file.append(bytes)
-        } catch {
-            // Part of `bytes` may be in the file and not in the chunk: the worker reads the file from here on.
-            endStaging(publish: true)
-            throw error
-        }
+        if stage == nil && published == file.size { stage = hashes.takeBuffer() }
         var rest = bytes
         while let buffer = stage, !rest.isEmpty, let source = rest.baseAddress {
             let count = min(buffer.bytes.count - staged, rest.count)
@@ -71,46 +69,50 @@ final class Job {
             staged += count
             rest = UnsafeRawBufferPointer(rebasing: rest[count...])
             if staged == buffer.bytes.count {
-                handOverStage()
+                try writeStage()
                 stage = hashes.takeBuffer()
             }
         }
-        if stage == nil && file.size - published >= HashWorker.publishStep {
-            // No chunk (the worker was behind): it reads these bytes back from the file; copying resumes here.
+        guard !rest.isEmpty else { return }
+        try file.append(rest)
+        if file.size - published >= HashWorker.publishStep {
             published = file.size
             hashes.publish(follower, size: published)
-            stage = hashes.takeBuffer()
         }
     }
 
-    /// Hands the staged bytes (the file's bytes from `published` on) to the worker, keeping no buffer.
-    private func handOverStage() {
+    /// Writes the gathered bytes to the file and hands them to the worker; the chunk goes with them.
+    private func writeStage() throws(TransferError) {
         guard let buffer = stage else { return }
         stage = nil
-        let chunk = HashChunk(offset: published, buffer: buffer, count: staged)
-        published += Int64(staged)
+        let count = staged
         staged = 0
-        if chunk.count > 0 {
-            hashes.publish(follower, size: published, chunk: chunk)
-        } else {
+        guard count > 0 else {
             hashes.giveBack(buffer)
+            return
         }
+        do {
+            try file.append(UnsafeRawBufferPointer(rebasing: buffer.bytes[..<count]))
+        } catch {
+            // Part of the chunk may be in the file: the worker will read whatever is there (see flush()).
+            hashes.giveBack(buffer)
+            throw error
+        }
+        let chunk = HashChunk(offset: published, buffer: buffer, count: count)
+        published = file.size
+        hashes.publish(follower, size: published, chunk: chunk)
     }
 
-    /// Stops copying: with `publish`, hands over what is staged and then the file's size (the worker reads
-    /// what no chunk holds from the file); without, just gives the buffer back (the file is being dropped).
-    func endStaging(publish: Bool) {
-        if publish {
-            handOverStage()
+    /// Writes what is gathered to the file and tells the worker the file's size: then the file holds every byte
+    /// received. When the write fails, the file keeps what made it, and the worker hashes just that.
+    func flush() throws(TransferError) {
+        defer {
             if published != file.size {
                 published = file.size
                 hashes.publish(follower, size: published)
             }
-        } else if let buffer = stage {
-            stage = nil
-            staged = 0
-            hashes.giveBack(buffer)
         }
+        try writeStage()
     }
 
     /// Empties the partial file; the next bytes start the file (and its hash) anew.
@@ -118,7 +120,6 @@ final class Job {
         hashes.rewrite(follower, size: 0)
         published = 0
         staged = 0
-        if stage == nil { stage = hashes.takeBuffer() }
         try file.truncate(to: 0)
     }
 }

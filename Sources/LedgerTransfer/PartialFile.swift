@@ -3,8 +3,9 @@ import Glibc
 
 /// The partial file of one transfer, `<dir>/.dledger/partial/<id>.part`, opened for appending; owns its descriptor.
 ///
-/// Every byte goes straight to the kernel with write(2), so it survives the death of the process. Every
-/// ``writebackStep`` bytes the kernel is asked to start writing them out, so the final fsync finds little dirty
+/// Bytes reach it with write(2), a chunk at a time (``Job`` gathers curl's 16 KiB callbacks into 256 KiB), so
+/// what was written survives the death of the process; a kill loses at most the chunk being gathered, which the
+/// resume asks for again. Every ``writebackStep`` bytes the kernel is asked to start writing them out, so the final fsync finds little dirty
 /// data and the disk works while the network does. Once the response announced its length, blocks are reserved
 /// ahead of the writes (``reserveStep`` at a time, never past the announced end, the file's size unchanged), so
 /// the appends land in allocated blocks: on ext4 that made writing a 1 MiB file about a fifth cheaper.

@@ -7,6 +7,12 @@ extension TransferLoop {
         guard let id = idsByHandle[handle], let job = jobs[id], let attempt = job.attempt else { return }
         job.effectiveURL = attempt.easy.effectiveURL ?? job.effectiveURL
         detachAttempt(of: job)
+        do {
+            try job.flush()
+        } catch {
+            end(job, failure: error.reason)
+            return
+        }
         if result == CURLE_OK { attempt.decideIfNeeded() }
         switch attempt.outcome {
         case .fail(let reason, let retryAfter):
@@ -79,7 +85,6 @@ extension TransferLoop {
 
     /// Hands the finished file to the completion queue: fsync, hash, verify, link to a free final name.
     private func complete(_ job: Job) {
-        job.endStaging(publish: true)
         mailbox.emit(.received(id: job.request.id))
         handOver(job, name: finalName(of: job)) { $0.complete() }
     }

@@ -77,7 +77,8 @@ final class TransferLoop: @unchecked Sendable {
     /// completing is left to complete.
     func cancel(id: Int64) {
         guard let job = jobs[id] else { return }
-        job.endStaging(publish: false)
+        // The gathered bytes are kept for the resume; a write error here shows again when it resumes.
+        try? job.flush()
         handOver(job) { $0.stop() }
     }
 
@@ -202,7 +203,7 @@ final class TransferLoop: @unchecked Sendable {
 
     /// Ends `job` with a failure. An empty partial file is removed: it holds nothing to resume.
     func end(_ job: Job, failure reason: FailureReason) {
-        job.endStaging(publish: false)
+        try? job.flush()
         detachAttempt(of: job)
         jobs[job.request.id] = nil
         hashes.forget(job.follower)
@@ -226,11 +227,11 @@ final class TransferLoop: @unchecked Sendable {
         publishedActivity = !jobs.isEmpty
         var snapshot: [TransferActivity] = []
         for job in jobs.values.sorted(by: { $0.request.id < $1.request.id }) {
-            job.meter.record(bytes: job.file.size, at: now)
-            let eta = job.expected.flatMap { job.meter.eta(remaining: $0 - job.file.size) }
+            job.meter.record(bytes: job.size, at: now)
+            let eta = job.expected.flatMap { job.meter.eta(remaining: $0 - job.size) }
             snapshot.append(
                 TransferActivity(
-                    id: job.request.id, bytes: job.file.size, expected: job.expected, speed: job.meter.speed,
+                    id: job.request.id, bytes: job.size, expected: job.expected, speed: job.meter.speed,
                     eta: eta))
         }
         mailbox.publish(snapshot)
