@@ -246,8 +246,10 @@ public final class Scheduler: @unchecked Sendable {
         for id in toCancel { engine.cancel(id: id) }
         for var request in toStart {
             request.validator = Self.resumeValidator(for: request, logged: list.tasks[request.id])
-            try? FileManager.default.createDirectory(
-                atPath: request.directory, withIntermediateDirectories: true)
+            if !Self.isDirectory(request.directory) {
+                try? FileManager.default.createDirectory(
+                    atPath: request.directory, withIntermediateDirectories: true)
+            }
             engine.start(request)
         }
         return wanted.isEmpty && lock.withLock { running.isEmpty }
@@ -276,6 +278,12 @@ public final class Scheduler: @unchecked Sendable {
             if lstat(path, &info) == 0 { SafeFiles.remove(path) }
         }
         return t?.validator
+    }
+
+    /// Whether `path` is a directory (or a symbolic link to one).
+    private static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
     /// Partial files of finished tasks: second links to their placed files, left by a run stopped between a

@@ -24,10 +24,15 @@ final class PartialFile {
     private var reservedEnd: Int64 = 0
 
     /// Opens (creating if needed) the partial file of `request`, creating its hidden folders with mode 0700.
+    /// The download directory may be a symbolic link (the user's choice); the hidden folders must be real ones.
     init(request: TransferRequest) throws(TransferError) {
-        try Self.makeDirectory(request.directory, mode: 0o755)
-        try Self.makeDirectory(request.directory + "/.dledger", mode: 0o700)
-        try Self.makeDirectory(request.partialDirectory, mode: 0o700)
+        let hidden = request.directory + "/.dledger"
+        // Two lstats when the folders exist (every start but the first); mkdir would lock the parent each time.
+        if !Self.isRealDirectory(hidden) || !Self.isRealDirectory(request.partialDirectory) {
+            try Self.makeDirectory(request.directory, mode: 0o755, followingLink: true)
+            try Self.makeDirectory(hidden, mode: 0o700)
+            try Self.makeDirectory(request.partialDirectory, mode: 0o700)
+        }
         path = request.partialPath
         fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw Self.error("cannot open \(request.partialPath)") }
@@ -129,12 +134,22 @@ final class PartialFile {
         return .fileSystem("\(what): \(String(cString: strerror(code)))")
     }
 
-    /// Creates `path` if missing; refuses anything that exists but is not a real directory (e.g. a symlink).
-    private static func makeDirectory(_ path: String, mode: mode_t) throws(TransferError) {
+    /// Creates `path` if missing; refuses anything that exists but is not a directory. Unless `followingLink`,
+    /// a symbolic link is refused too, even to a directory.
+    private static func makeDirectory(
+        _ path: String, mode: mode_t, followingLink: Bool = false
+    ) throws(TransferError) {
         if mkdir(path, mode) != 0 && errno != EEXIST { throw error("cannot create \(path)") }
         var info = stat()
-        guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+        let found = followingLink ? stat(path, &info) : lstat(path, &info)
+        guard found == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
             throw .fileSystem("\(path) is not a directory")
         }
+    }
+
+    /// Whether `path` is a directory itself, not a symbolic link to one.
+    private static func isRealDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 }

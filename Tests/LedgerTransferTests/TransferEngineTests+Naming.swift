@@ -85,3 +85,52 @@ extension TransferEngineTests {
         #expect(name == "download")
     }
 }
+
+extension TransferEngineTests {
+    /// A planted `.dledger` (or `.dledger/partial`) that is a symbolic link would send the bytes elsewhere: the
+    /// transfer fails, and nothing is written through the link.
+    @Test(arguments: [".dledger", ".dledger/partial"])
+    func refusesAHiddenFolderThatIsASymbolicLink(planted: String) async throws {
+        let h = try Harness()
+        defer { h.close() }
+        h.server.serve("/file.bin", Resource(size: 1000, seed: 1))
+        let elsewhere = h.root + "/elsewhere"
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: false)
+        if planted == ".dledger/partial" {
+            try FileManager.default.createDirectory(
+                atPath: h.directory + "/.dledger", withIntermediateDirectories: false)
+        }
+        try FileManager.default.createSymbolicLink(
+            atPath: h.directory + "/" + planted, withDestinationPath: elsewhere)
+
+        let event = await h.run(h.request(1, "/file.bin"))
+
+        guard case .failed(_, .fileSystem(let detail), false, 0) = event else {
+            Issue.record("ended with \(String(describing: event))")
+            return
+        }
+        #expect(detail.hasSuffix("is not a directory"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere).isEmpty)
+        #expect(h.visibleFiles() == [])
+    }
+
+    /// The download directory itself may be a symbolic link to a real one: the user chose it.
+    @Test func downloadsIntoADirectoryThatIsASymbolicLink() async throws {
+        let h = try Harness()
+        defer { h.close() }
+        let resource = Resource(size: 3000, seed: 4)
+        h.server.serve("/file.bin", resource)
+        let link = h.root + "/linked"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: h.directory)
+        let request = TransferRequest(id: 1, url: h.server.url("/file.bin"), directory: link)
+
+        let event = await h.run(request)
+
+        guard case .completed(_, 3000, _, let name) = event else {
+            Issue.record("ended with \(String(describing: event))")
+            return
+        }
+        #expect(name == "file.bin")
+        #expect(h.holds("file.bin", resource.body.allBytes))
+    }
+}
