@@ -9,8 +9,9 @@ import Foundation
 ///
 /// Debian's nginx serves one big file and many small ones from a temp directory; ours (the library in a child
 /// process: `transfer-child`), curl and aria2c each download them into a fresh directory, every case once per
-/// round, rounds interleaved. Each command is measured by wait4 (wall, CPU, peak RSS) and every downloaded file
-/// is checked for size and SHA-256 before it is deleted. Prints the medians and the targets as Markdown.
+/// round, rounds interleaved, each workload's clients in an order that turns every round. Each command is measured
+/// by wait4 (wall, CPU, peak RSS) and every downloaded file is checked for size and SHA-256 before it is deleted.
+/// Prints the medians and the targets as Markdown.
 enum TransferBench {
     struct Options {
         var runs = 3
@@ -107,7 +108,7 @@ enum TransferBench {
         var results: [TransferCase.Key: [TransferMeasurement]] = [:]
         let directory = work + "/downloads"
         for round in 1...o.runs {
-            for c in cases {
+            for c in rotated(cases, by: round - 1) {
                 try reset(directory)
                 sync()
                 let m = try TransferProcess.measure(c.command(directory), log: work + "/run.log")
@@ -128,6 +129,23 @@ enum TransferBench {
             bigBytes: o.bigBytes, smallCount: o.smallCount, smallBytes: o.smallBytes, runs: o.runs)
         print("")
         print(report.render())
+    }
+
+    /// The cases of each workload in an order that turns by one every round (workloads keep their order), so no
+    /// client always runs right after the same other one: what one leaves behind (page cache, memory the VM
+    /// took back, files just deleted) falls on each in turn.
+    static func rotated(_ cases: [TransferCase], by turn: Int) -> [TransferCase] {
+        var order: [TransferCase] = []
+        var start = 0
+        while start < cases.count {
+            var end = start
+            while end < cases.count && cases[end].workload == cases[start].workload { end += 1 }
+            let group = Array(cases[start..<end])
+            let shift = turn % group.count
+            order += group[shift...] + group[..<shift]
+            start = end
+        }
+        return order
     }
 
     /// Removes the download directory and our ledger files beside it, then (by default) makes it anew.
