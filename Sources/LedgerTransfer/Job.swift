@@ -21,7 +21,7 @@ final class Job {
     let hashes: HashWorker
     /// The file's size as last published to the hash worker. Equal to the file's size whenever `stage` is set.
     private var published: Int64
-    /// The chunk the body bytes are gathered in before they are written (one write per chunk instead of one per
+    /// The chunk the body bytes are gathered in before they are written (a few writes per chunk instead of one per
     /// curl callback of 16 KiB) and then handed to the hash worker; nil when the worker's pool was empty (the bytes
     /// then go straight to the file, and the worker reads them back). Holds the bytes from the file's end on.
     private var stage: HashBuffer?
@@ -57,7 +57,7 @@ final class Job {
     var size: Int64 { file.size + Int64(staged) }
 
     /// Takes body bytes: gathers them in a chunk of ``HashWorker/chunkSize`` that, once full, is written to the
-    /// partial file with one write and handed to the hash worker. Without a chunk (the worker's pool is empty), the
+    /// partial file (``PartialFile/maxWrite`` per write) and handed to the hash worker. Without a chunk (the worker's pool is empty), the
     /// bytes are written at once and the worker is told the new size every ``HashWorker/publishStep`` bytes.
     /// ``flush()`` writes what is gathered.
     func append(_ bytes: UnsafeRawBufferPointer) throws(TransferError) {
