@@ -41,7 +41,9 @@ final class PartialFile {
             try Self.makeDirectory(request.partialDirectory, mode: 0o700)
         }
         path = request.partialPath
-        fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        // The mode a new file gets (0666 less the umask, as curl's): the placed file is this inode. While it is a
+        // partial, the hidden folders (0700) keep others out.
+        fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0o666)
         guard fd >= 0 else { throw Self.error("cannot open \(request.partialPath)") }
         var info = stat()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {

@@ -134,3 +134,26 @@ extension TransferEngineTests {
         #expect(h.holds("file.bin", resource.body.allBytes))
     }
 }
+
+extension TransferEngineTests {
+    /// A finished file is readable as any new file is (0666 less the umask, what curl gives it), not private.
+    @Test func aFinishedFileGetsTheModeOfANewFile() async throws {
+        let h = try Harness()
+        defer { h.close() }
+        h.server.serve("/file.bin", Resource(size: 2000, seed: 3))
+
+        let event = await h.run(h.request(1, "/file.bin"))
+
+        guard case .completed(_, _, _, let name) = event else {
+            Issue.record("ended with \(String(describing: event))")
+            return
+        }
+        let mask = umask(0)
+        umask(mask)
+        var info = stat()
+        #expect(stat(h.directory + "/" + name, &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o666 & ~mask)
+        #expect(stat(h.directory + "/.dledger", &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o700)
+    }
+}
