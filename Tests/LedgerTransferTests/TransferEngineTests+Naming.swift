@@ -148,8 +148,10 @@ extension TransferEngineTests {
             Issue.record("ended with \(String(describing: event))")
             return
         }
-        let mask = umask(0)
-        umask(mask)
+        // The umask as the kernel reports it: umask(2) cannot read it without setting it for every thread.
+        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("Umask:") })
+        let mask = try #require(mode_t(line.dropFirst(6).trimmingCharacters(in: .whitespaces), radix: 8))
         var info = stat()
         #expect(stat(h.directory + "/" + name, &info) == 0)
         #expect(info.st_mode & 0o777 == 0o666 & ~mask)
