@@ -209,8 +209,9 @@ public final class Scheduler: @unchecked Sendable {
         var wanted: [DownloadTask] = []
         scan: for section in list.sections {
             for id in section.tasks {
-                guard let t = list.tasks[id], t.state.isRunnable, only.map({ $0.contains(id) }) != false,
-                    !finishing.contains(id)
+                // The state first, without copying the task: a long history is mostly finished tasks.
+                guard list.tasks.state(of: id)?.isRunnable == true, only.map({ $0.contains(id) }) != false,
+                    !finishing.contains(id), let t = list.tasks[id]
                 else { continue }
                 if limit > 0 && wanted.count >= limit { break scan }
                 wanted.append(t)

@@ -29,6 +29,20 @@ public struct TaskTable: Sendable, Sequence {
         return !far.isEmpty && far.keys.contains(id)
     }
 
+    /// The state of the task with this id, or nil when there is none (no copy of the task: a downloader scanning a
+    /// long list for the tasks it may start looks at every task's state).
+    @inline(__always)
+    public func state(of id: TaskID) -> TaskState? {
+        if let i = slot(id) {
+            return slots.withUnsafeBufferPointer { buffer in
+                let task = buffer.baseAddress! + i
+                if case .none = task.pointee { return nil }
+                return task.pointee!.state
+            }
+        }
+        return far.isEmpty ? nil : far[id]?.state
+    }
+
     /// The task with this id, or nil. Setting nil removes it.
     public subscript(id: TaskID) -> DownloadTask? {
         get {

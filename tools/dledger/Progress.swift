@@ -13,6 +13,8 @@ final class Progress: @unchecked Sendable {
     private let json: Bool
     private let lock = NSLock()
     private var states: [TaskID: TaskState] = [:]
+    /// The list's head when `states` was last brought up to date.
+    private var seenHead: Int64
     private var loop: Task<Void, Never>?
     /// Tasks that failed while this display ran.
     private(set) var failed: Set<TaskID> = []
@@ -25,6 +27,7 @@ final class Progress: @unchecked Sendable {
         self.scope = scope
         let list = ledger.list
         for t in list.tasks.values where scope?.contains(t.id) != false { states[t.id] = t.state }
+        seenHead = list.head
     }
 
     /// Starts drawing.
@@ -56,11 +59,32 @@ final class Progress: @unchecked Sendable {
         console.setLive(liveLines(list, activity: scheduler?.currentActivity() ?? []))
     }
 
-    /// Plain lines for the tasks whose state changed since the last tick.
+    /// Plain lines for the tasks whose state changed since the last tick, in list order.
+    ///
+    /// Only the tasks the events since the last tick name are looked at (a tick is then as cheap with a history of
+    /// 100,000 tasks as with ten); when those events cannot be read, every task is.
     private func transitions(_ list: DownloadList) -> [String] {
         lock.withLock {
+            guard list.head != seenHead else { return [] }
+            var candidates: [DownloadTask]
+            if list.head > seenHead,
+                let entries = try? ledger.log(after: seenHead, limit: Int(list.head - seenHead))
+            {
+                let touched = Set(entries.lazy.filter { $0.seq <= list.head }.flatMap(\.entry.event.taskIDs))
+                // Those in the list's sections, as `orderedTasks` would give them (not the to-delete list).
+                let places = list.locations(of: touched)
+                candidates = places.keys.compactMap { list.tasks[$0] }
+                candidates.sort {
+                    let a = places[$0.id] ?? (Int.max, 0)
+                    let b = places[$1.id] ?? (Int.max, 0)
+                    return (a.section, a.index, $0.id) < (b.section, b.index, $1.id)
+                }
+            } else {
+                candidates = list.orderedTasks
+            }
+            seenHead = list.head
             var lines: [String] = []
-            for t in list.orderedTasks where scope?.contains(t.id) != false {
+            for t in candidates where scope?.contains(t.id) != false {
                 let old = states[t.id]
                 states[t.id] = t.state
                 guard old != t.state else { continue }
