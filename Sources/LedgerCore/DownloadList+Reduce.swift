@@ -206,8 +206,6 @@ extension DownloadList {
         removeEmptied(emptied)
     }
 
-    /// The section for a remembered (index, title): the same index if the title still matches, else the first
-    /// section with that title, else a new section with that title at the remembered index.
     /// Inserts empty sections at `indexes` (ascending), each titled as the first of `titles` that names its index;
     /// an index nothing names is skipped. Undo uses it to bring back exactly the sections an action removed.
     private mutating func recreate(_ indexes: [Int], titles: [(section: Int, title: String)]) {
@@ -218,6 +216,8 @@ extension DownloadList {
         }
     }
 
+    /// The section for a remembered (index, title): the same index if the title still matches, else the first
+    /// section with that title, else a new section with that title at the remembered index.
     private mutating func sectionIndex(title: String, near index: Int) -> Int {
         if sections.indices.contains(index), sections[index].title == title { return index }
         if let i = sections.firstIndex(where: { $0.title == title }) { return i }

@@ -1,6 +1,5 @@
-/// Every field any payload may carry, filled in one pass over the JSON.
-/// Every field any payload may have; all optional, so a payload that has few of them costs few releases when it
-/// goes (arrays included: an absent list is nil, not an empty array to release).
+/// Every field any payload may have, filled in one pass over the JSON; all optional, so a payload that has few of
+/// them costs few releases when it goes (arrays included: an absent list is nil, not an empty array to release).
 private struct PayloadFields {
     var id: Int64?
     var ids: [TaskID]?
@@ -26,6 +25,7 @@ private struct PayloadFields {
     var states: [String]?
     var bytes: Int64?
     var size: Int64?
+    // transferStarted's, which `progressFact` reads: here they are only checked to be numbers.
     var attempt: Int64?
     var offset: Int64?
     var sha256: String?
@@ -308,16 +308,12 @@ extension Entry {
         -> Event
     {
         // Strings and lists are taken out of the fields, not copied: nothing is retained twice and released.
-        if k.equals("transferStarted") {
-            return .transferStarted(
-                id: try need(f.id, "id", r), attempt: Int(f.attempt ?? 1), offset: f.offset ?? 0)
-        } else if k.equals("transferResolved") {
+        // transferStarted and transferPaused never come here: `progressFact` reads them.
+        if k.equals("transferResolved") {
             return .transferResolved(
                 id: try need(f.id, "id", r), size: f.size, serverName: f.serverName.take(),
                 validator: f.validator.take(),
                 acceptsRanges: f.flag ?? false, restartedFromZero: f.restarted.take())
-        } else if k.equals("transferPaused") {
-            return .transferPaused(id: try need(f.id, "id", r), bytes: f.bytes ?? 0)
         } else if k.equals("transferCompleted") {
             return .transferCompleted(
                 id: try need(f.id, "id", r), bytes: f.bytes ?? 0, sha256: f.sha256.take() ?? "",
