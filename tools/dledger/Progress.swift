@@ -74,11 +74,7 @@ final class Progress: @unchecked Sendable {
                 // Those in the list's sections, as `orderedTasks` would give them (not the to-delete list).
                 let places = list.locations(of: touched)
                 candidates = places.keys.compactMap { list.tasks[$0] }
-                candidates.sort {
-                    let a = places[$0.id] ?? (Int.max, 0)
-                    let b = places[$1.id] ?? (Int.max, 0)
-                    return (a.section, a.index, $0.id) < (b.section, b.index, $1.id)
-                }
+                candidates.sort { Self.inListOrder($0.id, $1.id, places) }
             } else {
                 candidates = list.orderedTasks
             }
@@ -109,14 +105,20 @@ final class Progress: @unchecked Sendable {
         }
     }
 
+    /// Whether task `a` comes before `b` in the list, given their places (`locations(of:)`); a task with no place
+    /// comes last, ties by id.
+    private static func inListOrder(
+        _ a: TaskID, _ b: TaskID, _ places: [TaskID: (section: Int, index: Int)]
+    ) -> Bool {
+        let pa = places[a] ?? (Int.max, 0)
+        let pb = places[b] ?? (Int.max, 0)
+        return (pa.section, pa.index, a) < (pb.section, pb.index, b)
+    }
+
     private func liveLines(_ list: DownloadList, activity: [TransferActivity]) -> [String] {
         let width = max(40, console.width - 1)
         let places = list.locations(of: Set(activity.map(\.id)))
-        let running = activity.sorted {
-            let a = places[$0.id] ?? (Int.max, 0)
-            let b = places[$1.id] ?? (Int.max, 0)
-            return (a.section, a.index, $0.id) < (b.section, b.index, $1.id)
-        }
+        let running = activity.sorted { Self.inListOrder($0.id, $1.id, places) }
         let room = max(1, min(8, console.height - 3))
         var lines: [String] = []
         let shown = running.count > room ? room - 1 : running.count
