@@ -19,9 +19,10 @@ let package = Package(
         .systemLibrary(
             name: "CCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),
+        .target(name: "CSHA256"),
         .target(name: "LedgerCore"),
         .target(name: "LedgerStore", dependencies: ["LedgerCore", "CSQLite", "CCrypto"]),
-        .target(name: "LedgerTransfer", dependencies: ["CCurl", "CCrypto"]),
+        .target(name: "LedgerTransfer", dependencies: ["CCurl", "CCrypto", "CSHA256"]),
         .target(
             name: "DownloadLedger",
             dependencies: ["LedgerCore", "LedgerStore", "LedgerTransfer", "CCrypto"]),

@@ -55,7 +55,8 @@ final class HashFollower: @unchecked Sendable {
         }
         if failure == nil, let first = chunks.first, first.offset <= hashed {
             chunks.removeFirst()
-            return .hash(self, generation: generation, chunk: first, skip: Int(hashed - first.offset))
+            return .hash(
+                .init(follower: self, generation: generation, chunk: first, skip: Int(hashed - first.offset)))
         }
         if failure == nil && hashed < published {
             var count = min(published - hashed, Int64(maxRead))

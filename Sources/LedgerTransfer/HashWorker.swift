@@ -14,9 +14,22 @@ final class HashWorker: @unchecked Sendable {
     /// One step of work, decided under the lock and done outside it.
     enum Work {
         case read(HashFollower, generation: Int, from: Int64, count: Int)
-        /// Hash `chunk` from its byte `skip` on (the bytes before were read from the file).
-        case hash(HashFollower, generation: Int, chunk: HashChunk, skip: Int)
+        case hash(ChunkWork)
+        /// Two chunks of two files, hashed side by side (``SHA256Hasher/update(_:_:_:_:)``).
+        case hashTwo(ChunkWork, ChunkWork)
         case finish(HashFollower)
+    }
+
+    /// Hash `chunk` from its byte `skip` on (the bytes before were read from the file).
+    struct ChunkWork {
+        let follower: HashFollower
+        let generation: Int
+        let chunk: HashChunk
+        let skip: Int
+
+        var bytes: UnsafeRawBufferPointer {
+            UnsafeRawBufferPointer(rebasing: chunk.buffer.bytes[skip..<chunk.count])
+        }
     }
 
     static let readSize = 1 << 20
@@ -40,6 +53,8 @@ final class HashWorker: @unchecked Sendable {
     private var stopping = false
     /// Where the round-robin over `followers` resumes; worker thread only.
     private var cursor = 0
+    /// Until when a lone chunk waits for a partner (see ``nextWork()``); worker thread only.
+    private var pairDeadline: Date?
     private let stopped = DispatchSemaphore(value: 0)
 
     init(maxBuffers: Int = HashWorker.defaultMaxBuffers) {
@@ -157,31 +172,76 @@ final class HashWorker: @unchecked Sendable {
             switch work {
             case .read(let follower, let generation, let from, let count):
                 read(follower, generation: generation, from: from, count: count, into: buffer)
-            case .hash(let follower, let generation, let chunk, let skip):
-                let bytes = UnsafeRawBufferPointer(rebasing: chunk.buffer.bytes[skip..<chunk.count])
-                feed(follower, generation: generation, bytes: bytes, failure: nil)
-                locked { recycle(chunk) }
+            case .hash(let work):
+                feed(work.follower, generation: work.generation, bytes: work.bytes, failure: nil)
+                locked { recycle(work.chunk) }
+            case .hashTwo(let first, let second):
+                feed(first, second)
+                locked {
+                    recycle(first.chunk)
+                    recycle(second.chunk)
+                }
             case .finish(let follower):
                 finish(follower)
             }
         }
     }
 
-    /// Waits for the next step, taking the followers in turn; nil once stopping.
+    /// Waits for the next step, taking the followers in turn; nil once stopping. Two chunks of two files are
+    /// taken together when there are; a lone chunk waits up to ``pairWait`` for one of another file while other
+    /// files are still receiving (nobody waits for its hash yet, and hashing two at once costs less CPU).
     private func nextWork() -> Work? {
         condition.lock()
         defer { condition.unlock() }
         while !stopping {
+            var held: (work: ChunkWork, index: Int)?
             for step in 0..<followers.count {
                 let index = (cursor + step) % followers.count
-                if let work = followers[index].nextWork(maxRead: Self.readSize, recycle: recycle) {
-                    cursor = index + 1
-                    return work
+                guard let work = followers[index].nextWork(maxRead: Self.readSize, recycle: recycle) else {
+                    continue
                 }
+                if case .hash(let chunk) = work {
+                    guard let first = held else {
+                        held = (chunk, index)
+                        continue
+                    }
+                    return taken(.hashTwo(first.work, chunk), at: index)
+                }
+                if let first = held { first.work.follower.chunks.insert(first.work.chunk, at: 0) }
+                return taken(work, at: index)
             }
-            condition.wait()
+            guard let first = held else {
+                condition.wait()
+                continue
+            }
+            guard let deadline = partnerDeadline(for: first.work) else {
+                return taken(.hash(first.work), at: first.index)
+            }
+            first.work.follower.chunks.insert(first.work.chunk, at: 0)
+            _ = condition.wait(until: deadline)
         }
         return nil
+    }
+
+    /// How long a lone chunk may wait for one of another file.
+    static let pairWait: TimeInterval = 0.002
+
+    /// When the lone chunk's wait for a partner ends, or nil when it should not wait (any longer). Under the lock.
+    private func partnerDeadline(for work: ChunkWork) -> Date? {
+        guard !work.follower.sealed,
+            followers.contains(where: { $0 !== work.follower && !$0.sealed && $0.result == nil })
+        else { return nil }
+        let now = Date()
+        let deadline = pairDeadline ?? now.addingTimeInterval(Self.pairWait)
+        pairDeadline = deadline
+        return now < deadline ? deadline : nil
+    }
+
+    /// Returns `work`, found at `followers[index]`: the round-robin goes on after it. Under the lock.
+    private func taken(_ work: Work, at index: Int) -> Work {
+        cursor = index + 1
+        pairDeadline = nil
+        return work
     }
 
     private func read(
@@ -205,6 +265,29 @@ final class HashWorker: @unchecked Sendable {
     private func feed(
         _ follower: HashFollower, generation: Int, bytes: UnsafeRawBufferPointer, failure: TransferError?
     ) {
+        guard let hasher = hasher(of: follower, generation: generation, failure: failure) else { return }
+        hasher.update(bytes)
+        count(bytes.count, of: follower, generation: generation)
+    }
+
+    /// Adds two chunks of two files to their hashes, side by side.
+    private func feed(_ first: ChunkWork, _ second: ChunkWork) {
+        let hasherA = hasher(of: first.follower, generation: first.generation, failure: nil)
+        let hasherB = hasher(of: second.follower, generation: second.generation, failure: nil)
+        if let hasherA, let hasherB {
+            SHA256Hasher.update(hasherA, first.bytes, hasherB, second.bytes)
+        } else {
+            hasherA?.update(first.bytes)
+            hasherB?.update(second.bytes)
+        }
+        if hasherA != nil { count(first.bytes.count, of: first.follower, generation: first.generation) }
+        if hasherB != nil { count(second.bytes.count, of: second.follower, generation: second.generation) }
+    }
+
+    /// The running hash of `follower` to add bytes read or copied under `generation` to; nil when the file was
+    /// rewritten meanwhile, or when `failure` (the read failed) or a hasher that cannot start is recorded instead.
+    private func hasher(of follower: HashFollower, generation: Int, failure: TransferError?) -> SHA256Hasher?
+    {
         var hasher = follower.hasher
         if failure == nil && hasher == nil {
             hasher = try? SHA256Hasher()
@@ -218,12 +301,16 @@ final class HashWorker: @unchecked Sendable {
             }
             return follower.failure == nil
         }
-        guard current, let hasher else { return }
+        guard current, let hasher else { return nil }
         follower.hasher = hasher
-        hasher.update(bytes)
+        return hasher
+    }
+
+    /// Counts `bytes` more of `follower` hashed.
+    private func count(_ bytes: Int, of follower: HashFollower, generation: Int) {
         locked {
             // A rewrite meanwhile already reset the count for the new content: these bytes are void.
-            if follower.generation == generation { follower.hashed += Int64(bytes.count) }
+            if follower.generation == generation { follower.hashed += Int64(bytes) }
         }
     }
 

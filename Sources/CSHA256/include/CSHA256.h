@@ -1,0 +1,22 @@
+#ifndef CSHA256_H
+#define CSHA256_H
+#include <stddef.h>
+#include <stdint.h>
+
+/// Whether this CPU has the SHA extensions (and SSSE3, SSE4.1) that the functions below need. Always 0 on
+/// other architectures than x86-64.
+int dl_sha256_native_available(void);
+
+#if defined(__x86_64__)
+/// Runs the SHA-256 compression function over `blocks` 64-byte blocks at `data`, updating `state` (the eight
+/// working words, a..h, in host order). Only when dl_sha256_native_available() returned 1.
+void dl_sha256_native_blocks(uint32_t state[8], const uint8_t *data, size_t blocks);
+
+/// As dl_sha256_native_blocks for two independent messages at once, `blocks` blocks of each: the two chains
+/// interleave, so the CPU's SHA unit works on one while the other waits for a result (about 1.5 times the
+/// throughput of one chain on AMD Zen 4).
+void dl_sha256_native_blocks2(uint32_t state_a[8], const uint8_t *data_a, uint32_t state_b[8],
+                              const uint8_t *data_b, size_t blocks);
+#endif
+
+#endif
