@@ -53,8 +53,14 @@ final class HashWorker: @unchecked Sendable {
     private var stopping = false
     /// Where the round-robin over `followers` resumes; worker thread only.
     private var cursor = 0
-    /// Until when a lone chunk waits for a partner (see ``nextWork()``); worker thread only.
+    /// Until when a lone chunk waits for a partner (see ``nextWork()``); guarded by `condition`.
     private var pairDeadline: Date?
+    /// Lone chunks still to hash without waiting for a partner; guarded by `condition`.
+    private var soloLeft = 0
+    /// Guarded by `condition`.
+    private var pairsTaken = 0
+    /// Guarded by `condition`.
+    private var partnersMissed = 0
     private let stopped = DispatchSemaphore(value: 0)
 
     init(maxBuffers: Int = HashWorker.defaultMaxBuffers) {
@@ -205,6 +211,7 @@ final class HashWorker: @unchecked Sendable {
                         held = (chunk, index)
                         continue
                     }
+                    pairsTaken += 1
                     return taken(.hashTwo(first.work, chunk), at: index)
                 }
                 if let first = held { first.work.follower.chunks.insert(first.work.chunk, at: 0) }
@@ -225,17 +232,34 @@ final class HashWorker: @unchecked Sendable {
 
     /// How long a lone chunk may wait for one of another file.
     static let pairWait: TimeInterval = 0.002
+    /// Lone chunks hashed without waiting after a wait found no partner: the other files are slow (or paused), and
+    /// a wait per chunk would hold a fast file's hash to one chunk per ``pairWait``.
+    static let soloAfterMiss = 64
 
-    /// When the lone chunk's wait for a partner ends, or nil when it should not wait (any longer). Under the lock.
+    /// When the lone chunk's wait for a partner ends, or nil when it is hashed alone now. Under the lock.
     private func partnerDeadline(for work: ChunkWork) -> Date? {
+        guard soloLeft == 0 else {
+            soloLeft -= 1
+            return nil
+        }
         guard !work.follower.sealed,
             followers.contains(where: { $0 !== work.follower && !$0.sealed && $0.result == nil })
         else { return nil }
         let now = Date()
-        let deadline = pairDeadline ?? now.addingTimeInterval(Self.pairWait)
-        pairDeadline = deadline
-        return now < deadline ? deadline : nil
+        guard let deadline = pairDeadline else {
+            pairDeadline = now.addingTimeInterval(Self.pairWait)
+            return pairDeadline
+        }
+        guard now < deadline else {
+            partnersMissed += 1
+            soloLeft = Self.soloAfterMiss
+            return nil
+        }
+        return deadline
     }
+
+    /// Two chunks hashed side by side, and waits for a partner that ended without one, so far (for tests).
+    var pairing: (pairs: Int, missed: Int) { locked { (pairsTaken, partnersMissed) } }
 
     /// Returns `work`, found at `followers[index]`: the round-robin goes on after it. Under the lock.
     private func taken(_ work: Work, at index: Int) -> Work {

@@ -6,15 +6,25 @@ import Testing
 /// The hash worker against the bytes actually in the files, whether it hashes the loop's copies or reads the file
 /// back (pool exhausted, resumed prefix, rewrite).
 @Suite struct HashWorkerTests {
-    /// Deterministic bytes: `count` of them from `seed`.
+    /// Deterministic bytes: `count` of them from `seed` (xorshift64, eight bytes per step).
     static func bytes(_ count: Int, seed: UInt64) -> [UInt8] {
         var state = seed &* 0x9E37_79B9_7F4A_7C15 | 1
-        return (0..<count).map { _ in
-            state ^= state << 13
-            state ^= state >> 7
-            state ^= state << 17
-            return UInt8(truncatingIfNeeded: state)
+        var bytes = [UInt8](repeating: 0, count: count)
+        bytes.withUnsafeMutableBytes { out in
+            var offset = 0
+            while offset < count {
+                state ^= state << 13
+                state ^= state >> 7
+                state ^= state << 17
+                let word = state
+                let take = min(8, count - offset)
+                withUnsafeBytes(of: word) {
+                    out.baseAddress!.advanced(by: offset).copyMemory(from: $0.baseAddress!, byteCount: take)
+                }
+                offset += take
+            }
         }
+        return bytes
     }
 
     static func sha256(ofFile path: String) throws -> String {
@@ -62,5 +72,56 @@ import Testing
             worker.forget(job.follower)
             #expect(digest == (try Self.sha256(ofFile: request.partialPath)), "job \(request.id)")
         }
+    }
+
+    /// `count` whole hash chunks of deterministic bytes, made before they are appended (making them takes
+    /// longer than appending, and a slow producer would leave the worker nothing to pair).
+    static func chunks(_ count: Int, seed: UInt64) -> [[UInt8]] {
+        (0..<count).map { Self.bytes(HashWorker.chunkSize, seed: seed &+ UInt64($0)) }
+    }
+
+    /// Two files receiving side by side are hashed two chunks at a time, and each digest is its own file's.
+    @Test func twoFilesReceivingAreHashedInPairs() throws {
+        let directory = NSTemporaryDirectory() + "hashworker-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let worker = HashWorker()
+        defer { worker.shutdown() }
+        let requests = (1...2).map {
+            TransferRequest(id: Int64($0), url: "http://x/\($0)", directory: directory)
+        }
+        let jobs = try requests.map { try Job(request: $0, hashes: worker) }
+        let content = [Self.chunks(100, seed: 1), Self.chunks(100, seed: 1_000)]
+        for round in 0..<100 {
+            for (n, job) in jobs.enumerated() { try content[n][round].withUnsafeBytes { try job.append($0) } }
+        }
+        for (job, request) in zip(jobs, requests) {
+            try job.flush()
+            let digest = try worker.digest(of: job.follower, size: job.file.size).get()
+            worker.forget(job.follower)
+            #expect(digest == (try Self.sha256(ofFile: request.partialPath)), "job \(request.id)")
+        }
+        #expect(worker.pairing.pairs > 0)
+    }
+
+    /// A file receiving beside one that sends nothing waits for a partner once per ``HashWorker/soloAfterMiss``
+    /// lone chunks, not before every chunk (which would hold its hash to one chunk per ``HashWorker/pairWait``).
+    @Test func aFileBesideAnIdleOneWaitsForAPartnerRarely() throws {
+        let directory = NSTemporaryDirectory() + "hashworker-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let worker = HashWorker()
+        defer { worker.shutdown() }
+        let busy = TransferRequest(id: 1, url: "http://x/1", directory: directory)
+        let idle = TransferRequest(id: 2, url: "http://x/2", directory: directory)
+        let busyJob = try Job(request: busy, hashes: worker)
+        let idleJob = try Job(request: idle, hashes: worker)
+        for chunk in Self.chunks(100, seed: 5) { try chunk.withUnsafeBytes { try busyJob.append($0) } }
+        try busyJob.flush()
+        let digest = try worker.digest(of: busyJob.follower, size: busyJob.file.size).get()
+        worker.forget(busyJob.follower)
+        worker.forget(idleJob.follower)
+        #expect(digest == (try Self.sha256(ofFile: busy.partialPath)))
+        let pairing = worker.pairing
+        #expect(pairing.pairs == 0)
+        #expect((1...(100 / HashWorker.soloAfterMiss + 1)).contains(pairing.missed), "\(pairing)")
     }
 }
