@@ -20,9 +20,10 @@ let package = Package(
             name: "CCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),
         .target(name: "CSHA256"),
+        .target(name: "CBufferCache"),
         .target(name: "LedgerCore"),
         .target(name: "LedgerStore", dependencies: ["LedgerCore", "CSQLite", "CCrypto"]),
-        .target(name: "LedgerTransfer", dependencies: ["CCurl", "CCrypto", "CSHA256"]),
+        .target(name: "LedgerTransfer", dependencies: ["CCurl", "CCrypto", "CSHA256", "CBufferCache"]),
         .target(
             name: "DownloadLedger",
             dependencies: ["LedgerCore", "LedgerStore", "LedgerTransfer", "CCrypto"]),
@@ -37,7 +38,7 @@ let package = Package(
         .testTarget(name: "LedgerCoreTests", dependencies: ["LedgerCore"]),
         .testTarget(name: "LedgerStoreTests", dependencies: ["LedgerStore", "LedgerCore", "CSQLite"]),
         .testTarget(
-            name: "LedgerTransferTests", dependencies: ["LedgerTransfer", "LoopbackHTTP"]),
+            name: "LedgerTransferTests", dependencies: ["LedgerTransfer", "LoopbackHTTP", "CBufferCache"]),
         .testTarget(
             name: "DownloadLedgerTests", dependencies: ["DownloadLedger", "LoopbackHTTP"]),
         .testTarget(name: "LoopbackHTTPTests", dependencies: ["LoopbackHTTP"]),
