@@ -26,29 +26,20 @@ public final class Scheduler: @unchecked Sendable {
 
     public let ledger: Ledger
     let engine: TransferEngine
-    private let lock = NSLock()
+    /// What the engine's threads hand over; its lock also guards `running`, `stopping`, `stopRequested` and
+    /// `failure`.
+    private let intake: Intake
+    private var lock: NSLock { intake.lock }
     /// Running transfers and the task's `resets` when each started.
     private var running: [TaskID: Int] = [:]
     private var stopping: [TaskID: StopReason] = [:]
-    /// Transfers whose bytes are all in and that are being verified and placed: they no longer take a
-    /// download slot, and are neither restarted nor cancelled.
-    private var completing: Set<TaskID> = []
     private var speedLimit: Int64 = -1
     private var stopRequested = false
     private var failure: Error?
-    /// Engine events not yet turned into facts.
-    private var pending: [TransferEvent] = []
-    /// When the oldest `.started` / `.resolved` in `pending` arrived, if any is waiting for its commit.
-    private var deferredSince: ContinuousClock.Instant?
-    /// Whether the next pass must match transfers to the list: a slot was freed, a transfer ended, or a tick
-    /// passed. Facts alone (`.started`, `.resolved`, `.retrying`) change nothing the matching looks at.
-    private var slotsChanged = true
     /// Wakes the loop: a transfer freed its slot or ended, a tick passed, or deferred facts are due. Coalesced.
     private let wake: AsyncStream<Void>
-    private let wakeUp: AsyncStream<Void>.Continuation
     /// Asks for one wake-up `factDelay` from now (the first deferred fact of a batch). Coalesced.
     private let deferredFlush: AsyncStream<Void>
-    private let armDeferredFlush: AsyncStream<Void>.Continuation
     /// Overrides the ledger's maximum download count for this run (`-j N`); nil follows the ledger.
     public let maxDownloads: Int?
     /// When set, only these tasks are downloaded (`dledger get`).
@@ -69,9 +60,16 @@ public final class Scheduler: @unchecked Sendable {
         var config = config
         // A completed partial stays (a second link to the placed file) until its fact is recorded: see flush().
         config.keepPlacedPartials = true
-        self.engine = try TransferEngine(config: config)
-        (wake, wakeUp) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
-        (deferredFlush, armDeferredFlush) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let (wake, wakeUp) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let (deferredFlush, armDeferredFlush) = AsyncStream<Void>.makeStream(
+            bufferingPolicy: .bufferingNewest(1))
+        let intake = Intake(wakeUp: wakeUp, armDeferredFlush: armDeferredFlush)
+        // The engine hands its events straight to the intake on its own threads (no hop through a task: the next
+        // transfer starts about a millisecond sooner), and the intake holds no reference back to the scheduler.
+        self.engine = try TransferEngine(config: config, onEvent: { intake.receive($0) })
+        self.intake = intake
+        self.wake = wake
+        self.deferredFlush = deferredFlush
         self.maxDownloads = maxDownloads
         self.only = only
     }
@@ -87,7 +85,7 @@ public final class Scheduler: @unchecked Sendable {
     /// Asks `run` to stop: running transfers stop cleanly (their tasks wait again, resumable) and `run` returns.
     public func requestStop() {
         lock.withLock { stopRequested = true }
-        wakeUp.yield()
+        intake.wakeUp.yield()
     }
 
     /// Downloads until stopped (or, with `untilIdle`, until nothing is waiting or downloading in scope).
@@ -98,25 +96,16 @@ public final class Scheduler: @unchecked Sendable {
         removeRecordedPartials()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { [self] in
-                for await event in engine.events {
-                    switch lock.withLock({ take(event) }) {
-                    case .now: wakeUp.yield()
-                    case .armTimer: armDeferredFlush.yield()
-                    case .later: break
-                    }
-                }
-            }
-            group.addTask { [self] in
                 while !Task.isCancelled {
                     try? await Task.sleep(for: tick)
-                    lock.withLock { slotsChanged = true }
-                    wakeUp.yield()
+                    lock.withLock { intake.slotsChanged = true }
+                    intake.wakeUp.yield()
                 }
             }
             group.addTask { [self] in
                 for await _ in deferredFlush {
                     try? await Task.sleep(for: factDelay)
-                    wakeUp.yield()
+                    intake.wakeUp.yield()
                 }
             }
             group.addTask { [self] in
@@ -128,44 +117,6 @@ public final class Scheduler: @unchecked Sendable {
         if let failure = lock.withLock({ failure }) { throw failure }
     }
 
-    /// When an engine event should wake the loop.
-    private enum Urgency {
-        case now
-        /// A fact that may wait `factDelay`, the first of its batch: start the timer.
-        case armTimer
-        /// A fact that may wait, behind one that already started the timer.
-        case later
-    }
-
-    /// Files `event` for the loop. Caller holds `lock`.
-    ///
-    /// `.received` frees a slot and a terminal event ends a transfer: the loop runs at once, so the successor
-    /// starts at once. `.started`, `.resolved` and `.retrying` only add facts: they wait up to `factDelay` to share a commit
-    /// with the facts that follow (one SQLite transaction per event cost more than the transfer of a small file).
-    private func take(_ event: TransferEvent) -> Urgency {
-        switch event {
-        case .received(let id):
-            completing.insert(id)
-            slotsChanged = true
-            return .now
-        case .started, .resolved, .retrying:
-            pending.append(event)
-            guard deferredSince == nil else { return .later }
-            deferredSince = .now
-            return .armTimer
-        case .completed(let id, _, _, _):
-            pending.append(event)
-            // The slot of a transfer that reported `.received` is free already; the end of the last one is
-            // noticed by `finish` (idle).
-            if !completing.contains(id) { slotsChanged = true }
-            return .now
-        case .failed, .stopped:
-            pending.append(event)
-            slotsChanged = true
-            return .now
-        }
-    }
-
     /// Records facts and matches transfers to the list whenever a transfer frees its slot or ends (so its
     /// successor starts at once) or a tick passes (to notice other processes).
     private func loop(untilIdle: Bool) async throws {
@@ -174,8 +125,8 @@ public final class Scheduler: @unchecked Sendable {
             flush(force: false)
             if lock.withLock({ stopRequested || failure != nil }) { break }
             let match = lock.withLock {
-                defer { slotsChanged = false }
-                return slotsChanged
+                defer { intake.slotsChanged = false }
+                return intake.slotsChanged
             }
             if match {
                 let idle = try step()
@@ -205,7 +156,7 @@ public final class Scheduler: @unchecked Sendable {
         try ledger.refresh()
         let list = ledger.list
         let limit = maxDownloads ?? list.maxDownloads
-        let finishing = lock.withLock { completing }
+        let finishing = lock.withLock { intake.completing }
         var wanted: [DownloadTask] = []
         scan: for section in list.sections {
             for id in section.tasks {
@@ -222,7 +173,7 @@ public final class Scheduler: @unchecked Sendable {
         var toStart: [TransferRequest] = []
         lock.withLock {
             for id in running.keys
-            where stopping[id] == nil && !wantedIDs.contains(id) && !completing.contains(id) {
+            where stopping[id] == nil && !wantedIDs.contains(id) && !intake.completing.contains(id) {
                 stopping[id] = reason(for: list.tasks[id], startedAt: running[id]!, in: list)
                 toCancel.append(id)
             }
@@ -319,12 +270,12 @@ public final class Scheduler: @unchecked Sendable {
     private func flush(force: Bool) {
         let events = lock.withLock { () -> [TransferEvent] in
             let due =
-                force || deferredSince.map { $0.duration(to: .now) >= factDelay } ?? true
-                || pending.contains(where: \.isTerminal)
+                force || intake.deferredSince.map { $0.duration(to: .now) >= factDelay } ?? true
+                || intake.pending.contains(where: \.isTerminal)
             guard due else { return [] }
-            deferredSince = nil
-            defer { pending.removeAll() }
-            return pending
+            intake.deferredSince = nil
+            defer { intake.pending.removeAll() }
+            return intake.pending
         }
         guard !events.isEmpty else { return }
         var facts: [Event] = []
@@ -377,8 +328,8 @@ public final class Scheduler: @unchecked Sendable {
         lock.withLock {
             running[id] = nil
             stopping[id] = nil
-            completing.remove(id)
-            if running.isEmpty { slotsChanged = true }
+            intake.completing.remove(id)
+            if running.isEmpty { intake.slotsChanged = true }
         }
     }
 
@@ -394,4 +345,79 @@ public final class Scheduler: @unchecked Sendable {
             return fileName
         }
     }
+}
+
+/// What the engine's threads hand the scheduler: engine events not yet turned into facts, the transfers that have
+/// received their last byte, and whether the next pass must match transfers to the list. Guarded by `lock`, which
+/// the scheduler also takes for its own bookkeeping. Holds no reference to the scheduler (which owns the engine
+/// that calls ``receive(_:)``).
+private final class Intake: @unchecked Sendable {
+    let lock = NSLock()
+    /// Transfers whose bytes are all in and that are being verified and placed: they no longer take a
+    /// download slot, and are neither restarted nor cancelled.
+    var completing: Set<TaskID> = []
+    /// Engine events not yet turned into facts.
+    var pending: [TransferEvent] = []
+    /// When the oldest `.started` / `.resolved` in `pending` arrived, if any is waiting for its commit.
+    var deferredSince: ContinuousClock.Instant?
+    /// Whether the next pass must match transfers to the list: a slot was freed, a transfer ended, or a tick
+    /// passed. Facts alone (`.started`, `.resolved`, `.retrying`) change nothing the matching looks at.
+    var slotsChanged = true
+    /// Wakes the scheduler's loop.
+    let wakeUp: AsyncStream<Void>.Continuation
+    /// Asks for one wake-up `factDelay` from now.
+    let armDeferredFlush: AsyncStream<Void>.Continuation
+
+    init(wakeUp: AsyncStream<Void>.Continuation, armDeferredFlush: AsyncStream<Void>.Continuation) {
+        self.wakeUp = wakeUp
+        self.armDeferredFlush = armDeferredFlush
+    }
+
+    /// Files an engine event and wakes the loop as it needs; on the engine thread that emits it.
+    func receive(_ event: TransferEvent) {
+        switch lock.withLock({ take(event) }) {
+        case .now: wakeUp.yield()
+        case .armTimer: armDeferredFlush.yield()
+        case .later: break
+        }
+    }
+
+    /// When an engine event should wake the loop.
+    private enum Urgency {
+        case now
+        /// A fact that may wait `factDelay`, the first of its batch: start the timer.
+        case armTimer
+        /// A fact that may wait, behind one that already started the timer.
+        case later
+    }
+
+    /// Files `event` for the loop. Caller holds `lock`.
+    ///
+    /// `.received` frees a slot and a terminal event ends a transfer: the loop runs at once, so the successor
+    /// starts at once. `.started`, `.resolved` and `.retrying` only add facts: they wait up to `factDelay` to share a commit
+    /// with the facts that follow (one SQLite transaction per event cost more than the transfer of a small file).
+    private func take(_ event: TransferEvent) -> Urgency {
+        switch event {
+        case .received(let id):
+            completing.insert(id)
+            slotsChanged = true
+            return .now
+        case .started, .resolved, .retrying:
+            pending.append(event)
+            guard deferredSince == nil else { return .later }
+            deferredSince = .now
+            return .armTimer
+        case .completed(let id, _, _, _):
+            pending.append(event)
+            // The slot of a transfer that reported `.received` is free already; the end of the last one is
+            // noticed by `finish` (idle).
+            if !completing.contains(id) { slotsChanged = true }
+            return .now
+        case .failed, .stopped:
+            pending.append(event)
+            slotsChanged = true
+            return .now
+        }
+    }
+
 }

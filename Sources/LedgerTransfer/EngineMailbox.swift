@@ -23,9 +23,12 @@ final class EngineMailbox: Sendable {
     private let eventSink: AsyncStream<TransferEvent>.Continuation
     private let activitySink: AsyncStream<[TransferActivity]>.Continuation
     private let state = Mutex(State())
+    /// Takes the events instead of `events`, on the thread that emits them, when given.
+    private let handler: (@Sendable (TransferEvent) -> Void)?
 
-    init(multi: CurlMulti) {
+    init(multi: CurlMulti, handler: (@Sendable (TransferEvent) -> Void)? = nil) {
         self.multi = multi
+        self.handler = handler
         (events, eventSink) = AsyncStream.makeStream(of: TransferEvent.self, bufferingPolicy: .unbounded)
         (activityUpdates, activitySink) = AsyncStream.makeStream(
             of: [TransferActivity].self, bufferingPolicy: .bufferingNewest(1))
@@ -80,11 +83,19 @@ final class EngineMailbox: Sendable {
     /// lock for, which `start` and the loop's every turn take).
     func emit(_ event: TransferEvent) {
         guard event.isTerminal else {
-            eventSink.yield(event)
+            deliver(event)
             return
         }
         state.withLock { state in
             state.running.remove(event.id)
+            deliver(event)
+        }
+    }
+
+    private func deliver(_ event: TransferEvent) {
+        if let handler {
+            handler(event)
+        } else {
             eventSink.yield(event)
         }
     }

@@ -24,9 +24,17 @@ public final class TransferEngine: Sendable {
 
     /// Starts the loop thread.
     /// - Throws: ``TransferEngineError`` when libcurl cannot be initialised.
-    public init(config: TransferConfig = .init()) throws {
+    public convenience init(config: TransferConfig = .init()) throws {
+        try self.init(config: config, onEvent: nil)
+    }
+
+    /// Starts the loop thread; `onEvent`, when given, takes every event on the engine thread that emits it (the
+    /// loop's or a completion thread), in place of ``events``. It must return quickly and must not call back into
+    /// the engine: a terminal event is handed over under the engine's lock. The scheduler uses it to learn that a
+    /// transfer has received its last byte without a hop through a task, so the next transfer starts sooner.
+    package init(config: TransferConfig, onEvent: (@Sendable (TransferEvent) -> Void)?) throws {
         let multi = try CurlMulti()
-        let mailbox = EngineMailbox(multi: multi)
+        let mailbox = EngineMailbox(multi: multi, handler: onEvent)
         self.mailbox = mailbox
         let loop = TransferLoop(config: config, mailbox: mailbox)
         let stopped = stoppedLoop

@@ -1,6 +1,7 @@
 import Foundation
 import LedgerTransfer
 import LoopbackHTTP
+import Synchronization
 import Testing
 
 @Suite struct TransferEngineTests {
@@ -49,6 +50,42 @@ import Testing
             #expect(h.holds(name, Body.generated(size: Int64(n) * 400_000, seed: UInt64(n)).allBytes))
         }
         #expect(h.engine.running.isEmpty)
+    }
+
+    /// With `onEvent`, every event of every transfer reaches the handler on the engine's threads, in order per id.
+    @Test func anEventHandlerTakesEveryEventInOrder() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let root = try Harness.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        for n in 1...3 { server.serve("/h\(n).bin", Resource(size: 300_000, seed: UInt64(n))) }
+        let received = Mutex<[TransferEvent]>([])
+        let engine = try TransferEngine(
+            config: Harness.fastConfig,
+            onEvent: { event in
+                received.withLock { $0.append(event) }
+            })
+        defer { engine.shutdown() }
+        for n in 1...3 {
+            engine.start(TransferRequest(id: Int64(n), url: server.url("/h\(n).bin"), directory: root))
+        }
+        let ended = await Harness.eventually {
+            received.withLock { events in events.filter(\.isTerminal).count == 3 }
+        }
+        #expect(ended)
+        for n in Int64(1)...3 {
+            let kinds = received.withLock { $0.filter { $0.id == n } }.map { event -> String in
+                switch event {
+                case .started: "started"
+                case .resolved: "resolved"
+                case .received: "received"
+                case .completed: "completed"
+                default: "other: \(event)"
+                }
+            }
+            #expect(kinds == ["started", "resolved", "received", "completed"], "transfer \(n)")
+        }
+        #expect(engine.running.isEmpty)
     }
 
     @Test func followsARedirectAndNamesTheFileAfterTheTarget() async throws {
