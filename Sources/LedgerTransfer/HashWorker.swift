@@ -54,7 +54,7 @@ final class HashWorker: @unchecked Sendable {
     /// Where the round-robin over `followers` resumes; worker thread only.
     private var cursor = 0
     /// Until when a lone chunk waits for a partner (see ``nextWork()``); guarded by `condition`.
-    private var pairDeadline: Date?
+    private var pairDeadline: ContinuousClock.Instant?
     /// Lone chunks still to hash without waiting for a partner; guarded by `condition`.
     private var soloLeft = 0
     /// Guarded by `condition`.
@@ -221,23 +221,25 @@ final class HashWorker: @unchecked Sendable {
                 condition.wait()
                 continue
             }
-            guard let deadline = partnerDeadline(for: first.work) else {
+            guard let left = partnerWait(for: first.work) else {
                 return taken(.hash(first.work), at: first.index)
             }
             first.work.follower.chunks.insert(first.work.chunk, at: 0)
-            _ = condition.wait(until: deadline)
+            let seconds = Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18
+            _ = condition.wait(until: Date(timeIntervalSinceNow: seconds))
         }
         return nil
     }
 
     /// How long a lone chunk may wait for one of another file.
-    static let pairWait: TimeInterval = 0.002
+    static let pairWait: Duration = .milliseconds(2)
     /// Lone chunks hashed without waiting after a wait found no partner: the other files are slow (or paused), and
     /// a wait per chunk would hold a fast file's hash to one chunk per ``pairWait``.
     static let soloAfterMiss = 64
 
-    /// When the lone chunk's wait for a partner ends, or nil when it is hashed alone now. Under the lock.
-    private func partnerDeadline(for work: ChunkWork) -> Date? {
+    /// How much longer the lone chunk waits for a partner, or nil when it is hashed alone now. Under the lock.
+    /// Timed on the monotonic clock, so a change of the wall clock neither stretches nor skips the wait.
+    private func partnerWait(for work: ChunkWork) -> Duration? {
         guard soloLeft == 0 else {
             soloLeft -= 1
             return nil
@@ -245,17 +247,17 @@ final class HashWorker: @unchecked Sendable {
         guard !work.follower.sealed,
             followers.contains(where: { $0 !== work.follower && !$0.sealed && $0.result == nil })
         else { return nil }
-        let now = Date()
+        let now = ContinuousClock.now
         guard let deadline = pairDeadline else {
-            pairDeadline = now.addingTimeInterval(Self.pairWait)
-            return pairDeadline
+            pairDeadline = now + Self.pairWait
+            return Self.pairWait
         }
         guard now < deadline else {
             partnersMissed += 1
             soloLeft = Self.soloAfterMiss
             return nil
         }
-        return deadline
+        return now.duration(to: deadline)
     }
 
     /// Two chunks hashed side by side, and waits for a partner that ended without one, so far (for tests).
