@@ -9,7 +9,8 @@ import Glibc
 /// cache), so memory stays bounded (``maxBuffers`` chunks) whatever the speed; a resumed file's earlier bytes are
 /// read the same way, from its first byte, while the rest arrives. A rewrite bumps the file's generation (and
 /// drops its chunks) before the loop truncates it; bytes hashed are kept only if the generation did not change
-/// meanwhile, so the hash never mixes old and new bytes.
+/// meanwhile, so the hash never mixes old and new bytes. Chunks of two files are hashed side by side when there
+/// are two (``SHA256Hasher/update(_:_:_:_:)``, less CPU per byte than one at a time): see ``nextWork()``.
 final class HashWorker: @unchecked Sendable {
     /// One step of work, decided under the lock and done outside it.
     enum Work {
