@@ -93,6 +93,9 @@ DL_SHA_TARGET void dl_sha256_native_blocks(uint32_t state[8], const uint8_t *dat
     store_state(state, s0, s1);
 }
 
+// The two chains' rounds are written out side by side, not as one block of each in turn: built by clang -O2, a
+// loop calling an inlined one-block helper twice reached 2.55 GB/s against 3.6 GB/s for this one (one chain:
+// 1.77 GB/s), as the compiler does not interleave two loops on its own.
 DL_SHA_TARGET void dl_sha256_native_blocks2(uint32_t state_a[8], const uint8_t *data_a, uint32_t state_b[8],
                                             const uint8_t *data_b, size_t blocks) {
     const __m128i mask = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);

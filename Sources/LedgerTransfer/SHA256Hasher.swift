@@ -4,7 +4,7 @@ import CSHA256
 /// Incremental SHA-256.
 ///
 /// On x86-64 CPUs with the SHA extensions it runs its own compression (`CSHA256`), which can hash two files at once
-/// (``update(_:_:_:_:)``: about 1.5 times the throughput of one chain); elsewhere it uses OpenSSL's EVP interface.
+/// (``update(_:_:_:_:)``: about twice the throughput of one chain); elsewhere it uses OpenSSL's EVP interface.
 final class SHA256Hasher {
     private enum Engine {
         case native(state: UnsafeMutablePointer<UInt32>, tail: UnsafeMutablePointer<UInt8>)
