@@ -1,5 +1,9 @@
 #ifndef CCURL_SHIM_H
 #define CCURL_SHIM_H
+/* A missing header names the Debian package that provides it (tools/bootstrap installs it). */
+#if !__has_include(<curl/curl.h>)
+#error "curl/curl.h not found: install the Debian package libcurl4-openssl-dev (or run tools/bootstrap)"
+#endif
 #include <curl/curl.h>
 
 /* curl_easy_setopt and curl_multi_setopt are variadic; Swift calls these typed wrappers. */

@@ -1,5 +1,9 @@
 #ifndef CSQLITE_SHIM_H
 #define CSQLITE_SHIM_H
+/* A missing header names the Debian package that provides it (tools/bootstrap installs it). */
+#if !__has_include(<sqlite3.h>)
+#error "sqlite3.h not found: install the Debian package libsqlite3-dev (or run tools/bootstrap)"
+#endif
 #include <sqlite3.h>
 
 /// SQLITE_TRANSIENT is a cast macro Swift cannot import; bind calls use it through these.

@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+
+/// tools/bootstrap, which the README's two commands start with: silent when nothing is missing, and otherwise
+/// apt-get (through sudo only when not root) for exactly the missing packages.
+///
+/// apt-get and sudo are replaced, on PATH, by scripts that write down how they were called: a test must not
+/// install packages on the machine. pkg-config is the real one; `PKG_CONFIG_LIBDIR` pointing at an empty
+/// folder makes it find no library, as on a machine without the -dev packages.
+@Suite struct BootstrapTests {
+    static let script = ScriptRun.root + "/tools/bootstrap"
+
+    /// A folder (open to every user) with spies for apt-get and sudo and an empty pkg-config folder.
+    final class Spies: @unchecked Sendable {
+        let root = NSTemporaryDirectory() + "dledger-bootstrap-" + UUID().uuidString
+        var bin: String { root + "/bin" }
+        var log: String { root + "/calls.log" }
+        var noLibraries: String { root + "/pkgconfig" }
+
+        init(sudo: Bool = true) throws {
+            for dir in [root, bin, noLibraries] {
+                try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+                chmod(dir, 0o777)
+            }
+            try ScriptRun.writeScript(bin + "/apt-get", "echo \"apt-get $*\" >> '\(log)'")
+            if sudo {
+                try ScriptRun.writeScript(bin + "/sudo", "echo \"sudo $*\" >> '\(log)'\nexec \"$@\"")
+            }
+        }
+
+        deinit { try? FileManager.default.removeItem(atPath: root) }
+
+        /// Every call the spies saw, one per line.
+        var calls: [String] {
+            ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").map(
+                String.init)
+        }
+
+        /// A PATH holding only the spies and the few programs the script needs (so no real sudo is found).
+        func isolatedPath() throws -> String {
+            for name in ["env", "bash", "pkg-config"] {
+                guard let real = ScriptRun.which(name) else { throw CocoaError(.fileNoSuchFile) }
+                try FileManager.default.createSymbolicLink(
+                    atPath: bin + "/" + name, withDestinationPath: real)
+            }
+            return bin
+        }
+    }
+
+    static let buildPackages = "libsqlite3-dev libcurl4-openssl-dev libssl-dev"
+
+    @Test func asRootWithNothingMissingItDoesNothing() async throws {
+        let spies = try Spies()
+        let path = spies.bin + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        for args in [[], ["--tests"]] {
+            let r = try await ScriptRun.run(Self.script, args, env: ["PATH": path, "HOME": spies.root])
+            #expect(r.status == 0, "bootstrap \(args): \(r.err)")
+            #expect(r.out.isEmpty && r.err.isEmpty, "bootstrap \(args) printed: \(r.out)\(r.err)")
+        }
+        #expect(spies.calls.isEmpty, "nothing was missing, yet: \(spies.calls)")
+    }
+
+    @Test func asRootMissingLibrariesAreInstalledWithAptGetAlone() async throws {
+        let spies = try Spies()
+        let path = spies.bin + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        let r = try await ScriptRun.run(
+            Self.script, [], env: ["PATH": path, "PKG_CONFIG_LIBDIR": spies.noLibraries])
+        #expect(r.status == 0, "\(r.err)")
+        #expect(
+            spies.calls == [
+                "apt-get update -qq",
+                "apt-get install -y -qq --no-install-recommends \(Self.buildPackages)",
+            ])
+        #expect(r.err.split(separator: "\n").count == 1)
+        #expect(r.err.contains("missing sqlite3 libcurl libcrypto"), "\(r.err)")
+    }
+
+    @Test func asAUserMissingLibrariesAreInstalledThroughSudo() async throws {
+        let spies = try Spies()
+        let r = try await ScriptRun.run(
+            Self.script, [], env: ["PATH": try spies.isolatedPath(), "PKG_CONFIG_LIBDIR": spies.noLibraries],
+            user: "nobody")
+        #expect(r.status == 0, "\(r.err)")
+        let env = "env DEBIAN_FRONTEND=noninteractive"
+        #expect(
+            spies.calls == [
+                "sudo \(env) apt-get update -qq", "apt-get update -qq",
+                "sudo \(env) apt-get install -y -qq --no-install-recommends \(Self.buildPackages)",
+                "apt-get install -y -qq --no-install-recommends \(Self.buildPackages)",
+            ])
+    }
+
+    @Test func asAUserWithoutSudoItSaysWhatToRunAsRootInOneLine() async throws {
+        let spies = try Spies(sudo: false)
+        let r = try await ScriptRun.run(
+            Self.script, [], env: ["PATH": try spies.isolatedPath(), "PKG_CONFIG_LIBDIR": spies.noLibraries],
+            user: "nobody")
+        #expect(r.status == 1)
+        #expect(spies.calls.isEmpty)
+        #expect(r.err.split(separator: "\n").count == 1)
+        #expect(
+            r.err.contains("as root: apt-get update && apt-get install -y \(Self.buildPackages)"), "\(r.err)")
+    }
+
+    @Test func checkNamesWhatIsMissingAndInstallsNothing() async throws {
+        let spies = try Spies()
+        let path = spies.bin + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        let r = try await ScriptRun.run(
+            Self.script, ["--check"], env: ["PATH": path, "PKG_CONFIG_LIBDIR": spies.noLibraries])
+        #expect(r.status == 1)
+        #expect(
+            r.err
+                == "missing sqlite3 libcurl libcrypto: install the Debian package(s) \(Self.buildPackages)\n")
+        #expect(spies.calls.isEmpty)
+        let bad = try await ScriptRun.run(Self.script, ["--test"], env: ["PATH": path])
+        #expect(bad.status == 64)
+        #expect(bad.err.contains("unknown option '--test'"))
+    }
+
+    /// Without bootstrap, a missing library's header stops the build with a line naming its Debian package.
+    @Test(arguments: [
+        ("CSQLite", "libsqlite3-dev"), ("CCurl", "libcurl4-openssl-dev"), ("CCrypto", "libssl-dev"),
+    ])
+    func aMissingHeaderNamesItsPackage(target: String, package: String) async throws {
+        let clang = try #require(ScriptRun.which("clang"), "clang (part of the Swift toolchain) not on PATH")
+        let source = NSTemporaryDirectory() + "dledger-shim-\(UUID().uuidString).c"
+        try "#include \"shim.h\"\n".write(toFile: source, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: source) }
+        let r = try await ScriptRun.run(
+            clang,
+            ["-fsyntax-only", "-nostdinc", "--sysroot=/nonexistent", "-I", "Sources/\(target)", source])
+        #expect(r.status != 0)
+        #expect(r.err.contains("not found: install the Debian package \(package)"), "\(r.err)")
+    }
+}
