@@ -56,6 +56,13 @@ extension Ledger {
                 if let path = t.filePath { SafeFiles.remove(path) }
                 SafeFiles.remove(t.partialPath)
             }
+        case .tasksErased(let ids, let modes):
+            for (n, id) in ids.enumerated() {
+                guard let t = list.tasks[id] else { continue }
+                let mode = modes.count == 1 ? modes[0] : modes[n]
+                if mode == .all, let path = t.filePath { SafeFiles.remove(path) }
+                SafeFiles.remove(t.partialPath)
+            }
         case .trashPurged(let ids):
             for id in ids {
                 guard let t = list.tasks[id] else { continue }

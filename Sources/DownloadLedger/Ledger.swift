@@ -10,6 +10,16 @@ public struct Outcome: Sendable {
     public var decision: Decision
 }
 
+/// A batch of commands (``Ledger/execute(all:)``) refused as a whole: the first `done` could be done, the next
+/// could not, for `error`. Nothing was appended.
+public struct BatchRefused: Error, Sendable, CustomStringConvertible {
+    public var done: Int
+    public var of: Int
+    public var error: any Error
+
+    public var description: String { "\(error)" }
+}
+
 /// A download ledger: the append-only event log in one SQLite file and the list it projects.
 ///
 /// ```swift
@@ -96,7 +106,8 @@ public final class Ledger: @unchecked Sendable {
 
     private func appendCreation(directory: String) throws {
         try useFactDurability(false)
-        let entry = Entry(.ledgerCreated(directory: directory, maxDownloads: 3))
+        let entry = Entry(
+            .ledgerCreated(directory: directory, maxDownloads: 3, autoRemoveEmptySections: true))
         do {
             _ = try store.append([Self.newEvent(entry)], expectingHead: 0, time: clock())
         } catch StoreError.conflict {
@@ -187,6 +198,67 @@ public final class Ledger: @unchecked Sendable {
             notify()
             let time = try store.events(after: seq - 1, through: seq, limit: 1).first?.time ?? clock()
             return Outcome(seq: seq, time: time, entry: decision.entry, decision: decision)
+        }
+    }
+
+    /// Validates `commands` one after the other, each against the list the ones before it leave, and appends all
+    /// their events in one transaction, or none (`undo 3` undoes three actions or nothing).
+    /// - Throws: ``BatchRefused`` naming how many could be done and why the next could not; `StoreError`.
+    @discardableResult
+    public func execute(all commands: [Command]) throws -> [Outcome] {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !isReadOnly else { throw StoreError.readOnly }
+        while true {
+            try fold()
+            var trial = state
+            var decisions: [Decision] = []
+            var undoRenames: [() -> Void] = []
+            let takeBack = { for undo in undoRenames.reversed() { undo() } }
+            let now = clock()
+            for (n, command) in commands.enumerated() {
+                do {
+                    let decision = try trial.decide(command)
+                    if let undo = try prepareFiles(for: decision.entry.event, in: trial) {
+                        undoRenames.append(undo)
+                    }
+                    decisions.append(decision)
+                    trial.apply(LoggedEntry(seq: trial.head + 1, time: now, entry: decision.entry))
+                } catch {
+                    takeBack()
+                    throw BatchRefused(done: n, of: commands.count, error: error)
+                }
+            }
+            let before = state
+            let last: Int64
+            do {
+                try useFactDurability(false)
+                last = try store.append(
+                    decisions.map { Self.newEvent($0.entry) }, expectingHead: state.head, time: now)
+            } catch StoreError.conflict {
+                takeBack()
+                continue
+            } catch {
+                takeBack()
+                throw error
+            }
+            var list = before
+            try fold()
+            lastToken = (try? store.changeToken()) ?? lastToken
+            let first = last - Int64(decisions.count) + 1
+            let stored = try store.events(after: first - 1, through: last, limit: decisions.count)
+            for (n, decision) in decisions.enumerated() {
+                cleanUpFiles(after: decision.entry.event, before: list)
+                list.apply(LoggedEntry(seq: first + Int64(n), time: now, entry: decision.entry))
+            }
+            try saveSnapshotIfDue()
+            notify()
+            return decisions.enumerated().map { n, decision in
+                Outcome(
+                    seq: first + Int64(n), time: n < stored.count ? stored[n].time : now,
+                    entry: decision.entry,
+                    decision: decision)
+            }
         }
     }
 

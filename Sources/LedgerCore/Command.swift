@@ -17,6 +17,18 @@ public enum Selection: Sendable, Equatable {
     case all
 }
 
+/// What `sortSection` orders a section by.
+public enum SectionSortKey: String, Sendable, CaseIterable {
+    /// The shown name, case-insensitively.
+    case name
+    /// The known size (unknown sizes last).
+    case size
+    /// When the task was added.
+    case added
+    /// When the task finished (unfinished tasks last).
+    case finished
+}
+
 /// A user's intent. Validated against the current projection, it becomes one event, or a `LedgerError`.
 public enum Command: Sendable, Equatable {
     case add(urls: [String], placement: AddPlacement, name: String?, sha256: String?, directory: String?)
@@ -25,7 +37,11 @@ public enum Command: Sendable, Equatable {
     case renameSection(Int, title: String)
     case moveSection(Int, to: Int)
     case removeSection(Int)
+    /// Order one section's tasks in place (SDE `sortTasksInSection`).
+    case sortSection(Int, by: SectionSortKey, descending: Bool)
     case delete(Selection, mode: DeleteMode)
+    /// Delete at once, without the to-delete list (`rm --now`): mode `all` or `record`.
+    case erase(Selection, mode: DeleteMode)
     /// Restore the given tasks (nil: the whole to-delete list) to `to`, or where each was when nil.
     case restore([TaskID]?, to: Location?)
     /// Purge the given tasks (nil: the whole to-delete list).
@@ -39,7 +55,12 @@ public enum Command: Sendable, Equatable {
     case setSpeedLimit(Int64)
     case sort(SortMode, descending: Bool)
     case setAutoRemoveEmptySections(Bool)
+    /// Turn the to-delete list on or off (off: deletes erase at once).
+    case setTrash(Bool)
+    /// Undo the newest user action; refused when it cannot be undone.
     case undo
+    /// Undo the newest action that can be undone, passing over newer ones that cannot (a purge, a redownload).
+    case undoPast
     case redo
 }
 
@@ -52,6 +73,8 @@ public struct Decision: Sendable, Equatable {
     public var skipped: [(url: String, reason: String)] = []
     /// For undo and redo: the seq of the action undone or redone, and its kind.
     public var target: (seq: Int64, kind: String)?
+    /// For `undoPast`: the newer actions passed over, with why each cannot be undone.
+    public var passed: [(seq: Int64, kind: String, reason: String)] = []
 
     public init(entry: Entry) { self.entry = entry }
 

@@ -17,6 +17,7 @@ extension DownloadList {
             }
             return Decision(entry: Entry(.tasksMoved(ids: unique(live), section: s, index: index)))
         case .insertSection(let title, let at):
+            try requireManual()
             let title = try Validation.title(title)
             let index = at ?? sections.count
             guard (0...sections.count).contains(index) else {
@@ -24,28 +25,47 @@ extension DownloadList {
             }
             return Decision(entry: Entry(.sectionInserted(index: index, title: title)))
         case .renameSection(let index, let title):
+            try requireManual()
             let title = try Validation.title(title)
             return Decision(entry: Entry(.sectionRenamed(index: try sectionIndex(index), title: title)))
         case .moveSection(let from, let to):
+            try requireManual()
             let from = try sectionIndex(from)
             let to = try sectionIndex(to)
             guard from != to else { throw LedgerError.nothingToDo("section \(from) is already at \(to)") }
             return Decision(entry: Entry(.sectionMoved(from: from, to: to)))
         case .removeSection(let index):
+            try requireManual()
             let s = try sectionIndex(index)
             guard sections[s].tasks.isEmpty else {
                 throw LedgerError.sectionNotEmpty(s, tasks: sections[s].tasks.count)
             }
             return Decision(entry: Entry(.sectionRemoved(index: s)))
+        case .sortSection(let index, let key, let descending):
+            try requireManual()
+            let s = try sectionIndex(index)
+            let order = sorted(sections[s].tasks, by: key, descending: descending)
+            guard order != sections[s].tasks else {
+                throw LedgerError.nothingToDo("section \(s) is already in that order")
+            }
+            return Decision(entry: Entry(.sectionSorted(index: s, order: order)))
         case .delete(let selection, let mode):
             let ids = try select(selection)
             guard !ids.isEmpty else { throw LedgerError.nothingToDo("nothing to delete") }
             if mode == .file { return Decision(entry: Entry(.filesDeleted(ids: ids))) }
+            if !trashEnabled { return Decision(entry: Entry(.tasksErased(ids: ids, modes: [mode]))) }
             return Decision(entry: Entry(.tasksDeleted(ids: ids, modes: [mode])))
+        case .erase(let selection, let mode):
+            guard mode != .file else {
+                throw LedgerError.invalidValue("deleting only the files never uses the to-delete list")
+            }
+            let ids = try select(selection)
+            guard !ids.isEmpty else { throw LedgerError.nothingToDo("nothing to delete") }
+            return Decision(entry: Entry(.tasksErased(ids: ids, modes: [mode])))
         case .restore(let ids, let to):
             let chosen = try trashed(ids)
             if let to {
-                if sortMode != .manual { throw LedgerError.needsManualSort(sortMode) }
+                try requireManual()
                 let s = try sectionIndex(to.section)
                 if let i = to.index, !(0...sections[s].tasks.count).contains(i) {
                     throw LedgerError.indexOutOfRange(i, section: s, count: sections[s].tasks.count)
@@ -55,10 +75,20 @@ extension DownloadList {
         case .purge(let ids):
             return Decision(entry: Entry(.trashPurged(ids: try trashed(ids))))
         case .redownload(let ids):
-            return Decision(entry: Entry(.tasksRedownloaded(ids: unique(try liveTasks(ids)))))
+            let given = unique(try liveTasks(ids))
+            // A task that waits with nothing downloaded has nothing to throw away: redownloading it changes nothing.
+            let reset = given.filter { id in tasks[id].map { !$0.isUntouched } ?? false }
+            guard !reset.isEmpty else {
+                throw LedgerError.nothingToDo(
+                    given.count == 1
+                        ? "task #\(given[0]) is waiting and has downloaded nothing: nothing to download again"
+                        : "none of these tasks has downloaded anything: nothing to download again")
+            }
+            return Decision(entry: Entry(.tasksRedownloaded(ids: reset)))
         case .rename(let id, let raw):
             let name = try Validation.name(raw)
             guard let t = tasks[id] else { throw LedgerError.noSuchTask(id) }
+            if isTrashed(id) { throw LedgerError.taskInTrash(id) }
             guard t.displayName != name || (t.fileName != nil && t.fileName != name) else {
                 throw LedgerError.nothingToDo("task #\(id) is already named '\(name)'")
             }
@@ -94,14 +124,50 @@ extension DownloadList {
             }
             return Decision(entry: Entry(.sortChanged(mode, descending: descending)))
         case .setAutoRemoveEmptySections(let on):
-            guard on != autoRemoveEmptySections else { throw LedgerError.nothingToDo("nothing changes") }
+            guard on != autoRemoveEmptySections else {
+                throw LedgerError.nothingToDo(
+                    "automatic removal of empty sections is already \(on ? "on" : "off")")
+            }
             return Decision(entry: Entry(.emptySectionsPolicyChanged(autoRemove: on)))
+        case .setTrash(let on):
+            guard on != trashEnabled else {
+                throw LedgerError.nothingToDo("the to-delete list is already \(on ? "on" : "off")")
+            }
+            return Decision(entry: Entry(.trashPolicyChanged(enabled: on)))
         case .undo:
             guard let step = undoStack.last else { throw LedgerError.nothingToUndo }
+            if let blocker = step.blocker {
+                let older = undoStack.dropLast().contains { $0.blocker == nil }
+                throw LedgerError.cannotUndo(
+                    seq: step.seq, kind: step.kind,
+                    reason: blocker
+                        + (older ? " ('undo --past' undoes the newest action that can be undone)" : ""))
+            }
             try check(step)
             var d = Decision(entry: Entry(step.inverse, undoes: step.seq))
             d.target = (step.seq, step.kind)
             return d
+        case .undoPast:
+            var passed: [(seq: Int64, kind: String, reason: String)] = []
+            for step in undoStack.reversed() {
+                if let blocker = step.blocker {
+                    passed.append((step.seq, step.kind, blocker))
+                    continue
+                }
+                do {
+                    try check(step)
+                } catch LedgerError.cannotUndo(_, _, let reason) {
+                    passed.append((step.seq, step.kind, reason))
+                    continue
+                }
+                var d = Decision(entry: Entry(step.inverse, undoes: step.seq))
+                d.target = (step.seq, step.kind)
+                d.passed = passed
+                return d
+            }
+            guard let newest = passed.first else { throw LedgerError.nothingToUndo }
+            throw LedgerError.cannotUndo(
+                seq: newest.seq, kind: newest.kind, reason: newest.reason + "; no older action can be undone")
         case .redo:
             guard let step = redoStack.last else { throw LedgerError.nothingToRedo }
             try check(step)
@@ -113,6 +179,25 @@ extension DownloadList {
 
     private func requireManual() throws {
         if sortMode != .manual { throw LedgerError.needsManualSort(sortMode) }
+    }
+
+    /// Ids in the order `sortSection` puts them: by `key`, ties (and unknown sizes, unfinished tasks: last) by id.
+    func sorted(_ ids: [TaskID], by key: SectionSortKey, descending: Bool) -> [TaskID] {
+        let known = ids.compactMap { tasks[$0] }
+        let ordered: [DownloadTask]
+        switch key {
+        case .name:
+            ordered = known.map { (Self.shownName($0).lowercased(), $0) }.sorted {
+                ($0.0, $0.1.id) < ($1.0, $1.1.id)
+            }.map(\.1)
+        case .size:
+            ordered = known.sorted { ($0.size ?? .max, $0.id) < ($1.size ?? .max, $1.id) }
+        case .added:
+            ordered = known.sorted { ($0.added, $0.id) < ($1.added, $1.id) }
+        case .finished:
+            ordered = known.sorted { ($0.finished ?? .max, $0.id) < ($1.finished ?? .max, $1.id) }
+        }
+        return descending ? ordered.reversed().map(\.id) : ordered.map(\.id)
     }
 
     private func sectionIndex(_ index: Int) throws -> Int {
@@ -153,7 +238,9 @@ extension DownloadList {
     private func select(_ selection: Selection) throws -> [TaskID] {
         switch selection {
         case .tasks(let ids): return unique(try liveTasks(ids))
-        case .section(let s): return sections[try sectionIndex(s)].tasks
+        case .section(let s):
+            try requireManual()
+            return sections[try sectionIndex(s)].tasks
         case .all: return sections.flatMap(\.tasks)
         }
     }
@@ -202,7 +289,7 @@ extension DownloadList {
                     ))
                 continue
             }
-            guard seen.insert(url).inserted else {
+            guard seen.insert(Validation.identity(url)).inserted else {
                 skipped.append((url, "given twice"))
                 continue
             }
@@ -284,7 +371,7 @@ extension DownloadList {
         case .sectionRemoved(let i):
             guard sections.indices.contains(i) else { throw fail("section \(i) is gone") }
             guard sections[i].tasks.isEmpty else { throw fail("section \(i) is no longer empty") }
-        case .sectionRenamed(let i, _):
+        case .sectionRenamed(let i, _), .sectionSorted(let i, _):
             guard sections.indices.contains(i) else { throw fail("section \(i) is gone") }
         case .sectionMoved(let from, let to):
             guard sections.indices.contains(from), sections.indices.contains(to) else {

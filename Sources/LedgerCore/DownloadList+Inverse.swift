@@ -23,6 +23,9 @@ extension DownloadList {
         case .sectionRemoved(let index):
             guard sections.indices.contains(index) else { return nil }
             return .sectionInserted(index: index, title: sections[index].title)
+        case .sectionSorted(let index, _):
+            guard sections.indices.contains(index) else { return nil }
+            return .sectionSorted(index: index, order: sections[index].tasks)
         case .tasksDeleted(let ids, _):
             let live = ids.filter { tasks.contains($0) && !isTrashed($0) }
             let removed = sectionsEmptied(by: Set(live), keeping: nil)
@@ -55,7 +58,10 @@ extension DownloadList {
             return .sortChanged(sortMode, descending: sortDescending)
         case .emptySectionsPolicyChanged:
             return .emptySectionsPolicyChanged(autoRemove: autoRemoveEmptySections)
+        case .trashPolicyChanged:
+            return .trashPolicyChanged(enabled: trashEnabled)
         case .tasksAdded, .ledgerCreated, .tasksRemoved, .tasksTrashed, .filesDeleted, .trashPurged,
+            .tasksErased,
             .tasksRedownloaded,
             .transferStarted, .transferResolved,
             .transferPaused, .transferCompleted, .transferFailed, .transferRetrying:

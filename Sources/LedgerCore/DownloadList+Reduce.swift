@@ -43,7 +43,24 @@ extension DownloadList {
             if let inverse {
                 pushUndo(
                     UndoStep(seq: logged.seq, kind: entry.event.kind, inverse: inverse, action: entry.event))
+            } else if let blocker = Self.blocker(of: entry.event) {
+                pushUndo(
+                    UndoStep(
+                        seq: logged.seq, kind: entry.event.kind, inverse: entry.event, action: entry.event,
+                        blocker: blocker))
             }
+        }
+    }
+
+    /// Why a user action can never be undone, for the actions that destroy what undo would need.
+    static func blocker(of event: Event) -> String? {
+        switch event {
+        case .trashPurged: return "purged tasks are gone for good, with their files"
+        case .tasksErased:
+            return "the tasks were deleted at once, without the to-delete list: nothing was kept"
+        case .tasksRedownloaded: return "a redownload threw the downloaded data away"
+        case .filesDeleted: return "deleted files cannot be brought back"
+        default: return nil
         }
     }
 
@@ -57,9 +74,10 @@ extension DownloadList {
 
     mutating func reduce(_ event: Event, time: Int64) {
         switch event {
-        case .ledgerCreated(let directory, let max):
+        case .ledgerCreated(let directory, let max, let autoRemove):
             self.directory = directory
             maxDownloads = max
+            autoRemoveEmptySections = autoRemove
         case .tasksAdded(let new, let section, let index, let title):
             addTasks(new, section: section, index: index, newSectionTitle: title, time: time)
         case .tasksRemoved(let ids, let section):
@@ -79,6 +97,14 @@ extension DownloadList {
             sections.insert(moved, at: clamp(to, sections.count))
         case .sectionRemoved(let index):
             if sections.indices.contains(index), sections[index].tasks.isEmpty { sections.remove(at: index) }
+        case .sectionSorted(let index, let order):
+            guard sections.indices.contains(index) else { return }
+            let current = sections[index].tasks
+            let members = Set(current)
+            var seen: Set<TaskID> = []
+            var sorted = order.filter { members.contains($0) && seen.insert($0).inserted }
+            sorted += current.filter { !seen.contains($0) }
+            sections[index].tasks = sorted
         case .tasksDeleted(let ids, let modes):
             deleteTasks(ids, modes: modes, time: time)
         case .filesDeleted(let ids), .tasksRedownloaded(let ids):
@@ -94,7 +120,11 @@ extension DownloadList {
         case .tasksTrashed(let entries, let positions, let created):
             putBack(entries, positions: positions, removingSections: created)
         case .trashPurged(let ids):
-            purge(ids)
+            purge(Set(ids.filter(isTrashed)))
+        case .tasksErased(let ids, _):
+            let live = Set(ids.filter { tasks.contains($0) && !isTrashed($0) })
+            removeEmptied(detach(live))
+            purge(live)
         case .taskRenamed(let id, let name, let fileName, let userChosen):
             tasks[id]?.displayName = name
             tasks[id]?.nameIsUserChosen = userChosen
@@ -122,6 +152,8 @@ extension DownloadList {
             sortDescending = descending
         case .emptySectionsPolicyChanged(let autoRemove):
             autoRemoveEmptySections = autoRemove
+        case .trashPolicyChanged(let enabled):
+            trashEnabled = enabled
         case .transferStarted, .transferResolved, .transferPaused, .transferCompleted, .transferFailed,
             .transferRetrying:
             reduceTransfer(event, time: time)
@@ -246,7 +278,8 @@ extension DownloadList {
             let mode = modes.count == 1 ? modes[0] : modes[n]
             entries.append(
                 TrashEntry(
-                    id: id, mode: mode, sectionTitle: sections[s].title, section: s, index: i, deleted: time))
+                    id: id, mode: mode, sectionTitle: sections[s].title, section: s, index: i, deleted: time,
+                    state: tasks[id]!.state))
             if tasks[id]!.state == .downloading { tasks[id]!.state = .waiting }
         }
         let emptied = detach(Set(entries.map(\.id)))
@@ -289,8 +322,9 @@ extension DownloadList {
         }
     }
 
-    private mutating func purge(_ ids: [TaskID]) {
-        let wanted = Set(ids.filter(isTrashed))
+    /// Forgets the tasks (in the to-delete list or just taken out of the list) and every undo step naming them.
+    private mutating func purge(_ wanted: Set<TaskID>) {
+        guard !wanted.isEmpty else { return }
         trash.removeAll { wanted.contains($0.id) }
         trashed.subtract(wanted)
         for id in wanted {

@@ -4,7 +4,7 @@ public struct SnapshotError: Error, Sendable, CustomStringConvertible {
 }
 
 extension DownloadList {
-    private static let snapshotMagic: [UInt8] = Array("DLS4".utf8)
+    private static let snapshotMagic: [UInt8] = Array("DLS5".utf8)
 
     /// The whole projection as compact bytes: the snapshot cache. Reading it back gives an equal list.
     /// - Complexity: O(tasks + sections + trash).
@@ -21,6 +21,7 @@ extension DownloadList {
         w.string(sortMode.rawValue)
         w.bool(sortDescending)
         w.bool(autoRemoveEmptySections)
+        w.bool(trashEnabled)
         // Download directories repeat across tasks: written once, referred to by number.
         var directories: [String: Int] = [:]
         for (_, t) in tasks where directories[t.directory] == nil {
@@ -45,12 +46,15 @@ extension DownloadList {
             w.int(e.section)
             w.int(e.index)
             w.int(e.deleted)
+            w.int(e.state.map { TaskState.allCases.firstIndex(of: $0)! } ?? -1)
         }
         for stack in [undoStack, redoStack] {
             w.int(stack.count)
             for step in stack {
                 w.int(step.seq)
                 w.string(step.kind)
+                w.bool(step.blocker != nil)
+                if let blocker = step.blocker { w.string(blocker) }
                 for event in [step.inverse, step.action] {
                     w.string(event.kind)
                     w.raw(Entry(event).encodedPayload())
@@ -145,6 +149,7 @@ extension DownloadList {
             sortMode = mode
             sortDescending = try r.bool()
             autoRemoveEmptySections = try r.bool()
+            trashEnabled = try r.bool()
             var directories: [String] = []
             for _ in 0..<(try r.count()) { directories.append(try r.string()) }
             let taskCount = try r.count()
@@ -163,10 +168,15 @@ extension DownloadList {
             for _ in 0..<(try r.count()) {
                 let id = try r.int()
                 guard let mode = DeleteMode(rawValue: try r.string()) else { throw SnapshotError() }
-                trash.append(
-                    TrashEntry(
-                        id: id, mode: mode, sectionTitle: try r.string(), section: Int(try r.int()),
-                        index: Int(try r.int()), deleted: try r.int()))
+                var entry = TrashEntry(
+                    id: id, mode: mode, sectionTitle: try r.string(), section: Int(try r.int()),
+                    index: Int(try r.int()), deleted: try r.int())
+                let state = try r.int()
+                if state >= 0 {
+                    guard state < TaskState.allCases.count else { throw SnapshotError() }
+                    entry.state = TaskState.allCases[Int(state)]
+                }
+                trash.append(entry)
                 trashed.insert(id)
             }
             undoStack = try Self.readSteps(&r)
@@ -182,9 +192,10 @@ extension DownloadList {
         for _ in 0..<(try r.count()) {
             let seq = try r.int()
             let kind = try r.string()
+            let blocker = try r.bool() ? try r.string() : nil
             let inverse = try Entry.decode(kind: try r.raw(), payload: try r.raw()).event
             let action = try Entry.decode(kind: try r.raw(), payload: try r.raw()).event
-            steps.append(UndoStep(seq: seq, kind: kind, inverse: inverse, action: action))
+            steps.append(UndoStep(seq: seq, kind: kind, inverse: inverse, action: action, blocker: blocker))
         }
         return steps
     }

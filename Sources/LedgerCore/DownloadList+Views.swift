@@ -3,7 +3,7 @@ public enum TaskFilter: Sendable, Equatable {
     case all
     case unfinished
     case finished
-    /// Finished within the last N days before `now`.
+    /// Finished today (local time) or in the N days before today: 0 is today.
     case finishedWithin(days: Int)
     case trash
 }
@@ -13,6 +13,12 @@ public struct ViewSection: Sendable, Equatable {
     public var title: String
     public var index: Int?
     public var tasks: [DownloadTask]
+
+    public init(title: String, index: Int?, tasks: [DownloadTask]) {
+        self.title = title
+        self.index = index
+        self.tasks = tasks
+    }
 }
 
 /// The kind of file a name suggests, for the type sort.
@@ -53,18 +59,24 @@ extension DownloadList {
                 ViewSection(title: "To-delete list", index: nil, tasks: trash.compactMap { tasks[$0.id] })
             ]
         }
+        let offset = Int64(utcOffsetSeconds) * 1000
+        let todayStart = Self.floorDiv(now + offset, Self.dayMillis) * Self.dayMillis - offset
         let keep: (DownloadTask) -> Bool = { t in
             switch filter {
             case .all, .trash: return true
             case .unfinished: return t.state != .finished
             case .finished: return t.state == .finished
             case .finishedWithin(let days):
-                return t.state == .finished && (t.finished ?? 0) >= now - Int64(days) * Self.dayMillis
+                return t.state == .finished
+                    && (t.finished ?? .min) >= todayStart - Int64(Swift.min(days, 100_000)) * Self.dayMillis
             }
         }
         if mode == .manual {
-            return sections.enumerated().map { i, s in
-                ViewSection(title: s.title, index: i, tasks: s.tasks.compactMap { tasks[$0] }.filter(keep))
+            // A filtered view shows only the sections it has tasks of; the whole list shows every section.
+            return sections.enumerated().compactMap { i, s in
+                let shown = s.tasks.compactMap { tasks[$0] }.filter(keep)
+                return filter != .all && shown.isEmpty
+                    ? nil : ViewSection(title: s.title, index: i, tasks: shown)
             }
         }
         let all = orderedTasks.filter(keep)
@@ -73,19 +85,18 @@ extension DownloadList {
         case .manual:
             groups = []
         case .added:
-            let offset = Int64(utcOffsetSeconds) * 1000
-            let today = (now + offset) / Self.dayMillis
             // Ascending means oldest first, so "Older" leads and "Today" ends.
-            let titles = ["Older", "Last 30 Days", "Last 7 Days", "Yesterday", "Today"]
-            groups = bucket(all, titles: titles, by: { $0.added }) { t in
-                let age = today - (t.added + offset) / Self.dayMillis
-                switch age {
-                case ..<1: return 4
-                case 1: return 3
-                case 2..<7: return 2
-                case 7..<30: return 1
-                default: return 0
-                }
+            groups = bucket(all, titles: Self.ageTitles, by: { $0.added }) { t in
+                Self.ageBucket(t.added, now: now, offset: offset)
+            }
+        case .finished:
+            // Like the add-time view, by completion time; unfinished tasks (in the order they were added) come after
+            // the newest finished ones, so descending puts them first.
+            groups = bucket(
+                all, titles: Self.ageTitles + ["Unfinished"], by: { $0.finished ?? $0.added }
+            ) { t in
+                guard t.state == .finished, let finished = t.finished else { return 5 }
+                return Self.ageBucket(finished, now: now, offset: offset)
             }
         case .name:
             var byLetter: [String: [DownloadTask]] = [:]
@@ -126,6 +137,22 @@ extension DownloadList {
         let ordered = desc ? groups.reversed().map { ($0.0, Array($0.1.reversed())) } : groups
         return ordered.map { ViewSection(title: $0.0, index: nil, tasks: $0.1) }
     }
+
+    static let ageTitles = ["Older", "Last 30 Days", "Last 7 Days", "Yesterday", "Today"]
+
+    /// The index in `ageTitles` of a time's bucket: calendar days (local time) before today's.
+    static func ageBucket(_ time: Int64, now: Int64, offset: Int64) -> Int {
+        let age = floorDiv(now + offset, dayMillis) - floorDiv(time + offset, dayMillis)
+        switch age {
+        case ..<1: return 4
+        case 1: return 3
+        case 2..<7: return 2
+        case 7..<30: return 1
+        default: return 0
+        }
+    }
+
+    static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : -((-a + b - 1) / b) }
 
     /// Groups tasks into titled buckets, dropping empty ones, each sorted by `key` (ties by id).
     private func bucket(

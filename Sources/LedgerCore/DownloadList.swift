@@ -7,12 +7,17 @@ public struct UndoStep: Sendable, Equatable {
     public var inverse: Event
     /// The user's action as first logged.
     public var action: Event
+    /// Why the action can never be undone (a purge, a redownload, a file deletion, an erase): then `inverse` is
+    /// the action itself and unused. Such a step stands on the undo stack so that `undo` refuses it instead of
+    /// silently undoing an older action; `undoPast` passes over it.
+    public var blocker: String?
 
-    public init(seq: Int64, kind: String, inverse: Event, action: Event) {
+    public init(seq: Int64, kind: String, inverse: Event, action: Event, blocker: String? = nil) {
         self.seq = seq
         self.kind = kind
         self.inverse = inverse
         self.action = action
+        self.blocker = blocker
     }
 }
 
@@ -20,7 +25,7 @@ public struct UndoStep: Sendable, Equatable {
 /// Changed only by `apply(_:)`, a pure fold over logged entries.
 public struct DownloadList: Sendable, Equatable {
     /// Bump when `apply` changes meaning: snapshots of other versions are ignored.
-    public static let reducerVersion = 3
+    public static let reducerVersion = 4
     /// How many user actions undo can reach back.
     public static let undoDepth = 200
     /// The stack may hold this many steps more before it is cut back to `undoDepth`.
@@ -41,13 +46,16 @@ public struct DownloadList: Sendable, Equatable {
     public internal(set) var sortMode: SortMode = .manual
     public internal(set) var sortDescending = false
     public internal(set) var autoRemoveEmptySections = false
+    /// Whether deletes go to the to-delete list (SDE `isTrashOpened`); when off they erase at once.
+    public internal(set) var trashEnabled = true
     /// The last seq folded in.
     public internal(set) var head: Int64 = 0
     /// Commit time of the last folded event, ms.
     public internal(set) var headTime: Int64 = 0
     public internal(set) var undoStack: [UndoStep] = []
     public internal(set) var redoStack: [UndoStep] = []
-    /// URL → task, over the list and the to-delete list: a URL appears at most once.
+    /// URL identity (``Validation/identity(_:)``) → task, over the list and the to-delete list: a URL appears at
+    /// most once.
     public internal(set) var urlIndex: [String: TaskID] {
         get { urls.all(in: tasks) }
         set { urls.replace(newValue) }

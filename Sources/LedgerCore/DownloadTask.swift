@@ -129,6 +129,12 @@ public struct DownloadTask: Sendable, Equatable {
         self.failureBox = failure.map(FailureBox.init)
     }
 
+    /// Waiting, and no transfer has left anything: no bytes, no attempt, no file, no validator.
+    public var isUntouched: Bool {
+        state == .waiting && bytes == 0 && attempts == 0 && fileName == nil && validator == nil
+            && failureBox == nil
+    }
+
     /// Forget everything a transfer learned: back to waiting, from zero.
     mutating func resetTransfer() {
         resets += 1

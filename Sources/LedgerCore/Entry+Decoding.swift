@@ -184,7 +184,7 @@ extension Entry {
         } else if key.equals("detail") {
             f.detail = try r.string()
         } else if key.equals("retryable") || key.equals("acceptsRanges") || key.equals("descending")
-            || key.equals("autoRemove") || key.equals("chosen")
+            || key.equals("autoRemove") || key.equals("chosen") || key.equals("enabled")
         {
             f.flag = try r.bool()
         } else if key.equals("bytesPerSecond") {
@@ -262,6 +262,7 @@ extension Entry {
         var section: Int64?
         var index: Int64?
         var deleted: Int64?
+        var state: TaskState?
         try r.object { r, k in
             if k.equals("id") {
                 id = try r.int()
@@ -275,6 +276,9 @@ extension Entry {
                 index = try r.int()
             } else if k.equals("deleted") {
                 deleted = try r.int()
+            } else if k.equals("state") {
+                guard let known = TaskState(rawValue: try r.string()) else { throw r.fail("bad state") }
+                state = known
             } else {
                 try r.skip()
             }
@@ -284,7 +288,7 @@ extension Entry {
         }
         return TrashEntry(
             id: id, mode: mode, sectionTitle: title, section: Int(section), index: Int(index),
-            deleted: deleted)
+            deleted: deleted, state: state)
     }
 
     private static func need<T>(_ value: T?, _ name: String, _ r: JSONReader) throws -> T {
@@ -332,7 +336,9 @@ extension Entry {
                 tasks: f.tasks.take() ?? [], section: Int(try need(f.section, "section", r)),
                 index: Int(try need(f.index, "index", r)), newSectionTitle: f.newSection.take())
         } else if k.equals("ledgerCreated") {
-            return .ledgerCreated(directory: try need(f.dir, "dir", r), maxDownloads: Int(f.max ?? 0))
+            return .ledgerCreated(
+                directory: try need(f.dir, "dir", r), maxDownloads: Int(f.max ?? 0),
+                autoRemoveEmptySections: f.flag ?? false)
         } else if k.equals("tasksRemoved") {
             return .tasksRemoved(ids: f.ids ?? [], removingSection: f.section.map { Int($0) })
         } else if k.equals("tasksMoved") {
@@ -352,6 +358,10 @@ extension Entry {
                 from: Int(try need(f.from, "from", r)), to: Int(try need(f.toIndex, "toIndex", r)))
         } else if k.equals("sectionRemoved") {
             return .sectionRemoved(index: Int(try need(f.index, "index", r)))
+        } else if k.equals("sectionSorted") {
+            return .sectionSorted(index: Int(try need(f.index, "index", r)), order: f.ids ?? [])
+        } else if k.equals("tasksErased") {
+            return .tasksErased(ids: f.ids ?? [], modes: try modes(f, r))
         } else if k.equals("tasksDeleted") {
             return .tasksDeleted(ids: f.ids ?? [], modes: try modes(f, r))
         } else if k.equals("filesDeleted") {
@@ -393,6 +403,8 @@ extension Entry {
             return .sortChanged(mode, descending: f.flag ?? false)
         } else if k.equals("emptySectionsPolicyChanged") {
             return .emptySectionsPolicyChanged(autoRemove: try need(f.flag, "autoRemove", r))
+        } else if k.equals("trashPolicyChanged") {
+            return .trashPolicyChanged(enabled: try need(f.flag, "enabled", r))
         }
         throw r.fail("unknown event kind '\(String(decoding: k, as: UTF8.self))'")
     }

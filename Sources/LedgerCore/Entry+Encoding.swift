@@ -5,9 +5,10 @@ extension Entry {
         var w = JSONWriter()
         w.beginObject()
         switch event {
-        case .ledgerCreated(let directory, let maxDownloads):
+        case .ledgerCreated(let directory, let maxDownloads, let autoRemove):
             w.field("dir", directory)
             w.field("max", maxDownloads)
+            if autoRemove { w.field("autoRemove", true) }
         case .tasksAdded(let tasks, let section, let index, let title):
             w.beginArray("tasks")
             for t in tasks {
@@ -50,7 +51,10 @@ extension Entry {
             w.field("toIndex", to)
         case .sectionRemoved(let index):
             w.field("index", index)
-        case .tasksDeleted(let ids, let modes):
+        case .sectionSorted(let index, let order):
+            w.field("index", index)
+            w.field("ids", ids: order)
+        case .tasksDeleted(let ids, let modes), .tasksErased(let ids, let modes):
             w.field("ids", ids: ids)
             if modes.count == 1 {
                 w.field("mode", modes[0].rawValue)
@@ -80,6 +84,7 @@ extension Entry {
                 w.field("section", e.section)
                 w.field("index", e.index)
                 w.field("deleted", e.deleted)
+                w.field("state", e.state?.rawValue)
                 w.endObject()
             }
             w.endArray()
@@ -102,6 +107,8 @@ extension Entry {
             w.field("descending", descending)
         case .emptySectionsPolicyChanged(let autoRemove):
             w.field("autoRemove", autoRemove)
+        case .trashPolicyChanged(let enabled):
+            w.field("enabled", enabled)
         case .transferStarted(let id, let attempt, let offset):
             w.field("id", id)
             w.field("attempt", attempt)

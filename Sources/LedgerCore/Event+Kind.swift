@@ -14,11 +14,13 @@ extension Event {
         case .sectionRenamed: return "sectionRenamed"
         case .sectionMoved: return "sectionMoved"
         case .sectionRemoved: return "sectionRemoved"
+        case .sectionSorted: return "sectionSorted"
         case .tasksDeleted: return "tasksDeleted"
         case .filesDeleted: return "filesDeleted"
         case .tasksRestored: return "tasksRestored"
         case .tasksTrashed: return "tasksTrashed"
         case .trashPurged: return "trashPurged"
+        case .tasksErased: return "tasksErased"
         case .tasksRedownloaded: return "tasksRedownloaded"
         case .taskRenamed: return "taskRenamed"
         case .tasksPaused: return "tasksPaused"
@@ -29,6 +31,7 @@ extension Event {
         case .speedLimitChanged: return "speedLimitChanged"
         case .sortChanged: return "sortChanged"
         case .emptySectionsPolicyChanged: return "emptySectionsPolicyChanged"
+        case .trashPolicyChanged: return "trashPolicyChanged"
         case .transferStarted: return "transferStarted"
         case .transferResolved: return "transferResolved"
         case .transferPaused: return "transferPaused"
@@ -46,6 +49,7 @@ extension Event {
         "trashPurged",
         "tasksRedownloaded", "taskRenamed", "tasksPaused", "tasksResumed", "tasksStopped", "statesRestored",
         "maxDownloadsChanged", "speedLimitChanged", "sortChanged", "emptySectionsPolicyChanged",
+        "sectionSorted", "tasksErased", "trashPolicyChanged",
         "transferStarted", "transferResolved", "transferPaused", "transferCompleted", "transferFailed",
         "transferRetrying",
     ]

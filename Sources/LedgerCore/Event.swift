@@ -1,6 +1,7 @@
 /// How predefined views order and group the list; `manual` shows the user's sections.
 public enum SortMode: String, Sendable, CaseIterable {
-    case manual, added, name, size, type
+    /// `finished` groups by completion time (the Kollus SDK's "completion time"), unfinished tasks apart.
+    case manual, added, name, size, type, finished
 }
 
 /// A task as an add event records it.
@@ -23,7 +24,9 @@ public struct NewTask: Sendable, Equatable {
 /// A fact in the log. User actions come first; the downloader's facts (`transfer…`) follow.
 /// Each user action is exactly one event, however many tasks it covers.
 public enum Event: Sendable, Equatable {
-    case ledgerCreated(directory: String, maxDownloads: Int)
+    /// `autoRemoveEmptySections`: the ledger starts with automatic removal of emptied sections (SDE's default);
+    /// absent from ledgers created before it was written, which started without.
+    case ledgerCreated(directory: String, maxDownloads: Int, autoRemoveEmptySections: Bool = false)
     /// Tasks inserted at `section`/`index`; with `newSectionTitle`, a section with that title is first
     /// inserted at `section`.
     case tasksAdded(tasks: [NewTask], section: Int, index: Int, newSectionTitle: String?)
@@ -41,6 +44,9 @@ public enum Event: Sendable, Equatable {
     case sectionRenamed(index: Int, title: String)
     case sectionMoved(from: Int, to: Int)
     case sectionRemoved(index: Int)
+    /// The tasks of section `index` put in this order (a sort of one section, or its undo). Tasks of the section
+    /// the order does not name keep their relative order after the named ones.
+    case sectionSorted(index: Int, order: [TaskID])
     /// To the to-delete list. `modes` has one mode for all tasks, or one per task.
     case tasksDeleted(ids: [TaskID], modes: [DeleteMode])
     /// Only the files went; the tasks stay and wait again.
@@ -52,6 +58,9 @@ public enum Event: Sendable, Equatable {
     /// position in the list (ascending); `removingSections`, the sections the restore recreated, go when empty.
     case tasksTrashed([TrashEntry], positions: [Int], removingSections: [Int])
     case trashPurged(ids: [TaskID])
+    /// Deleted at once, without the to-delete list (`rm --now`, or with the to-delete list turned off): the tasks
+    /// are forgotten and, for mode `all`, their files go. Nothing is kept, so it cannot be undone.
+    case tasksErased(ids: [TaskID], modes: [DeleteMode])
     case tasksRedownloaded(ids: [TaskID])
     /// A new display name; `fileName` is set when a finished file was renamed on disk. `userChosen` is false
     /// only when an undo gives back a name the user never chose, so the server's name may replace it again.
@@ -65,6 +74,8 @@ public enum Event: Sendable, Equatable {
     case speedLimitChanged(Int64)
     case sortChanged(SortMode, descending: Bool)
     case emptySectionsPolicyChanged(autoRemove: Bool)
+    /// Whether deletes go through the to-delete list (SDE `isTrashOpened`); off: they erase at once.
+    case trashPolicyChanged(enabled: Bool)
 
     case transferStarted(id: TaskID, attempt: Int, offset: Int64)
     case transferResolved(
@@ -97,6 +108,7 @@ public enum Event: Sendable, Equatable {
         case .tasksMoved(let ids, _, _), .tasksRemoved(let ids, _), .tasksDeleted(let ids, _),
             .filesDeleted(let ids),
             .tasksRestored(let ids, _, _), .trashPurged(let ids), .tasksRedownloaded(let ids),
+            .tasksErased(let ids, _), .sectionSorted(_, let ids),
             .tasksPaused(let ids), .tasksResumed(let ids), .tasksStopped(let ids),
             .statesRestored(let ids, _):
             return ids
@@ -106,7 +118,8 @@ public enum Event: Sendable, Equatable {
             .transferRetrying(let id, _, _, _):
             return [id]
         case .ledgerCreated, .sectionInserted, .sectionRenamed, .sectionMoved, .sectionRemoved,
-            .maxDownloadsChanged, .speedLimitChanged, .sortChanged, .emptySectionsPolicyChanged:
+            .maxDownloadsChanged, .speedLimitChanged, .sortChanged, .emptySectionsPolicyChanged,
+            .trashPolicyChanged:
             return []
         }
     }

@@ -42,15 +42,21 @@ public struct TrashEntry: Sendable, Equatable {
     public var index: Int
     /// Milliseconds since the Unix epoch.
     public var deleted: Int64
+    /// The state the task had when it was deleted (a running transfer stops, so the task itself waits);
+    /// nil in entries logged before it was recorded.
+    public var state: TaskState?
 
-    public init(id: TaskID, mode: DeleteMode, sectionTitle: String, section: Int, index: Int, deleted: Int64)
-    {
+    public init(
+        id: TaskID, mode: DeleteMode, sectionTitle: String, section: Int, index: Int, deleted: Int64,
+        state: TaskState? = nil
+    ) {
         self.id = id
         self.mode = mode
         self.sectionTitle = sectionTitle
         self.section = section
         self.index = index
         self.deleted = deleted
+        self.state = state
     }
 }
 

@@ -1,6 +1,7 @@
 import Synchronization
 
-/// URL → task over the list and the to-delete list: derived from the tasks, built on first use, then kept up
+/// URL identity → task over the list and the to-delete list (``Validation/identity(_:)``: two URLs that differ
+/// only in scheme or host case, a default port or an empty path are one task): derived from the tasks, built on first use, then kept up
 /// to date. Opening a ledger from a snapshot does not pay for it until a command needs it.
 ///
 /// Copies of a list share the built index until one of them changes its URLs; a change first gives that copy
@@ -12,7 +13,12 @@ struct URLIndex: Sendable {
         let url: String
         let hash: Int
 
+        /// The key of `url`'s identity (``Validation/identity(_:)``).
         init(_ url: String) {
+            self.init(identity: Validation.identity(url))
+        }
+
+        init(identity url: String) {
             self.url = url
             var hasher = Hasher()
             hasher.combine(url)
@@ -87,7 +93,7 @@ struct URLIndex: Sendable {
 
     /// Replaces the whole index (tests that state an expected list).
     mutating func replace(_ index: [String: TaskID]) {
-        box = Box(Dictionary(uniqueKeysWithValues: index.map { (Key($0.key), $0.value) }))
+        box = Box(Dictionary(index.map { (Key($0.key), $0.value) }, uniquingKeysWith: { a, _ in a }))
     }
 }
 

@@ -34,6 +34,50 @@ public enum Validation {
         return url
     }
 
+    /// The form of a URL that says which resource it names, for duplicate detection: the scheme and host in lower
+    /// case, no default port (80 for http, 443 for https), and `/` for an empty path. The URL itself is kept as
+    /// typed; two URLs with one identity are one task.
+    /// - Complexity: O(length); no copy when the URL is in that form already.
+    public static func identity(_ url: String) -> String {
+        var url = url
+        return url.withUTF8 { bytes in
+            guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon + 2 < bytes.count,
+                bytes[colon + 1] == UInt8(ascii: "/"), bytes[colon + 2] == UInt8(ascii: "/")
+            else { return String(decoding: bytes, as: UTF8.self) }
+            let start = colon + 3
+            var end = start
+            while end < bytes.count,
+                ![UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#")].contains(bytes[end])
+            {
+                end += 1
+            }
+            let scheme = Array(bytes[..<colon]).map(lower)
+            var authority = Array(bytes[start..<end])
+            // The host (after any user info) in lower case; the user info is kept as typed.
+            let at = authority.lastIndex(of: UInt8(ascii: "@")).map { $0 + 1 } ?? 0
+            for i in at..<authority.count { authority[i] = lower(authority[i]) }
+            let defaultPort: [UInt8] =
+                scheme == Array("http".utf8)
+                ? Array(":80".utf8) : scheme == Array("https".utf8) ? Array(":443".utf8) : []
+            let hostEnd = authority[at...].lastIndex(of: UInt8(ascii: "]")) ?? at
+            if let portColon = authority[hostEnd...].lastIndex(of: UInt8(ascii: ":")) {
+                let port = Array(authority[portColon...])
+                if port == [UInt8(ascii: ":")] || (!defaultPort.isEmpty && port == defaultPort) {
+                    authority.removeSubrange(portColon...)
+                }
+            }
+            var out = scheme + Array("://".utf8) + authority
+            if end == bytes.count || bytes[end] != UInt8(ascii: "/") { out.append(UInt8(ascii: "/")) }
+            out += bytes[end...]
+            return out.elementsEqual(bytes)
+                ? String(decoding: bytes, as: UTF8.self) : String(decoding: out, as: UTF8.self)
+        }
+    }
+
+    private static func lower(_ b: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(b) ? b + 32 : b
+    }
+
     /// A file or display name: one path component, not empty, no '..', no control characters, at most 255 bytes.
     /// - Throws: `LedgerError.invalidName`.
     public static func name(_ raw: String) throws -> String {

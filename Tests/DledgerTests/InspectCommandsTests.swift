@@ -12,7 +12,7 @@ import Testing
         #expect(lines[0].hasPrefix("    #1  ") && lines[0].contains("ledgerCreated"))
         #expect(
             lines[1].contains("tasksAdded") && lines[1].hasSuffix("added #1 #2 to new section 0 'Downloads'"))
-        #expect(lines[2].contains("tasksMoved") && lines[2].hasSuffix("moved #2 to 0:0"))
+        #expect(lines[2].contains("tasksMoved") && lines[2].hasSuffix("moved #2 to 0:0 'Downloads'"))
         let limited = try await box.run("log", "--since", "2", "--limit", "1").out.split(separator: "\n")
         #expect(limited.count == 1 && limited[0].contains("tasksAdded"))
         let task = try await box.run("log", "--task", "2").out.split(separator: "\n")

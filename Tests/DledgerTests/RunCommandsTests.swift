@@ -17,7 +17,9 @@ import Testing
         #expect(box.contents("b.bin") == Body.generatedBytes(seed: 2, in: 0..<70_000))
         // The log says why #2 needed a second attempt.
         let audit = try await box.run("audit", "2")
-        let retried = "transferRetrying   #2 attempt failed: HTTP 503, retrying in "
+        let retried =
+            "transferRetrying" + String(repeating: " ", count: 11)
+            + "#2 attempt failed: HTTP 503, retrying in "
         #expect(audit.out.contains(retried), "\(audit.out)")
         let again = try await box.run("get", server.url("/a.bin"))
         #expect(again.status == 0)

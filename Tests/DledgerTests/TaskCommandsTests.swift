@@ -35,8 +35,10 @@ import Testing
 
     @Test func moveDeleteRestorePurge() async throws {
         let box = try await boxWithThree()
-        #expect(try await box.run("mv", "3", "--to", "0:0").out == "moved #3 to 0:0\n")
+        #expect(try await box.run("mv", "3", "--to", "0:0").out == "moved #3 to 0:0 'Downloads'\n")
         #expect(try await box.task(3)?["index"] as? Int == 0)
+        // A new ledger removes emptied sections (SDE's default): 'Later' went with its last task.
+        #expect(try await box.run("section", "add", "Later").status == 0)
         #expect(
             try await box.run("rm", "1", "2").out == "moved #1 #2 to the to-delete list (record and file)\n")
         #expect(try await box.task(1) == nil)
@@ -80,7 +82,57 @@ import Testing
     @Test func renameAndRedownload() async throws {
         let box = try await boxWithThree()
         #expect(try await box.run("rename", "2", "two.bin").out == "renamed #2 to 'two.bin'\n")
-        #expect(try await box.run("redownload", "2").out == "reset #2 to download again from zero\n")
+        // A waiting task that downloaded nothing has nothing to throw away: refused, nothing appended.
+        let before = try await box.eventCount()
+        let waiting = try await box.run("redownload", "2")
+        #expect(waiting.status == 1)
+        #expect(
+            waiting.err == "error: task #2 is waiting and has downloaded nothing: nothing to download again\n"
+        )
+        #expect(try await box.eventCount() == before)
+    }
+
+    /// One rule for the to-delete list: a task there is frozen; only restore and purge act on it.
+    @Test func aTaskInTheToDeleteListAcceptsOnlyRestoreAndPurge() async throws {
+        let box = try await boxWithThree()
+        try await box.run("rm", "2")
+        let before = try await box.eventCount()
+        for args in [
+            ["rename", "2", "x"], ["pause", "2"], ["resume", "2"], ["stop", "2"], ["redownload", "2"],
+            ["mv", "2", "--to", "0"], ["rm", "2"],
+        ] {
+            let r = try await box.run(args)
+            #expect(r.status == 64, "\(args)")
+            #expect(r.err == "error: task #2 is in the to-delete list (restore it first)\n", "\(args)")
+        }
+        #expect(try await box.eventCount() == before)
+        #expect(try await box.run("restore", "2").status == 0)
+        #expect(try await box.run("rename", "2", "x").status == 0)
+    }
+
+    /// One rule for a sorted view: every command that names a section by number or a position needs the manual
+    /// sort; the rest (plain add, add --section TITLE, ids) work in any view.
+    @Test func commandsThatNamePositionsNeedTheManualSort() async throws {
+        let box = try await boxWithThree()
+        try await box.run("sort", "name")
+        let before = try await box.eventCount()
+        for args in [
+            ["mv", "1", "--to", "1"], ["section", "add", "X"], ["section", "rename", "0", "X"],
+            ["section", "mv", "0", "--to", "1"], ["section", "rm", "1"],
+            ["section", "sort", "0", "--by", "name"],
+            ["add", "http://example.com/4", "--section-index", "0"],
+            ["add", "http://example.com/4", "--new-section", "N"], ["pause", "--section", "0"],
+            ["rm", "--section", "1"],
+        ] {
+            let r = try await box.run(args)
+            #expect(r.status == 64, "\(args)")
+            #expect(
+                r.err.hasPrefix("error: positions need the manual sort (the list is sorted by name)"),
+                "\(args): \(r.err)")
+        }
+        #expect(try await box.eventCount() == before)
+        #expect(try await box.run("add", "http://example.com/4", "--section", "Later").status == 0)
+        #expect(try await box.run("pause", "1", "4").status == 0)
     }
 
     @Test func mutatingCommandsPrintTheEventAsJSON() async throws {

@@ -227,6 +227,8 @@ import Testing
         let ledger = try box.ledger()
         server.serve("/g.bin", Resource(size: 100_000, seed: 5))
         let id = try ledger.add([server.url("/g.bin")])[0]
+        // A run started it (and was killed); the redownload discards what that generation wrote.
+        try ledger.record(.transferStarted(id: id, attempt: 1, offset: 0))
         try ledger.execute(.redownload([id]))
         #expect(ledger.list.tasks[id]?.resets == 1)
         let partial = try writePartial(box, id: id, [UInt8](repeating: 7, count: 40_000))

@@ -9,6 +9,20 @@ let sampleEvents: [Event] = {
         id: 3, mode: .record, sectionTitle: tricky, section: 2, index: 7, deleted: 1_700_000_000_123)
     return [
         .ledgerCreated(directory: "/home/ü/Downloads", maxDownloads: 3),
+        .ledgerCreated(directory: "/d", maxDownloads: 0, autoRemoveEmptySections: true),
+        .sectionSorted(index: 2, order: [5, 3, 4]),
+        .tasksErased(ids: [1, 2], modes: [.record]),
+        .tasksErased(ids: [1, 2], modes: [.all, .record]),
+        .trashPolicyChanged(enabled: false),
+        .trashPolicyChanged(enabled: true),
+        .sortChanged(.finished, descending: false),
+        .tasksTrashed(
+            [
+                TrashEntry(
+                    id: 4, mode: .all, sectionTitle: "B", section: 0, index: 0, deleted: 0,
+                    state: .downloading)
+            ],
+            positions: [0], removingSections: []),
         .tasksAdded(
             tasks: [
                 NewTask(

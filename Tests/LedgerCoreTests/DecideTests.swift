@@ -365,7 +365,10 @@ struct DecideTests {
         #expect(log.list.speedLimit == 500_000)
         log.refuses(
             .sort(.manual, descending: false), with: .nothingToDo("the list is already sorted that way"))
-        log.refuses(.setAutoRemoveEmptySections(false), with: .nothingToDo("nothing changes"))
+        log.refuses(
+            .setAutoRemoveEmptySections(false),
+            with: .nothingToDo("automatic removal of empty sections is already off"))
+        log.refuses(.setTrash(true), with: .nothingToDo("the to-delete list is already on"))
     }
 
     @Test func manualSectionsSurviveAPredefinedSort() {

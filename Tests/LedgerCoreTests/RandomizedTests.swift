@@ -62,7 +62,7 @@ private struct Fuzzer {
     /// Any command, valid or not.
     mutating func command() -> Command {
         let trashIDs = list.trash.map(\.id)
-        switch rng.below(22) {
+        switch rng.below(26) {
         case 0, 1, 2:
             let picked = (0...rng.below(3)).map { _ in rng.pick(urls) }
             let name = picked.count == 1 && rng.chance(0.3) ? rng.pick(names) : nil
@@ -90,8 +90,17 @@ private struct Fuzzer {
         case 19:
             return rng.chance(0.5)
                 ? .setMaxDownloads(rng.below(4)) : .setSpeedLimit(Int64(rng.below(3)) * 1000)
-        case 20: return .sort(rng.pick(SortMode.allCases + [.manual, .manual]), descending: rng.chance(0.3))
-        default: return .setAutoRemoveEmptySections(rng.chance(0.5))
+        case 20:
+            return .sort(
+                rng.pick(SortMode.allCases + [.manual, .manual, .manual]), descending: rng.chance(0.3))
+        case 21: return .setAutoRemoveEmptySections(rng.chance(0.5))
+        case 22: return .erase(selection(), mode: rng.pick(DeleteMode.allCases))
+        case 23: return .setTrash(rng.chance(0.7))
+        case 24:
+            return .sortSection(
+                rng.below(list.sections.count + 1), by: rng.pick(SectionSortKey.allCases),
+                descending: rng.chance(0.5))
+        default: return .undoPast
         }
     }
 
@@ -175,6 +184,9 @@ private struct Fuzzer {
             #expect(list == before)
         } else {
             let command = roll < 35 ? Command.undo : roll < 39 ? .redo : command()
+            if command == .undo, let top = list.undoStack.last, top.blocker != nil {
+                #expect(log.error(of: .undo) != nil, "step \(n): undo over a blocker")
+            }
             let before = list
             do {
                 let decision = try list.decide(command)
@@ -191,7 +203,16 @@ private struct Fuzzer {
 
     /// Sometimes undoes a fresh action at once (the state must be the one before it, ids aside) and redoes it.
     mutating func checkUndoRedo(after command: Command, before: DownloadList) {
-        guard command != .undo, command != .redo, list.undoStack.last?.seq == list.head, rng.chance(0.3)
+        if let top = list.undoStack.last, top.seq == list.head, top.blocker != nil {
+            // An action that cannot be undone stands in the way: undo refuses it and names it.
+            #expect(throws: LedgerError.self) { try list.decide(.undo) }
+            if case .cannotUndo(let seq, _, _) = log.error(of: .undo) as? LedgerError {
+                #expect(seq == list.head)
+            }
+            return
+        }
+        guard command != .undo, command != .redo, command != .undoPast, list.undoStack.last?.seq == list.head,
+            rng.chance(0.3)
         else { return }
         let after = list.contents
         guard let undo = try? list.decide(.undo) else {

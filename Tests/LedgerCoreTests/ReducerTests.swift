@@ -34,11 +34,25 @@ private func step(_ list: DownloadList, _ inverse: Event, for action: Event) -> 
     UndoStep(seq: list.head + 1, kind: action.kind, inverse: inverse, action: action)
 }
 
+/// The step an action that can never be undone leaves on the stack, so that undo names it instead of passing it.
+private func blocker(_ list: DownloadList, _ action: Event, _ reason: String) -> UndoStep {
+    UndoStep(seq: list.head + 1, kind: action.kind, inverse: action, action: action, blocker: reason)
+}
+
 struct ReducerTests {
     @Test func ledgerCreatedSetsDirectoryAndMaximum() {
         assertReduce(from: DownloadList(), [.ledgerCreated(directory: "/x", maxDownloads: 4)]) {
             $0.directory = "/x"
             $0.maxDownloads = 4
+        }
+        // New ledgers start with automatic removal of emptied sections (SDE's default); older ones without.
+        assertReduce(
+            from: DownloadList(),
+            [.ledgerCreated(directory: "/x", maxDownloads: 3, autoRemoveEmptySections: true)]
+        ) {
+            $0.directory = "/x"
+            $0.maxDownloads = 3
+            $0.autoRemoveEmptySections = true
         }
     }
 
@@ -209,9 +223,13 @@ struct ReducerTests {
             $0.sections[0].tasks = [1, 3]
             $0.sections[1].tasks = [4]
             $0.setTrash([
+                // Each entry remembers the state the task had: #2 was downloading (its transfer stops: it waits).
                 TrashEntry(
-                    id: 2, mode: .all, sectionTitle: "Downloads", section: 0, index: 1, deleted: 9_000),
-                TrashEntry(id: 5, mode: .record, sectionTitle: "B", section: 1, index: 1, deleted: 9_000),
+                    id: 2, mode: .all, sectionTitle: "Downloads", section: 0, index: 1, deleted: 9_000,
+                    state: .downloading),
+                TrashEntry(
+                    id: 5, mode: .record, sectionTitle: "B", section: 1, index: 1, deleted: 9_000,
+                    state: .waiting),
             ])
             $0.undoStack.append(
                 step(
@@ -228,8 +246,12 @@ struct ReducerTests {
         assertReduce(from: s0, [.tasksDeleted(ids: [4, 5], modes: [.record])]) {
             $0.sections = [Section(title: "Downloads", tasks: [2, 3])]
             $0.setTrash([
-                TrashEntry(id: 4, mode: .record, sectionTitle: "B", section: 1, index: 0, deleted: 9_000),
-                TrashEntry(id: 5, mode: .record, sectionTitle: "B", section: 1, index: 1, deleted: 9_000),
+                TrashEntry(
+                    id: 4, mode: .record, sectionTitle: "B", section: 1, index: 0, deleted: 9_000,
+                    state: .waiting),
+                TrashEntry(
+                    id: 5, mode: .record, sectionTitle: "B", section: 1, index: 1, deleted: 9_000,
+                    state: .waiting),
                 s0.trash[0],
             ])
             $0.undoStack.append(
@@ -249,7 +271,10 @@ struct ReducerTests {
         )
         log.fact(.transferCompleted(id: 1, bytes: 10, sha256: "00", fileName: "a.bin"))
         let s0 = log.list
-        for event in [Event.filesDeleted(ids: [1]), .tasksRedownloaded(ids: [1])] {
+        for (event, reason) in [
+            (Event.filesDeleted(ids: [1]), "deleted files cannot be brought back"),
+            (.tasksRedownloaded(ids: [1]), "a redownload threw the downloaded data away"),
+        ] {
             assertReduce(from: s0, [event]) {
                 var t = s0.tasks[1]!
                 t.state = .waiting
@@ -262,6 +287,7 @@ struct ReducerTests {
                 t.resets += 1
                 $0.tasks[1] = t
                 $0.redoStack = []
+                $0.undoStack.append(blocker(s0, event, reason))
             }
         }
     }
@@ -324,6 +350,53 @@ struct ReducerTests {
                 !$0.action.taskIDs.contains(4) && !$0.inverse.taskIDs.contains(4)
             }
             #expect($0.undoStack.count < s0.undoStack.count)
+            $0.undoStack.append(
+                blocker(s0, .trashPurged(ids: [4]), "purged tasks are gone for good, with their files"))
+        }
+    }
+
+    @Test func eraseForgetsLiveTasksAtOnceAndIsNotUndoable() {
+        var log = fixture()
+        log.run(.setAutoRemoveEmptySections(true))
+        let s0 = log.list
+        assertReduce(from: s0, [.tasksErased(ids: [4, 5, 2], modes: [.all])]) {
+            $0.tasks[2] = nil
+            $0.tasks[4] = nil
+            $0.tasks[5] = nil
+            $0.urlIndex[u("b")] = nil
+            $0.urlIndex[u("d")] = nil
+            $0.urlIndex[u("e")] = nil
+            // Section B emptied and removed; the to-delete list untouched.
+            $0.sections = [Section(title: "Downloads", tasks: [1, 3])]
+            $0.undoStack = s0.undoStack.filter {
+                Set($0.action.taskIDs + $0.inverse.taskIDs).isDisjoint(with: [2, 4, 5])
+            }
+            $0.undoStack.append(
+                blocker(
+                    s0, .tasksErased(ids: [4, 5, 2], modes: [.all]),
+                    "the tasks were deleted at once, without the to-delete list: nothing was kept"))
+        }
+    }
+
+    @Test func sectionSortedReordersOneSectionAndUndoesToTheOldOrder() {
+        let s0 = fixture().list
+        assertReduce(from: s0, [.sectionSorted(index: 0, order: [3, 9, 1])]) {
+            // Named tasks first in the given order (unknown ids ignored), the rest after in their order.
+            $0.sections[0].tasks = [3, 1, 2]
+            $0.undoStack.append(
+                step(
+                    s0, .sectionSorted(index: 0, order: [1, 2, 3]),
+                    for: .sectionSorted(index: 0, order: [3, 9, 1])))
+        }
+        assertReduce(from: s0, [.sectionSorted(index: 7, order: [1])]) { _ in }
+    }
+
+    @Test func trashPolicyChangedSwitchesTheToDeleteList() {
+        let s0 = fixture().list
+        assertReduce(from: s0, [.trashPolicyChanged(enabled: false)]) {
+            $0.trashEnabled = false
+            $0.undoStack.append(
+                step(s0, .trashPolicyChanged(enabled: true), for: .trashPolicyChanged(enabled: false)))
         }
     }
 

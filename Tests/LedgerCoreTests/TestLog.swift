@@ -169,6 +169,11 @@ extension DownloadList {
     var stoppedTransfers: DownloadList {
         var copy = self
         for (id, t) in copy.tasks where t.state == .downloading { copy.tasks[id]!.state = .waiting }
+        copy.trash = copy.trash.map {
+            var e = $0
+            if e.state == .downloading { e.state = .waiting }
+            return e
+        }
         return copy
     }
 }

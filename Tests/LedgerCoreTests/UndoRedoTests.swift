@@ -206,19 +206,37 @@ struct UndoRedoTests {
         log.refuses(.redo, with: .nothingToRedo)
     }
 
-    @Test func undoSkipsActionsThatCannotBeUndone() throws {
+    /// Undo acts on the newest action: one that cannot be undone stands in the way, named, and nothing is decided;
+    /// `undoPast` passes over such actions (and says which) to the newest one that can be undone.
+    @Test func undoRefusesActionsThatCannotBeUndoneAndUndoPastPassesThem() throws {
         var log = fixture()
         log.run(.delete(.tasks([4]), mode: .all))
         log.run(.rename(2, name: "two"))
         let renameSeq = log.list.head
         log.fact(.transferCompleted(id: 1, bytes: 3, sha256: "00", fileName: "a"))
         log.run(.redownload([1]))
+        let redownloadSeq = log.list.head
         log.run(.delete(.tasks([3]), mode: .file))
         log.run(.purge(nil))
-        let undo = try log.must(.undo)
+        let purgeSeq = log.list.head
+        log.refuses(
+            .undo,
+            with: .cannotUndo(
+                seq: purgeSeq, kind: "trashPurged",
+                reason:
+                    "purged tasks are gone for good, with their files ('undo --past' undoes the newest action that can be undone)"
+            ))
+        let undo = try log.must(.undoPast)
         #expect(undo.entry.undoes == renameSeq)
         #expect(undo.target?.kind == "taskRenamed")
+        #expect(undo.passed.map(\.seq) == [purgeSeq, purgeSeq - 1, redownloadSeq])
+        #expect(undo.passed.map(\.kind) == ["trashPurged", "filesDeleted", "tasksRedownloaded"])
         #expect(log.list.tasks[2]?.displayName == "b")
+        // The blockers stay: a plain undo still names the purge; redo brings the rename back.
+        #expect(log.error(of: .undo) as? LedgerError == log.error(of: .undo) as? LedgerError)
+        if case .cannotUndo(let seq, _, _) = log.error(of: .undo) as? LedgerError { #expect(seq == purgeSeq) }
+        log.run(.redo)
+        #expect(log.list.tasks[2]?.displayName == "two")
     }
 
     @Test func undoAfterAPurgeSkipsTheStepsOfPurgedTasks() throws {
@@ -226,9 +244,41 @@ struct UndoRedoTests {
         let before = log.list.undoStack.filter { !$0.action.taskIDs.contains(2) }
         log.run(.delete(.tasks([2]), mode: .all))
         log.run(.purge([2]))
-        let undo = try log.must(.undo)
+        #expect(log.error(of: .undo) != nil)
+        let undo = try log.must(.undoPast)
         #expect(undo.entry.undoes == before.last?.seq)
         #expect(log.list.tasks[2] == nil)
+    }
+
+    @Test func undoPastWithNothingOlderNamesTheNewestBlocker() throws {
+        var log = TestLog()
+        log.add(u("a"))
+        log.run(.erase(.tasks([1]), mode: .all))
+        let seq = log.list.head
+        log.refuses(
+            .undo,
+            with: .cannotUndo(
+                seq: seq, kind: "tasksErased",
+                reason: "the tasks were deleted at once, without the to-delete list: nothing was kept"))
+        log.refuses(
+            .undoPast,
+            with: .cannotUndo(
+                seq: seq, kind: "tasksErased",
+                reason:
+                    "the tasks were deleted at once, without the to-delete list: nothing was kept; no older action can be undone"
+            ))
+    }
+
+    @Test func undoOfSortSectionAndSettings() {
+        var log = fixture()
+        log.fact(
+            .transferResolved(
+                id: 2, size: 5, serverName: nil, validator: nil, acceptsRanges: true, restartedFromZero: nil))
+        for key in SectionSortKey.allCases {
+            checkUndoRedo(.sortSection(0, by: key, descending: true), on: log)
+        }
+        checkUndoRedo(.setTrash(false), on: fixture())
+        checkUndoRedo(.setAutoRemoveEmptySections(true), on: fixture())
     }
 
     @Test func nothingToUndoOrRedo() {

@@ -122,3 +122,35 @@ struct ValidationTests {
         #expect(LedgerError.sectionNotEmpty(1, tasks: 1).description.contains("(1 task)"))
     }
 }
+
+struct URLIdentityTests {
+    @Test(arguments: [
+        ("HTTP://Example.ORG/a", "http://example.org/a"),
+        ("http://example.org:80/a", "http://example.org/a"),
+        ("https://example.org:443", "https://example.org/"),
+        ("http://example.org", "http://example.org/"),
+        ("http://example.org?q=1", "http://example.org/?q=1"),
+        ("http://User:PW@EXAMPLE.org:/Path/A", "http://User:PW@example.org/Path/A"),
+        ("http://[::1]:80/x", "http://[::1]/x"),
+        ("https://example.org:80/x", "https://example.org:80/x"),
+        ("http://example.org:8080/X?Y#Z", "http://example.org:8080/X?Y#Z"),
+    ])
+    func identityIgnoresSchemeAndHostCaseDefaultPortsAndEmptyPaths(_ url: String, _ identity: String) {
+        #expect(Validation.identity(url) == identity)
+        #expect(Validation.identity(identity) == identity)
+    }
+
+    @Test func duplicatesAreFoundByIdentityAndTheURLIsKeptAsTyped() {
+        var log = TestLog()
+        #expect(log.add("HTTP://Example.org:80") == [1])
+        #expect(log.list.tasks[1]?.url == "HTTP://Example.org:80")
+        #expect(log.list.task(withURL: "http://example.org/") == 1)
+        #expect(throws: NothingAdded.self) {
+            try log.list.decide(
+                .add(urls: ["http://EXAMPLE.ORG/"], placement: .end, name: nil, sha256: nil, directory: nil))
+        }
+        log.run(.delete(.tasks([1]), mode: .all))
+        log.run(.purge(nil))
+        #expect(log.add("http://example.org/") == [2])
+    }
+}

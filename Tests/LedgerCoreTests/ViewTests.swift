@@ -110,6 +110,27 @@ struct ViewTests {
         #expect(ids(log.list.view(sort: .manual, now: now)) == [[1, 3, 5, 6], [2, 4]])
     }
 
+    /// The completion-time view: buckets like the add-time view, by when tasks finished; unfinished apart.
+    @Test func finishedViewGroupsByCompletionTime() {
+        var log = viewLog()
+        log.now = now - 40 * day
+        log.fact(.transferCompleted(id: 1, bytes: 1, sha256: "00", fileName: "banana.jpg"))
+        log.now = now - 3 * day
+        log.fact(.transferCompleted(id: 4, bytes: 1, sha256: "00", fileName: "x"))
+        log.now = now - 1000
+        log.fact(.transferCompleted(id: 2, bytes: 1, sha256: "00", fileName: "Apple.mp3"))
+        log.now = now - 2000
+        log.fact(.transferCompleted(id: 6, bytes: 1, sha256: "00", fileName: "y"))
+        let list = log.list
+        let asc = list.view(sort: .finished, now: now)
+        #expect(asc.map(\.title) == ["Older", "Last 7 Days", "Today", "Unfinished"])
+        #expect(ids(asc) == [[1], [4], [6, 2], [3, 5]])
+        #expect(asc.allSatisfy { $0.index == nil })
+        let desc = list.view(sort: .finished, descending: true, now: now)
+        #expect(desc.map(\.title) == ["Unfinished", "Today", "Last 7 Days", "Older"])
+        #expect(ids(desc) == [[5, 3], [2, 6], [4], [1]])
+    }
+
     @Test func filters() {
         var log = viewLog()
         log.now = now - 2 * day - 1000
@@ -120,8 +141,17 @@ struct ViewTests {
         let list = log.list
         #expect(ids(list.view(filter: .finished, now: now)) == [[3], [2]])
         #expect(ids(list.view(filter: .unfinished, now: now)) == [[6], [4]])
-        #expect(ids(list.view(filter: .finishedWithin(days: 1), now: now)) == [[], [2]])
+        // Filtered views list only the sections they have tasks of (here #3's section goes).
+        #expect(ids(list.view(filter: .finishedWithin(days: 1), now: now)) == [[2]])
+        #expect(list.view(filter: .finishedWithin(days: 1), now: now).map(\.index) == [1])
         #expect(ids(list.view(filter: .finishedWithin(days: 2), now: now)) == [[3], [2]])
+        // 0 is today (local calendar day): #2 finished a second before `now`, two hours after midnight.
+        #expect(ids(list.view(filter: .finishedWithin(days: 0), now: now)) == [[2]])
+        #expect(ids(list.view(filter: .finishedWithin(days: 0), now: now + 21 * 3_600_000)) == [[2]])
+        #expect(ids(list.view(filter: .finishedWithin(days: 0), now: now + 22 * 3_600_000)).isEmpty)
+        // In a zone three hours ahead, #2 finished at 04:59 local of the same day: still today.
+        #expect(
+            ids(list.view(filter: .finishedWithin(days: 0), now: now, utcOffsetSeconds: 3 * 3600)) == [[2]])
         #expect(ids(list.view(sort: .name, filter: .unfinished, now: now)) == [[6], [4]])
         let trash = list.view(filter: .trash, now: now)
         #expect(trash.map(\.title) == ["To-delete list"])

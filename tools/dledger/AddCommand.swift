@@ -10,6 +10,8 @@ enum AddCommand {
         ),
         ("--section-index <n>", "Insert into section N (from 0) ..."),
         ("--at <index>", "... at this index (default: its end)."),
+        ("--new-section <title>", "Insert into a new section with this title ..."),
+        ("--at-section <n>", "... inserted at section index N (default: after the last section)."),
         ("--name <name>", "File name for the download (one URL only)."),
         ("--sha256 <hex>", "Expected SHA-256; a mismatch fails the task (one URL only)."),
         (
@@ -21,7 +23,7 @@ enum AddCommand {
     static let spec = CommandSpec(
         name: "add", abstract: "Add URLs to the list (prints the ids assigned and what was skipped).",
         usage:
-            "add <url>... [--section <title> | --section-index <n> [--at <index>]] [--name <name>] [--sha256 <hex>] [--from-file <file>|-]",
+            "add <url>... [--section <title> | --section-index <n> [--at <index>] | --new-section <title> [--at-section <n>]] [--name <name>] [--sha256 <hex>] [--from-file <file>|-]",
         arguments: [("<url>", "An http or https URL.")],
         options: placementOptions,
         discussion:
@@ -37,7 +39,17 @@ enum AddCommand {
         if let file = inv.args.value("--from-file") { urls += try readURLs(file, cwd: inv.context.cwd) }
         guard !urls.isEmpty else { throw CLIError.usage("give at least one URL (or --from-file)") }
         let placement: AddPlacement
-        if let title = inv.args.value("--section") {
+        let chosen = ["--section", "--section-index", "--new-section"].filter { inv.args.value($0) != nil }
+        if chosen.count > 1 { throw CLIError.usage("give only one of \(chosen.joined(separator: ", "))") }
+        if inv.args.value("--at-section") != nil, inv.args.value("--new-section") == nil {
+            throw CLIError.usage("--at-section goes with --new-section TITLE")
+        }
+        if let title = inv.args.value("--new-section") {
+            guard inv.args.value("--at") == nil else {
+                throw CLIError.usage("--at does not combine with --new-section")
+            }
+            placement = .newSection(title: try Validation.title(title), at: try inv.int("--at-section"))
+        } else if let title = inv.args.value("--section") {
             guard inv.args.value("--section-index") == nil, inv.args.value("--at") == nil else {
                 throw CLIError.usage("--section TITLE does not combine with --section-index or --at")
             }

@@ -8,12 +8,15 @@ struct Arguments {
     static let valueOptions: Set<String> = [
         "--ledger", "--dir", "--section", "--section-index", "--at", "--name", "--sha256", "--from-file",
         "-j",
-        "--to", "--mode", "--task", "--since", "--limit", "--recent", "--sort",
+        "--to", "--mode", "--task", "--since", "--limit", "--recent", "--sort", "--by", "--new-section",
+        "--at-section",
     ]
     /// Options that take none.
     static let flagOptions: Set<String> = [
         "--json", "--quiet", "--no-color", "--help", "--version", "--all", "--until-idle", "--unfinished",
-        "--finished", "--trash", "--desc", "--skip-files", "--checksums", "--keep", "--fast",
+        "--finished", "--trash", "--desc", "--skip-files", "--checksums", "--keep", "--fast", "--past",
+        "--now",
+        "--urls",
     ]
     /// Short spellings.
     static let aliases: [String: String] = [

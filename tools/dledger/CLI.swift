@@ -8,7 +8,8 @@ enum CLI {
     /// Every subcommand, in the order `dledger --help` lists them.
     static let commands: [CommandSpec] =
         [AddCommand.spec, RunCommands.get, RunCommands.run, ListCommand.spec]
-        + TaskCommands.specs + SectionCommands.specs + InspectCommands.specs + UndoCommands.specs
+        + TaskCommands.specs + [SettingCommand.spec] + SectionCommands.specs + InspectCommands.specs
+        + UndoCommands.specs
         + [DemoCommand.spec]
 
     /// Runs the process's command line.

@@ -4,12 +4,20 @@ import DownloadLedger
 enum EventWords {
     /// A sentence saying what the event did. `before` is the list just before it, when known (for section
     /// titles and names); without it the sentence uses numbers only.
+    ///
+    /// An undo or redo says which action it undid or redid, in words when `before` knows it, then what came back.
     static func describe(_ entry: Entry, before: DownloadList? = nil) -> String {
         let sentence = text(entry.event, before: before)
-        if let undone = entry.undoes { return sentence + " (undoes #\(undone))" }
-        if let redone = entry.redoes { return sentence + " (redoes #\(redone))" }
+        if let undone = entry.undoes {
+            let action = before?.undoStack.last { $0.seq == undone }?.action
+            return "undid #\(undone)" + (action.map { " (\(text($0, before: nil)))" } ?? "") + ": " + sentence
+        }
+        if let redone = entry.redoes { return "redid #\(redone): " + sentence }
         return sentence
     }
+
+    /// The width of the kind column: the longest kind in the catalog.
+    static let kindWidth = Event.allKinds.map(\.count).max() ?? 18
 
     static func ids(_ ids: [TaskID]) -> String { ids.map { "#\($0)" }.joined(separator: " ") }
 
@@ -20,27 +28,32 @@ enum EventWords {
 
     private static func text(_ event: Event, before list: DownloadList?) -> String {
         switch event {
-        case .ledgerCreated(let dir, let max):
+        case .ledgerCreated(let dir, let max, let autoRemove):
             return
                 "ledger created: downloads go to \(dir), \(max == 0 ? "no limit" : "at most \(max)") at a time"
+                + (autoRemove ? ", emptied sections removed automatically" : "")
         case .tasksAdded(let tasks, let section, let index, let newTitle):
+            // One wording whatever is known about the list before (log, log --json and audit agree).
             let what = "added " + ids(tasks.map(\.id))
             if let newTitle { return what + " to new section \(section) '\(newTitle)'" }
-            let count = list.flatMap {
-                $0.sections.indices.contains(section) ? $0.sections[section].tasks.count : nil
-            }
-            let at = count == index ? "" : " at index \(index)"
-            return what + " to section \(section)" + title(section, list) + at
+            return what + " to section \(section) at index \(index)"
         case .tasksRemoved(let removed, let section):
             return "took \(ids(removed)) out of the list"
-                + (section.map { ", and the empty section \($0)" } ?? "")
-        case .tasksTrashed(let entries, _, _):
+                + (section.map { ", and the empty section \($0)" + title($0, list) } ?? "")
+        case .tasksTrashed(let entries, _, let removing):
             return "put \(ids(entries.map(\.id))) back in the to-delete list"
+                + removing.map { ", removed section \($0)" + title($0, list) + " again" }.joined()
         case .tasksMoved(let moved, let section, let index):
-            return "moved \(ids(moved)) to \(section):\(index)"
-        case .tasksPlaced(let placements, _):
+            return "moved \(ids(moved)) to \(section):\(index)" + title(section, list)
+        case .tasksPlaced(let placements, let recreating):
             return "put back "
-                + placements.map { "#\($0.id) at \($0.section):\($0.index)" }.joined(separator: ", ")
+                + placements.map { "#\($0.id) at \($0.section):\($0.index) '\($0.sectionTitle)'" }.joined(
+                    separator: ", ")
+                + recreating.compactMap { s in
+                    placements.first { $0.section == s }.map {
+                        ", section \(s) '\($0.sectionTitle)' recreated"
+                    }
+                }.joined()
         case .sectionInserted(let index, let t):
             return "inserted section \(index) '\(t)'"
         case .sectionRenamed(let index, let t):
@@ -51,16 +64,31 @@ enum EventWords {
             return "moved section \(from)" + title(from, list) + " to \(to)"
         case .sectionRemoved(let index):
             return "removed section \(index)" + title(index, list)
+        case .sectionSorted(let index, let order):
+            return "sorted section \(index)" + title(index, list) + ": " + ids(order)
         case .tasksDeleted(let deleted, let modes):
             let mode = modes.count == 1 ? (modes[0] == .all ? " (record and file)" : " (record only)") : ""
             return "moved \(ids(deleted)) to the to-delete list" + mode
         case .filesDeleted(let deleted):
             return "deleted the files of \(ids(deleted)) (the tasks wait again)"
-        case .tasksRestored(let restored, let to, _):
-            return "restored \(ids(restored)) "
-                + (to.map { "to \($0)" } ?? (restored.count == 1 ? "to where it was" : "to where they were"))
+        case .tasksRestored(let restored, let to, let recreating):
+            if let to { return "restored \(ids(restored)) to \(to)" + title(to.section, list) }
+            let entries = list.map { l in restored.compactMap { id in l.trash.first { $0.id == id } } } ?? []
+            guard entries.count == restored.count else {
+                return "restored \(ids(restored)) to where \(restored.count == 1 ? "it was" : "they were")"
+                    + recreating.map { ", recreating section \($0)" }.joined()
+            }
+            return "restored "
+                + entries.map { "#\($0.id) to \($0.section):\($0.index) '\($0.sectionTitle)'" }.joined(
+                    separator: ", ")
+                + recreating.compactMap { s in
+                    entries.first { $0.section == s }.map { ", section \(s) '\($0.sectionTitle)' recreated" }
+                }.joined()
         case .trashPurged(let purged):
             return "purged \(ids(purged)) for good"
+        case .tasksErased(let erased, let modes):
+            let mode = modes.count == 1 ? (modes[0] == .all ? " (record and file)" : " (record only)") : ""
+            return "deleted \(ids(erased)) at once, without the to-delete list" + mode
         case .tasksRedownloaded(let reset):
             return "reset \(ids(reset)) to download again from zero"
         case .taskRenamed(let id, let name, let file, _):
@@ -81,6 +109,10 @@ enum EventWords {
                 ? "back to the manual order" : "sorted by \(mode.rawValue)\(descending ? ", descending" : "")"
         case .emptySectionsPolicyChanged(let on):
             return on ? "empty sections are now removed automatically" : "empty sections are now kept"
+        case .trashPolicyChanged(let on):
+            return on
+                ? "deletes go to the to-delete list again"
+                : "the to-delete list is off: deletes erase at once"
         case .transferStarted(let id, let attempt, let offset):
             let from = offset > 0 ? "resumed at \(Format.bytes(offset)) (Range request)" : "started from zero"
             return "#\(id) \(from), attempt \(attempt)"
@@ -106,7 +138,7 @@ enum EventWords {
     }
 
     /// One `log --json` line: seq, time, timeMs, kind, tasks, undoes, redoes, payload (the stored fields).
-    static func json(_ logged: LoggedEntry) -> JSON {
+    static func json(_ logged: LoggedEntry, before: DownloadList? = nil) -> JSON {
         let entry = logged.entry
         var payload = JSON.parse(entry.encodedPayload()) ?? .null
         if case .object(let fields) = payload {
@@ -120,7 +152,7 @@ enum EventWords {
             "tasks": .ids(entry.event.taskIDs),
             "undoes": .opt(entry.undoes),
             "redoes": .opt(entry.redoes),
-            "text": .string(describe(entry)),
+            "text": .string(describe(entry, before: before)),
             "payload": payload,
         ])
     }
@@ -128,7 +160,7 @@ enum EventWords {
     /// One human log line: `#12  2026-11-29 18:00:01  tasksMoved          moved #2 to 1:0`.
     static func line(_ logged: LoggedEntry, before: DownloadList?, console: Console) -> String {
         let seq = Format.right("#\(logged.seq)", 6)
-        let kind = Format.fit(logged.entry.event.kind, 18)
+        let kind = Format.fit(logged.entry.event.kind, kindWidth)
         let styledKind =
             logged.entry.event.isTransferFact ? console.style(kind, .dim) : console.style(kind, .cyan)
         return "\(seq)  \(Format.local(logged.time))  \(styledKind) \(describe(logged.entry, before: before))"

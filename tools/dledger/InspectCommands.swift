@@ -76,7 +76,7 @@ enum InspectCommands {
 
     static func printEntry(_ e: LoggedEntry, before: DownloadList?, inv: Invocation) {
         if inv.context.json {
-            inv.console.out(EventWords.json(e).rendered())
+            inv.console.out(EventWords.json(e, before: before).rendered())
         } else {
             inv.console.out(EventWords.line(e, before: before, console: inv.console))
         }

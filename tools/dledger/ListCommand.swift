@@ -5,18 +5,26 @@ enum ListCommand {
     static let viewOptions: [(String, String)] = [
         ("--unfinished", "Only tasks not finished."),
         ("--finished", "Only finished tasks."),
-        ("--recent <days>", "Only tasks finished in the last DAYS days."),
+        ("--recent <days>", "Only tasks finished today or in the DAYS days before (0: today)."),
         ("--trash", "The to-delete list."),
-        ("--sort <mode>", "manual, added, name, size or type (default: the ledger's sort mode)."),
+        ("--section <n>", "Only section N of your sections (from 0), whatever the sort."),
+        ("--sort <mode>", "manual, added, name, size, type or finished (default: the ledger's sort mode)."),
         ("--desc", "Descending (with --sort)."),
+        ("--urls", "Show each task's URL in place of its name."),
     ]
+
+    /// The sort modes, as help and errors list them.
+    static let sortModes = SortMode.allCases.map(\.rawValue).joined(separator: ", ")
 
     static let spec = CommandSpec(
         name: "ls", abstract: "Show the sectioned list (titles, ids, names, state, size, progress).",
-        usage: "ls [--unfinished | --finished | --recent <days> | --trash] [--sort <mode>] [--desc] [--json]",
+        usage:
+            "ls [--unfinished | --finished | --recent <days> | --trash] [--section <n>] [--sort <mode>] [--desc] [--urls] [--json]",
         options: viewOptions,
         discussion:
-            "Sections are numbered from 0; positions in other commands ('--to 1:0') use these numbers.",
+            "Sections are numbered from 0; positions in other commands ('--to 1:0') use these numbers.\n"
+            + "A filtered view lists only the sections it has tasks of. For a running transfer 'bytes' (text and\n"
+            + "JSON) is what its partial file holds now; 'replay' shows the bytes the log recorded.",
         json: true,
         run: { inv in
             try inv.require([])
@@ -45,14 +53,32 @@ enum ListCommand {
         var sort = list.sortMode
         if let raw = args.value("--sort") {
             guard let mode = SortMode(rawValue: raw) else {
-                throw CLIError.usage("unknown sort mode '\(raw)' (manual, added, name, size, type)")
+                throw CLIError.usage("unknown sort mode '\(raw)' (\(sortModes))")
             }
             sort = mode
         }
+        let only = try args.value("--section").map { raw in try inv.sectionIndex(raw) }
+        if only != nil {
+            guard filter != .trash else { throw CLIError.usage("--section does not combine with --trash") }
+            guard args.value("--sort") == nil || sort == .manual else {
+                throw CLIError.usage("--section shows one of your sections: it does not combine with --sort")
+            }
+            sort = .manual
+        }
         let descending = args.has("--desc") || (args.value("--sort") == nil && list.sortDescending)
-        let sections = list.view(
+        var sections = list.view(
             sort: sort, descending: descending, filter: filter, now: now,
             utcOffsetSeconds: Format.utcOffset(at: now))
+        if let only {
+            guard list.sections.indices.contains(only) else {
+                throw LedgerError.noSuchSection(only, count: list.sections.count)
+            }
+            sections = sections.filter { $0.index == only }
+            if sections.isEmpty {
+                sections = [ViewSection(title: list.sections[only].title, index: only, tasks: [])]
+            }
+        }
+        if onDisk { sections = sections.map(Output.withBytesOnDisk) }
         if inv.context.json {
             inv.console.out(
                 Output.view(sections, of: list, sort: sort, descending: descending, filter: filterName))
@@ -62,7 +88,7 @@ enum ListCommand {
             inv.console.out("The list is empty. Add a URL with 'dledger add URL'.")
             return
         }
-        for line in Output.table(sections, of: list, console: inv.console, onDisk: onDisk) {
+        for line in Output.table(sections, of: list, console: inv.console, urls: args.has("--urls")) {
             inv.console.out(line)
         }
         if filter == .all, !list.trash.isEmpty {

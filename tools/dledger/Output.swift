@@ -32,7 +32,7 @@ enum Output {
                 .obj([
                     "time": .string(Format.iso($0.deleted)), "mode": .string($0.mode.rawValue),
                     "section": .int($0.section), "index": .int($0.index),
-                    "sectionTitle": .string($0.sectionTitle),
+                    "sectionTitle": .string($0.sectionTitle), "state": .opt($0.state?.rawValue),
                 ])
             } ?? .null,
         ])
@@ -60,10 +60,21 @@ enum Output {
         ])
     }
 
-    /// The human table of a view: a header per section, a line per task.
-    /// With `onDisk`, a downloading task shows the bytes in its partial file (progress is not logged).
+    /// The view with each downloading task's bytes read from its partial file (progress is not logged), for the
+    /// text and the JSON of `ls` alike.
+    static func withBytesOnDisk(_ section: ViewSection) -> ViewSection {
+        var s = section
+        for i in s.tasks.indices where s.tasks[i].state == .downloading {
+            if let size = partialSize(s.tasks[i].partialPath) {
+                s.tasks[i].bytes = max(s.tasks[i].bytes, size)
+            }
+        }
+        return s
+    }
+
+    /// The human table of a view: a header per section, a line per task (with `urls`, the URL for the name).
     static func table(
-        _ sections: [ViewSection], of list: DownloadList, console: Console, onDisk: Bool = false
+        _ sections: [ViewSection], of list: DownloadList, console: Console, urls: Bool = false
     )
         -> [String]
     {
@@ -78,11 +89,7 @@ enum Output {
             lines.append(
                 console.style(head, .bold) + console.style("  (\(count) task\(count == 1 ? "" : "s"))", .dim))
             for t in s.tasks {
-                var shown = t
-                if onDisk, t.state == .downloading, let size = partialSize(t.partialPath) {
-                    shown.bytes = max(t.bytes, size)
-                }
-                lines.append("  " + row(shown, idWidth: idWidth, list: list, console: console))
+                lines.append("  " + row(t, idWidth: idWidth, list: list, console: console, url: urls))
             }
         }
         return lines
@@ -93,10 +100,15 @@ enum Output {
         return stat(path, &info) == 0 ? Int64(info.st_size) : nil
     }
 
-    private static func row(_ t: DownloadTask, idWidth: Int, list: DownloadList, console: Console) -> String {
-        let state = Format.fit(t.state.rawValue, 11)
+    private static func row(
+        _ t: DownloadTask, idWidth: Int, list: DownloadList, console: Console, url: Bool
+    ) -> String {
+        let trash = list.trash.first { $0.id == t.id }
+        // In the to-delete list, the state the task had when it was deleted (its transfer stopped then).
+        let had = trash?.state ?? t.state
+        let state = Format.fit(had.rawValue, 11)
         let styled: String
-        switch t.state {
+        switch had {
         case .finished: styled = console.style(state, .green)
         case .failed: styled = console.style(state, .red)
         case .downloading: styled = console.style(state, .cyan)
@@ -113,11 +125,11 @@ enum Output {
         }
         var line =
             Format.right("#\(t.id)", idWidth) + "  " + styled + " " + Format.right(amount, 19) + " "
-            + Format.right(percent, 4) + "  " + DownloadList.shownName(t)
+            + Format.right(percent, 4) + "  " + (url ? t.url : DownloadList.shownName(t))
         if let failure = t.failure, t.state == .failed {
             line += console.style("  (\(Format.failure(failure)))", .red)
         }
-        if let trash = list.trash.first(where: { $0.id == t.id }) {
+        if let trash {
             let mode = trash.mode == .all ? "record and file" : "record only"
             line += console.style(
                 "  from \(trash.section):\(trash.index) '\(trash.sectionTitle)', \(mode)", .dim)

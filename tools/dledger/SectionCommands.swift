@@ -45,5 +45,31 @@ enum SectionCommands {
                 try inv.perform(.removeSection(try inv.sectionIndex(inv.positionals[0])))
                 return CLIError.success
             }),
+        CommandSpec(
+            name: "section sort", abstract: "Sort the tasks of one section in place (one event, undoable).",
+            usage: "section sort <n> --by name|size|added|finished [--desc]",
+            arguments: [("<n>", "The section index (from 0).")],
+            options: [
+                (
+                    "--by <key>",
+                    "name, size (unknown last), added or finished (completion time, unfinished last)."
+                ),
+                ("--desc", "Descending."),
+            ],
+            json: true, writes: true,
+            run: { inv in
+                try inv.require(["<n>"])
+                guard let raw = inv.args.value("--by") else {
+                    throw CLIError.usage("missing --by name|size|added|finished")
+                }
+                guard let key = SectionSortKey(rawValue: raw) else {
+                    throw CLIError.usage("unknown sort key '\(raw)' (name, size, added, finished)")
+                }
+                try inv.perform(
+                    .sortSection(
+                        try inv.sectionIndex(inv.positionals[0]), by: key, descending: inv.args.has("--desc"))
+                )
+                return CLIError.success
+            }),
     ]
 }

@@ -45,19 +45,30 @@ enum TaskCommands {
             }),
         CommandSpec(
             name: "rm", abstract: "Delete tasks to the to-delete list (restore brings them back).",
-            usage: "rm (<id>... | --section <n> | --all) [--mode all|file|record]",
+            usage: "rm (<id>... | --section <n> | --all) [--mode all|file|record] [--now]",
             arguments: [("<id>", "A task id.")],
             options: selectionOptions + [
                 ("--mode <mode>", "all: record and file (default); record: keep the file when purged;"),
                 ("", "file: delete only the file now, the task stays and waits again."),
+                ("--now", "Delete at once, without the to-delete list: nothing is kept, undo is refused."),
             ],
+            discussion:
+                "With the to-delete list turned off ('dledger set trash off') every rm deletes at once, as --now.",
             json: true, writes: true,
             run: { inv in
                 let raw = inv.args.value("--mode") ?? "all"
                 guard let mode = DeleteMode(rawValue: raw) else {
                     throw CLIError.usage("unknown mode '\(raw)' (all, file, record)")
                 }
-                try inv.perform(.delete(try inv.selection(), mode: mode))
+                if inv.args.has("--now") {
+                    guard mode != .file else {
+                        throw CLIError.usage(
+                            "--now does not apply to --mode file (it never uses the to-delete list)")
+                    }
+                    try inv.perform(.erase(try inv.selection(), mode: mode))
+                } else {
+                    try inv.perform(.delete(try inv.selection(), mode: mode))
+                }
                 return CLIError.success
             }),
         CommandSpec(
@@ -154,17 +165,22 @@ enum TaskCommands {
                 return CLIError.success
             }),
         CommandSpec(
-            name: "sort", abstract: "Sort the list: manual (your sections), added, name, size or type.",
+            name: "sort",
+            abstract: "Sort the list: manual (your sections), added, name, size, type or finished.",
             usage: "sort <mode> [--desc]",
             arguments: [
-                ("<mode>", "manual, added, name, size or type. Your sections are kept for 'manual'.")
+                (
+                    "<mode>",
+                    "manual, added, name, size, type or finished (completion time; unfinished apart)."
+                ),
+                ("", "Your sections are kept for 'manual'."),
             ],
             options: [("--desc", "Descending.")], json: true, writes: true,
             run: { inv in
                 try inv.require(["<mode>"])
                 guard let mode = SortMode(rawValue: inv.positionals[0]) else {
                     throw CLIError.usage(
-                        "unknown sort mode '\(inv.positionals[0])' (manual, added, name, size, type)")
+                        "unknown sort mode '\(inv.positionals[0])' (\(ListCommand.sortModes))")
                 }
                 try inv.perform(.sort(mode, descending: inv.args.has("--desc")))
                 return CLIError.success

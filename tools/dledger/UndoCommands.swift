@@ -1,53 +1,73 @@
 import DownloadLedger
 
-/// `dledger undo [N]` and `dledger redo [N]`: compensating events, printed in words.
+/// `dledger undo [N] [--past]` and `dledger redo [N]`: compensating events, printed in words.
 enum UndoCommands {
     static let specs: [CommandSpec] = [
-        spec("undo", "Undo the last N user actions (default 1), newest first.", .undo, verb: "undid"),
-        spec("redo", "Redo the last N undone actions (default 1).", .redo, verb: "redid"),
+        spec(
+            "undo", "Undo the newest N user actions (default 1), newest first; all N or none.",
+            verb: "undone",
+            options: [
+                (
+                    "--past",
+                    "Pass over newer actions that cannot be undone (a purge, a redownload, a file deletion)"
+                ),
+                ("", "and undo the newest one that can."),
+            ]),
+        spec("redo", "Redo the newest N undone actions (default 1); all N or none.", verb: "redone"),
     ]
 
-    private static func spec(_ name: String, _ abstract: String, _ command: Command, verb: String)
-        -> CommandSpec
-    {
+    private static func spec(
+        _ name: String, _ abstract: String, verb: String, options: [(String, String)] = []
+    ) -> CommandSpec {
         CommandSpec(
-            name: name, abstract: abstract, usage: "\(name) [<n>]",
-            arguments: [
-                (
-                    "<n>",
-                    "How many (stops at the first that cannot be \(verb == "undid" ? "undone" : "redone"))."
-                )
-            ],
+            name: name, abstract: abstract, usage: "\(name) [<n>]\(options.isEmpty ? "" : " [--past]")",
+            arguments: [("<n>", "How many: all of them are \(verb), or none (nothing is appended then).")],
+            options: options,
             discussion:
-                "Downloader facts (transfers) are never undone. A new action clears what can be redone.",
+                "Undo acts on the newest user action. When that action cannot be undone (a purge, a redownload,\n"
+                + "a file deletion, 'rm --now'), undo appends nothing and says which action stands in the way\n"
+                + "and why; 'undo --past' reaches the actions before it. Downloader facts (transfers) are never\n"
+                + "undone. A new action clears what can be redone.",
             json: true, writes: true,
             run: { inv in
                 let count = try inv.positionals.first.map { raw in
-                    guard let n = Int(raw), n >= 1 else { throw CLIError.usage("not a count: '\(raw)'") }
+                    guard let n = Int(raw), (1...10_000).contains(n) else {
+                        throw CLIError.usage("not a count: '\(raw)' (1 to 10000)")
+                    }
                     return n
                 }
                 if inv.positionals.count > 1 {
                     throw CLIError.usage("unexpected argument '\(inv.positionals[1])'")
                 }
+                let command: Command = name == "redo" ? .redo : inv.args.has("--past") ? .undoPast : .undo
+                let n = count ?? 1
                 let ledger = try inv.context.openForWriting()
-                for done in 0..<(count ?? 1) {
-                    let before = ledger.list
-                    let outcome: Outcome
-                    do {
-                        outcome = try ledger.execute(command)
-                    } catch {
-                        guard done > 0 else { throw error }
-                        inv.console.err("stopped after \(done): \(error)")
-                        return CLIError.failure
+                let before = ledger.list
+                let outcomes: [Outcome]
+                do {
+                    outcomes = try ledger.execute(all: Array(repeating: command, count: n))
+                } catch let refused as BatchRefused {
+                    guard n > 1 else { throw refused.error }
+                    let done = refused.done
+                    throw CLIError.failed(
+                        "\(done == 0 ? "none" : "only \(done)") of the \(n) actions can be \(verb), so none was: "
+                            + "\(refused.error)")
+                }
+                var list = before
+                for outcome in outcomes {
+                    for passed in outcome.decision.passed where !inv.context.json {
+                        inv.console.info("passed over #\(passed.seq) \(passed.kind): \(passed.reason)")
                     }
                     if inv.context.json {
-                        inv.print(outcome, before: before, after: ledger.list)
-                        continue
+                        inv.console.out(
+                            EventWords.json(
+                                LoggedEntry(seq: outcome.seq, time: outcome.time, entry: outcome.entry),
+                                before: list
+                            ).rendered())
+                    } else {
+                        inv.console.info(EventWords.describe(outcome.entry, before: list))
                     }
-                    guard let target = outcome.decision.target else { continue }
-                    let original = try ledger.log(after: target.seq - 1, limit: 1).first
-                    let what = original.map { EventWords.describe($0.entry) } ?? target.kind
-                    inv.console.info("\(verb) #\(target.seq) \(target.kind): \(what)")
+                    list.apply(LoggedEntry(seq: outcome.seq, time: outcome.time, entry: outcome.entry))
                 }
                 return CLIError.success
             })
