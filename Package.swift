@@ -19,6 +19,9 @@ let package = Package(
         .systemLibrary(
             name: "CCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
+            name: "CWebSockets", pkgConfig: "libwebsockets",
+            providers: [.apt(["libwebsockets-dev"])]),
         .target(name: "CSHA256"),
         .target(name: "CBufferCache"),
         .target(name: "LedgerCore"),
@@ -28,8 +31,11 @@ let package = Package(
             name: "DownloadLedger",
             dependencies: ["LedgerCore", "LedgerStore", "LedgerTransfer", "CCrypto"]),
         .target(name: "LoopbackHTTP"),
+        .target(name: "LedgerRPC", dependencies: ["DownloadLedger"]),
+        .target(name: "LedgerRPCServer", dependencies: ["LedgerRPC", "CWebSockets"]),
         .executableTarget(
-            name: "dledger", dependencies: ["DownloadLedger", "LoopbackHTTP"],
+            name: "dledger",
+            dependencies: ["DownloadLedger", "LoopbackHTTP", "LedgerRPC", "LedgerRPCServer"],
             path: "tools/dledger"),
         .executableTarget(
             name: "ledger-bench",
@@ -42,6 +48,9 @@ let package = Package(
         .testTarget(
             name: "DownloadLedgerTests", dependencies: ["DownloadLedger", "LoopbackHTTP"]),
         .testTarget(name: "LoopbackHTTPTests", dependencies: ["LoopbackHTTP"]),
+        .testTarget(
+            name: "LedgerRPCTests",
+            dependencies: ["LedgerRPC", "LedgerRPCServer", "DownloadLedger", "LoopbackHTTP"]),
         .testTarget(name: "DledgerTests", dependencies: ["LoopbackHTTP", "dledger"]),
     ]
 )

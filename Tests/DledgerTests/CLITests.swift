@@ -4,8 +4,8 @@ import Testing
 /// The root command: help, version, unknown commands and options.
 @Suite struct CLITests {
     static let commands = [
-        "add", "get", "run", "ls", "pause", "resume", "stop", "mv", "rm", "restore", "purge", "redownload",
-        "rename",
+        "add", "get", "run", "serve", "ls", "pause", "resume", "stop", "mv", "rm", "restore", "purge",
+        "redownload", "rename",
         "limit", "speed-limit", "sort", "section add", "section rename", "section mv", "section rm", "log",
         "audit",
         "replay", "verify", "export", "stats", "undo", "redo", "demo",

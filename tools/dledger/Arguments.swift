@@ -9,14 +9,14 @@ struct Arguments {
         "--ledger", "--dir", "--section", "--section-index", "--at", "--name", "--sha256", "--from-file",
         "-j",
         "--to", "--mode", "--task", "--since", "--limit", "--recent", "--sort", "--by", "--new-section",
-        "--at-section",
+        "--at-section", "--rpc-listen-port", "--rpc-secret",
     ]
     /// Options that take none.
     static let flagOptions: Set<String> = [
         "--json", "--quiet", "--no-color", "--help", "--version", "--all", "--until-idle", "--unfinished",
         "--finished", "--trash", "--desc", "--skip-files", "--checksums", "--keep", "--fast", "--past",
         "--now",
-        "--urls",
+        "--urls", "--rpc-listen-all", "--rpc-allow-origin-all",
     ]
     /// Short spellings.
     static let aliases: [String: String] = [

@@ -7,7 +7,7 @@ enum CLI {
 
     /// Every subcommand, in the order `dledger --help` lists them.
     static let commands: [CommandSpec] =
-        [AddCommand.spec, RunCommands.get, RunCommands.run, ListCommand.spec]
+        [AddCommand.spec, RunCommands.get, RunCommands.run, ServeCommand.spec, ListCommand.spec]
         + TaskCommands.specs + [SettingCommand.spec] + SectionCommands.specs + InspectCommands.specs
         + UndoCommands.specs
         + [DemoCommand.spec]

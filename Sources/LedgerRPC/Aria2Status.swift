@@ -1,0 +1,105 @@
+import LedgerCore
+import LedgerTransfer
+
+/// A task as aria2 describes a download (`tellStatus` and friends): pure, from the list and the activity.
+public enum Aria2Status {
+    /// aria2's piece size for HTTP downloads; we report pieces of that size so clients can draw progress.
+    static let pieceLength: Int64 = 1 << 20
+
+    /// aria2's word for the task's state: `active`, `waiting`, `paused`, `error`, `complete`, `removed`.
+    /// Stopped tasks are `paused` (unpause resumes them); tasks in the to-delete list are `removed`.
+    public static func status(_ task: DownloadTask, trashed: Bool) -> String {
+        if trashed { return "removed" }
+        switch task.state {
+        case .waiting: return "waiting"
+        case .downloading: return "active"
+        case .paused, .stopped: return "paused"
+        case .finished: return "complete"
+        case .failed: return "error"
+        }
+    }
+
+    /// aria2's exit-status code for a failure (aria2c(1) "EXIT STATUS"), so clients show a familiar reason.
+    public static func errorCode(_ failure: TaskFailure?) -> Int {
+        guard let failure else { return 1 }
+        switch failure.code {
+        case "timeout": return 2
+        case "http":
+            switch Int(failure.detail.filter(\.isNumber)) ?? 0 {
+            case 404: return 3
+            case 401, 403: return 24
+            default: return 22
+            }
+        case "connection": return 6
+        case "diskFull": return 9
+        case "fileSystem": return 16
+        case "tooManyRedirects": return 23
+        case "checksumMismatch": return 32
+        case "sizeMismatch", "rangeNotSatisfiable": return 8
+        case "invalidURL": return 28
+        case "tls": return 1
+        default: return 1
+        }
+    }
+
+    /// The file's path as aria2 gives it: empty until a name is known.
+    static func path(_ task: DownloadTask) -> String {
+        let name = task.fileName ?? (task.nameIsUserChosen ? task.displayName : nil)
+        return name.map { task.directory + "/" + $0 } ?? ""
+    }
+
+    /// Bytes downloaded: the live count while it runs, else what the ledger knows.
+    static func completed(_ task: DownloadTask, _ activity: TransferActivity?) -> Int64 {
+        if let activity { return activity.bytes }
+        if task.state == .finished { return task.size ?? task.bytes }
+        return task.bytes
+    }
+
+    static func total(_ task: DownloadTask, _ activity: TransferActivity?) -> Int64 {
+        task.size ?? activity?.expected ?? 0
+    }
+
+    /// The `files` array: one file per task.
+    static func files(_ task: DownloadTask, _ activity: TransferActivity?) -> RPCValue {
+        let uriStatus = task.state == .downloading || task.state == .finished ? "used" : "waiting"
+        return .array([
+            .object([
+                ("completedLength", .number(completed(task, activity))),
+                ("index", .string("1")),
+                ("length", .number(total(task, activity))),
+                ("path", .string(path(task))),
+                ("selected", .string("true")),
+                ("uris", .array([.object([("status", .string(uriStatus)), ("uri", .string(task.url))])])),
+            ])
+        ])
+    }
+
+    /// The status object, with only `keys` when given (unknown keys are ignored, as aria2 ignores them).
+    public static func object(
+        _ task: DownloadTask, trashed: Bool, activity: TransferActivity?, keys: Set<String>? = nil
+    ) -> RPCValue {
+        let status = status(task, trashed: trashed)
+        let total = total(task, activity)
+        var fields: [(String, RPCValue)] = []
+        func add(_ key: String, _ value: @autoclosure () -> RPCValue) {
+            if keys?.contains(key) ?? true { fields.append((key, value())) }
+        }
+        add("completedLength", .number(completed(task, activity)))
+        add("connections", .string(activity == nil ? "0" : "1"))
+        add("dir", .string(task.directory))
+        add("downloadSpeed", .number(Int64(activity?.speed ?? 0)))
+        if status == "error" {
+            add("errorCode", .string(String(errorCode(task.failure))))
+            add("errorMessage", .string(task.failure.map { $0.detail.isEmpty ? $0.code : $0.detail } ?? ""))
+        }
+        add("files", files(task, activity))
+        add("gid", .string(GID.of(task.id)))
+        add("numPieces", .number(total == 0 ? 0 : (total + pieceLength - 1) / pieceLength))
+        add("pieceLength", .number(pieceLength))
+        add("status", .string(status))
+        add("totalLength", .number(total))
+        add("uploadLength", .string("0"))
+        add("uploadSpeed", .string("0"))
+        return .object(fields)
+    }
+}
