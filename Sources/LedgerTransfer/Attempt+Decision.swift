@@ -15,9 +15,12 @@ extension Attempt {
     private var lastModified: String? { headers["last-modified"] }
     private var contentLength: Int64? { headers["content-length"].flatMap { Int64($0) } }
 
-    /// `Retry-After` in seconds (the HTTP-date form is not read).
+    /// `Retry-After` in seconds: digits only, as RFC 9110 writes it (not `nan`, `1e9` or the HTTP-date form),
+    /// at most a day (the loop caps it further).
     private var retryAfter: Double? {
-        headers["retry-after"].flatMap { Double($0) }.map { max($0, 0) }
+        guard let raw = headers["retry-after"], !raw.isEmpty, raw.utf8.allSatisfy({ (0x30...0x39).contains($0) })
+        else { return nil }
+        return raw.count > 5 ? 86_400 : min(Double(raw) ?? 0, 86_400)
     }
 
     private func decidePartialContent() {

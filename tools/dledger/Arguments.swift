@@ -2,7 +2,9 @@
 ///
 /// Options are global: they may come before or after the subcommand. `--opt value` and `--opt=value` are the
 /// same; `-j4` is `-j 4`; `--` ends the options (everything after it is positional, `-` alone is positional).
-/// Which options a command accepts is checked by the command (`Invocation.accept`).
+/// Which options a command accepts is checked by the command (`Invocation.accept`). An option that takes a
+/// value may be given once (`--name a --name b` is a usage error, not "last wins"), unless it is listed in
+/// `repeatable`; a flag given twice is the flag.
 struct Arguments {
     /// Options that take a value.
     static let valueOptions: Set<String> = [
@@ -18,6 +20,8 @@ struct Arguments {
         "--now",
         "--urls", "--rpc-listen-all", "--rpc-allow-origin-all",
     ]
+    /// Options that may be given several times, each value kept (none today).
+    static let repeatable: Set<String> = []
     /// Short spellings.
     static let aliases: [String: String] = [
         "-q": "--quiet", "-h": "--help", "-V": "--version", "--jobs": "-j",
@@ -57,6 +61,9 @@ struct Arguments {
                 guard let value = inline ?? rest.popFirst() else {
                     throw .usage("option '\(name)' needs a value")
                 }
+                if values[name] != nil, !Self.repeatable.contains(name) {
+                    throw .usage("option '\(name)' is given twice (give it once)")
+                }
                 values[name, default: []].append(value)
             } else if Self.flagOptions.contains(name) {
                 guard inline == nil else { throw .usage("option '\(name)' takes no value") }
@@ -67,7 +74,7 @@ struct Arguments {
         }
     }
 
-    /// The last value given for `name`.
+    /// The value given for `name` (the last, for a repeatable option).
     func value(_ name: String) -> String? { values[name]?.last }
 
     func has(_ flag: String) -> Bool { flags.contains(flag) }

@@ -11,17 +11,17 @@ struct CommandSpec: Sendable {
     var options: [(String, String)] = []
     /// Extra paragraphs shown after the options.
     var discussion: String? = nil
-    /// Whether `--json` applies.
+    /// Whether `--json` applies (it is accepted, and ignored, everywhere).
     var json = false
-    /// Whether the command can change the ledger (then `--dir` applies, for a new ledger).
+    /// Whether the command can change the ledger (then `--dir` applies, for a new ledger; it is accepted, and
+    /// ignored, everywhere).
     var writes = false
     let run: @Sendable (Invocation) async throws -> Int32
 
     /// Every option name this command accepts, globals included.
     var accepted: Set<String> {
-        var names: Set<String> = ["--ledger", "--no-color", "--quiet", "--help"]
-        if json { names.insert("--json") }
-        if writes { names.insert("--dir") }
+        // The global options: one alias (`dledger --ledger L --dir D --json`) serves every command.
+        var names: Set<String> = ["--ledger", "--dir", "--json", "--no-color", "--quiet", "--help"]
         for (shown, _) in options {
             for word in shown.split(separator: " ") where word.hasPrefix("-") {
                 names.insert(String(word.trimmingSuffix(",")))

@@ -59,45 +59,6 @@ struct Invocation {
     var console: Console { context.console }
     var positionals: [String] { args.positionals }
 
-    /// An integer option, validated.
-    func int(_ option: String, min: Int = 0) throws -> Int? {
-        guard let raw = args.value(option) else { return nil }
-        guard let n = Int(raw), n >= min else {
-            throw CLIError.usage("option '\(option)' needs a whole number of at least \(min), not '\(raw)'")
-        }
-        return n
-    }
-
-    /// Task ids given as positionals (`7` or `#7`).
-    func ids(_ raw: [String]? = nil) throws -> [TaskID] {
-        var ids: [TaskID] = []
-        for s in raw ?? positionals {
-            let digits = s.hasPrefix("#") ? String(s.dropFirst()) : s
-            guard let id = TaskID(digits), id > 0 else { throw CLIError.usage("not a task id: '\(s)'") }
-            ids.append(id)
-        }
-        return ids
-    }
-
-    /// A section index given as a positional.
-    func sectionIndex(_ raw: String) throws -> Int {
-        guard let n = Int(raw), n >= 0 else { throw CLIError.usage("not a section index: '\(raw)'") }
-        return n
-    }
-
-    /// `SECTION[:INDEX]`, both from 0.
-    func location(_ raw: String) throws -> Location {
-        let parts = raw.split(separator: ":", omittingEmptySubsequences: false)
-        guard (1...2).contains(parts.count), let s = Int(parts[0]), s >= 0 else {
-            throw CLIError.usage("not a position: '\(raw)' (expected SECTION or SECTION:INDEX, e.g. 1:0)")
-        }
-        guard parts.count == 2 else { return Location(section: s) }
-        guard let i = Int(parts[1]), i >= 0 else {
-            throw CLIError.usage("not a position: '\(raw)' (expected SECTION or SECTION:INDEX, e.g. 1:0)")
-        }
-        return Location(section: s, index: i)
-    }
-
     /// Exactly `count` positionals, named for the error message.
     func require(_ names: [String]) throws {
         if positionals.count < names.count {

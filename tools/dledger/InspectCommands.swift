@@ -40,15 +40,13 @@ enum InspectCommands {
     static func log(_ inv: Invocation) throws -> Int32 {
         try inv.require([])
         let ledger = try inv.context.openForReading()
-        let limit = try inv.int("--limit")
+        let limit = try inv.int("--limit", in: Numbers.seq)
         var after: Int64 = 0
         if let raw = inv.args.value("--since") {
-            if let seq = Int64(raw), raw.count < 9 {
-                after = max(0, seq - 1)
-            } else if let time = Format.parseTime(raw) {
-                after = try ledger.seq(atOrBefore: time)
+            if raw.count < 9, raw.allSatisfy({ $0.isASCII && $0.isNumber }) {
+                after = max(0, try Numbers.whole(raw, "option '--since'", in: Numbers.seq) - 1)
             } else {
-                throw CLIError.usage("not a seq or time: '\(raw)'")
+                after = try ledger.seq(atOrBefore: try Format.parseTime(raw))
             }
         }
         if let raw = inv.args.value("--task") {
@@ -118,17 +116,13 @@ enum InspectCommands {
         let head = ledger.list.head
         let seq: Int64
         if let to {
-            guard let n = Int64(to), n >= 0 else { throw CLIError.usage("not a seq: '\(to)'") }
+            let n = try Numbers.whole(to, "option '--to'", in: Numbers.seq)
             guard n <= head else {
                 throw CLIError.invalid("seq \(n) is beyond the end of the log (#\(head))")
             }
             seq = n
         } else {
-            guard let time = Format.parseTime(at!) else {
-                throw CLIError.usage(
-                    "not a time: '\(at!)' (e.g. 2026-11-29T17:00:00Z, '2026-11-29 18:00', 1795971600)")
-            }
-            seq = try ledger.seq(atOrBefore: time)
+            seq = try ledger.seq(atOrBefore: try Format.parseTime(at!))
         }
         let list = try ledger.replay(through: seq)
         if !inv.context.json {

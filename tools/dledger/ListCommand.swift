@@ -9,7 +9,7 @@ enum ListCommand {
         ("--trash", "The to-delete list."),
         ("--section <n>", "Only section N of your sections (from 0), whatever the sort."),
         ("--sort <mode>", "manual, added, name, size, type or finished (default: the ledger's sort mode)."),
-        ("--desc", "Descending (with --sort)."),
+        ("--desc", "Descending, in the given or the current sort (manual: bottom first)."),
         ("--urls", "Show each task's URL in place of its name."),
     ]
 
@@ -47,7 +47,7 @@ enum ListCommand {
         if args.has("--unfinished") { (filter, filterName) = (.unfinished, "unfinished") }
         if args.has("--finished") { (filter, filterName) = (.finished, "finished") }
         if args.has("--trash") { (filter, filterName) = (.trash, "trash") }
-        if let days = try inv.int("--recent") {
+        if let days = try inv.int("--recent", in: Numbers.days) {
             (filter, filterName) = (.finishedWithin(days: days), "recent:\(days)")
         }
         var sort = list.sortMode
@@ -69,6 +69,14 @@ enum ListCommand {
         var sections = list.view(
             sort: sort, descending: descending, filter: filter, now: now,
             utcOffsetSeconds: Format.utcOffset(at: now))
+        if sort == .manual && descending && (args.has("--desc") || list.sortMode == .manual) {
+            // Descending applies to the manual order too: the list upside down, section numbers kept.
+            sections = sections.reversed().map {
+                var s = $0
+                s.tasks.reverse()
+                return s
+            }
+        }
         if let only {
             guard list.sections.indices.contains(only) else {
                 throw LedgerError.noSuchSection(only, count: list.sections.count)

@@ -34,7 +34,7 @@ enum RunCommands {
 
     static func runGet(_ inv: Invocation) async throws -> Int32 {
         let command = try AddCommand.command(inv)
-        let jobs = try inv.int("-j", min: 1)
+        let jobs = try inv.int("-j", in: Numbers.jobs)
         let ledger = try inv.context.openForWriting()
         var ids: [TaskID] = []
         var skipped: [(url: String, reason: String)] = []
@@ -117,7 +117,7 @@ enum RunCommands {
     }
 
     static func runRun(_ inv: Invocation) async throws -> Int32 {
-        let jobs = try inv.int("-j", min: 1)
+        let jobs = try inv.int("-j", in: Numbers.jobs)
         try inv.require([])
         let ledger = try inv.context.openForWriting()
         let untilIdle = inv.args.has("--until-idle")

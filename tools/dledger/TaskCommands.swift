@@ -136,7 +136,7 @@ enum TaskCommands {
                     return CLIError.success
                 }
                 try inv.require(["<n>"])
-                guard let n = Int(raw), n >= 0 else { throw CLIError.usage("not a count: '\(raw)'") }
+                let n = try inv.number(raw, "the maximum download count", in: Numbers.downloads)
                 try inv.perform(.setMaxDownloads(n))
                 return CLIError.success
             }),
@@ -158,10 +158,7 @@ enum TaskCommands {
                     return CLIError.success
                 }
                 try inv.require(["<rate>"])
-                guard let rate = Format.parseRate(raw) else {
-                    throw CLIError.usage("not a rate: '\(raw)' (e.g. 500K, 2M)")
-                }
-                try inv.perform(.setSpeedLimit(rate))
+                try inv.perform(.setSpeedLimit(try Format.parseRate(raw)))
                 return CLIError.success
             }),
         CommandSpec(

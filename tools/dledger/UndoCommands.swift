@@ -30,12 +30,7 @@ enum UndoCommands {
                 + "undone. A new action clears what can be redone.",
             json: true, writes: true,
             run: { inv in
-                let count = try inv.positionals.first.map { raw in
-                    guard let n = Int(raw), (1...10_000).contains(n) else {
-                        throw CLIError.usage("not a count: '\(raw)' (1 to 10000)")
-                    }
-                    return n
-                }
+                let count = try inv.positionals.first.map { try inv.number($0, "the count", in: Numbers.steps) }
                 if inv.positionals.count > 1 {
                     throw CLIError.usage("unexpected argument '\(inv.positionals[1])'")
                 }

@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+
+@testable import dledger
+
+/// The readers of times and rates, and the rules every command line follows (issue 10 §2, issue 11 §4).
+@Suite struct CommandLineRulesTests {
+    @Test func impossibleDatesAndTimesAreErrorsNotNormalised() throws {
+        for bad in [
+            "2026-02-30", "2025-02-29", "2026-13-01", "2026-00-10", "2026-04-31", "2026-11-29T25:00",
+            "2026-11-29 23:61", "2026-11-29T12:00:60Z", "2026-11-29T12:00+24:00", "2026-11-29T12:00Z junk",
+            "1e30", "nan", "inf", "-5", "1.", "9223372036854775807", "253402300800", "1969-12-31T23:59:59Z",
+            "2026-11-29T12:00+01:0x",
+        ] {
+            #expect(throws: CLIError.self, "\(bad)") { try Format.parseTime(bad) }
+        }
+        #expect(try Format.parseTime("2024-02-29T00:00:00Z") == 1_709_164_800_000)
+        #expect(try Format.parseTime("2026-11-29T17:00:00.25+01:00") == 1_795_968_000_250)
+        #expect(try Format.parseTime("2026-11-29T17:00:00.25+0100") == 1_795_968_000_250)
+        #expect(try Format.parseTime("1795971600.5") == 1_795_971_600_500)
+        #expect(try Format.parseTime("253402300799") == 253_402_300_799_000)
+        #expect(try Format.parseTime("9999-12-31T23:59:59.999Z") == Numbers.time.upperBound)
+    }
+
+    @Test func ratesAreRangeCheckedAndNeverRoundToNoLimit() throws {
+        #expect(try Format.parseRate("0") == 0)
+        #expect(try Format.parseRate("0K") == 0)
+        #expect(try Format.parseRate("500K") == 500_000)
+        #expect(try Format.parseRate("1.5MiB/s") == 1_572_864)
+        #expect(try Format.parseRate(".5K") == 500)
+        #expect(try Format.parseRate("1000T") == 1_000_000_000_000_000)
+        for bad in ["0.0001K", "0.4", "1001T", "9999999999999999999G", "1e3", "NaN", "inf", "-1K", "0x10", "", "K", "."]
+        {
+            #expect(throws: CLIError.self, "\(bad)") { try Format.parseRate(bad) }
+        }
+    }
+
+    @Test func wholeNumbersAreRangeChecked() throws {
+        #expect(try Numbers.whole("9223372036854775807", "x", in: Numbers.taskID) == Int64.max)
+        for bad in ["9223372036854775808", "0", "-1", "+1", " 1", "1.0", "١"] {
+            #expect(throws: CLIError.self, "\(bad)") { try Numbers.whole(bad, "x", in: Numbers.taskID) }
+        }
+    }
+
+    @Test func aSingleValueOptionGivenTwiceIsAUsageErrorThatCreatesNothing() async throws {
+        let box = try DledgerSandbox()
+        let r = try await box.run("add", "http://example.org/a", "--name", "a", "--name", "b")
+        #expect(r.status == 64)
+        #expect(r.err.hasPrefix("error: option '--name' is given twice"), "\(r.err)")
+        #expect(!FileManager.default.fileExists(atPath: box.ledger))
+        let jobs = try await box.run("run", "--jobs", "2", "-j", "3")
+        #expect(jobs.status == 64)
+        #expect(jobs.err.hasPrefix("error: option '-j' is given twice"), "\(jobs.err)")
+        // A flag given twice is the flag.
+        try await box.run("add", "http://example.org/a")
+        #expect(try await box.run("ls", "--json", "--json").status == 0)
+    }
+
+    @Test func globalOptionsAreAcceptedByEveryCommand() async throws {
+        let box = try DledgerSandbox()
+        try await box.run("add", "http://127.0.0.1:9/a")
+        try await box.run("pause", "1")
+        let globals = ["--ledger", box.ledger, "--dir", box.root, "--json", "-q", "--no-color"]
+        for spec in CLI.commands where spec.name != "demo" {
+            let words = spec.name.split(separator: " ").map(String.init) + (spec.name == "run" ? ["--until-idle"] : [])
+            let r = try await box.run(words + globals)
+            #expect(!r.err.contains("does not apply"), "\(spec.name): \(r.err)")
+        }
+        #expect(try await box.run("ls", "--dir", box.root).status == 0)
+        #expect(try await box.run("verify", "--dir", box.root).status == 0)
+    }
+}
+
+extension CommandLineRulesTests {
+    /// The ids of `ls` (text) in the order printed.
+    static func order(_ text: String) -> [String] {
+        text.split(separator: "\n").compactMap { line in
+            line.split(separator: " ").first.flatMap { $0.hasPrefix("#") ? String($0) : nil }
+        }
+    }
+
+    @Test func lsDescWithoutSortAppliesToTheCurrentSort() async throws {
+        let box = try DledgerSandbox()
+        try await box.run("add", "http://example.org/b", "http://example.org/c", "--section", "One")
+        try await box.run("add", "http://example.org/a", "--section", "Two")
+        #expect(Self.order(try await box.run("ls").out) == ["#1", "#2", "#3"])
+        #expect(Self.order(try await box.run("ls", "--desc").out) == ["#3", "#2", "#1"])
+        try await box.run("sort", "name")
+        #expect(Self.order(try await box.run("ls").out) == ["#3", "#1", "#2"])
+        #expect(Self.order(try await box.run("ls", "--desc").out) == ["#2", "#1", "#3"])
+        let json = try await box.run("ls", "--desc", "--json").json as? [String: Any]
+        #expect(json?["descending"] as? Bool == true)
+        #expect(json?["sort"] as? String == "name")
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+
+/// Times and rates as the tool reads them. Every field is range-checked: an impossible date, a time outside
+/// 1970…9999, a rate that rounds to 0 B/s or exceeds 1000T is a usage error, never normalised or clamped.
+extension Format {
+    /// Reads a time: ISO 8601 (`2026-11-29T17:00:00Z`, with `.123`, or an offset like `+01:00`), local
+    /// `2026-11-29 18:00[:05]` or `2026-11-29`, or Unix seconds (`1795971600`, `1795971600.5`).
+    /// - Returns: milliseconds since the Unix epoch, in `Numbers.time`.
+    /// - Throws: `CLIError.usage` saying what is wrong.
+    static func parseTime(_ raw: String) throws(CLIError) -> Int64 {
+        let text = raw.trimmingCharacters(in: .whitespaces)
+        var scanner = TimeScanner(text)
+        guard text.first?.isNumber == true, text.allSatisfy({ $0 == "." || ($0.isASCII && $0.isNumber) }) else {
+            return try checked(try parseDate(&scanner, raw), raw)
+        }
+        // Unix seconds: more than 12 digits is past the year 9999.
+        let seconds = scanner.digits(max: 12)
+        let millis = seconds != nil && scanner.take(".") ? try scanner.fraction(raw) : 0
+        guard scanner.atEnd || seconds == nil else { throw timeError(raw) }
+        return try checked(seconds.map { $0 * 1000 + millis }, raw)
+    }
+
+    private static func checked(_ ms: Int64?, _ raw: String) throws(CLIError) -> Int64 {
+        guard let ms, Numbers.time.contains(ms) else {
+            throw .usage("time out of range: '\(raw)' (from 1970-01-01 to 9999-12-31)")
+        }
+        return ms
+    }
+
+    private static func parseDate(_ s: inout TimeScanner, _ raw: String) throws(CLIError) -> Int64? {
+        guard let year = s.digits(exactly: 4), s.take("-"), let month = s.digits(exactly: 2), s.take("-"),
+            let day = s.digits(exactly: 2)
+        else { throw timeError(raw) }
+        guard (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day) else {
+            throw .usage("no such date: '\(raw)'")
+        }
+        var parts = tm()
+        parts.tm_year = Int32(year - 1900)
+        parts.tm_mon = Int32(month - 1)
+        parts.tm_mday = Int32(day)
+        parts.tm_isdst = -1
+        var millis: Int64 = 0
+        if s.take("T") || s.take(" ") {
+            guard let h = s.digits(exactly: 2), s.take(":"), let m = s.digits(exactly: 2) else {
+                throw timeError(raw)
+            }
+            let sec = s.take(":") ? s.digits(exactly: 2) : 0
+            guard let sec, h < 24, m < 60, sec < 60 else { throw .usage("no such time of day: '\(raw)'") }
+            (parts.tm_hour, parts.tm_min, parts.tm_sec) = (Int32(h), Int32(m), Int32(sec))
+            if s.take(".") { millis = try s.fraction(raw) }
+        }
+        if s.atEnd {
+            let t = mktime(&parts)
+            return t == -1 ? nil : Int64(t) * 1000 + millis
+        }
+        var offset: Int64 = 0
+        if !s.take("Z") {
+            let sign: Int64 = s.take("+") ? 1 : s.take("-") ? -1 : 0
+            guard sign != 0, let h = s.digits(exactly: 2) else { throw timeError(raw) }
+            var m: Int64? = 0
+            if !s.atEnd {
+                _ = s.take(":")
+                m = s.digits(exactly: 2)
+            }
+            guard let m, h < 24, m < 60 else { throw .usage("not a UTC offset in '\(raw)'") }
+            offset = sign * (h * 3600 + m * 60)
+        }
+        guard s.atEnd else { throw timeError(raw) }
+        return (Int64(timegm(&parts)) - offset) * 1000 + millis
+    }
+
+    private static func daysIn(month: Int64, year: Int64) -> Int64 {
+        switch month {
+        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    private static func timeError(_ raw: String) -> CLIError {
+        .usage("not a time: '\(raw)' (e.g. 2026-11-29T17:00:00Z, '2026-11-29 18:00', 1795971600)")
+    }
+
+    /// Reads a rate: `500K`, `2M`, `1.5G` (decimal, bytes per second; `KB`, `MiB`, `/s` also read), `0` = none.
+    /// - Returns: bytes per second, 0 or in `Numbers.rate`.
+    /// - Throws: `CLIError.usage` for anything else, a rate that rounds to 0 B/s or one above 1000T.
+    static func parseRate(_ raw: String) throws(CLIError) -> Int64 {
+        var s = raw.trimmingCharacters(in: .whitespaces).uppercased()
+        if s.hasSuffix("/S") { s.removeLast(2) }
+        var multiplier = 1.0
+        var binary = false
+        if s.hasSuffix("IB") {
+            binary = true
+            s.removeLast(2)
+        } else if s.hasSuffix("B") {
+            s.removeLast()
+        }
+        if let unit = s.last, let power = ["K": 1.0, "M": 2.0, "G": 3.0, "T": 4.0][String(unit)] {
+            multiplier = pow(binary ? 1024 : 1000, power)
+            s.removeLast()
+        }
+        let number = s.trimmingCharacters(in: .whitespaces)
+        let parts = number.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard !number.isEmpty, number != ".", parts.allSatisfy({ $0.utf8.allSatisfy { (0x30...0x39).contains($0) } }),
+            let value = Double(number.hasPrefix(".") ? "0" + number : number)
+        else { throw .usage("not a rate: '\(raw)' (e.g. 500K, 2M, 1.5G; 0 for none)") }
+        let bytes = (value * multiplier).rounded()
+        if value == 0 { return 0 }
+        guard bytes <= Double(Numbers.rate.upperBound) else {
+            throw .usage("rate out of range: '\(raw)' (at most 1000T, 10^15 B/s)")
+        }
+        guard bytes >= 1 else { throw .usage("rate '\(raw)' rounds to 0 B/s (the smallest limit is 1 B/s; 0 for none)") }
+        return Int64(bytes)
+    }
+}
+
+/// Steps through a time's characters (ASCII only: anything else fails to match).
+private struct TimeScanner {
+    let bytes: [UInt8]
+    var at = 0
+
+    init(_ text: String) { bytes = Array(text.utf8) }
+
+    var atEnd: Bool { at == bytes.count }
+    var peek: Character? { atEnd ? nil : Character(Unicode.Scalar(bytes[at])) }
+
+    /// Consumes `c` if it is next.
+    mutating func take(_ c: Character) -> Bool {
+        guard peek == c else { return false }
+        at += 1
+        return true
+    }
+
+    /// Exactly `count` digits, or nil (consuming nothing).
+    mutating func digits(exactly count: Int) -> Int64? {
+        guard at + count <= bytes.count, bytes[at..<at + count].allSatisfy(Self.isDigit) else { return nil }
+        defer { at += count }
+        return bytes[at..<at + count].reduce(0) { $0 * 10 + Int64($1 - 0x30) }
+    }
+
+    /// One to `max` digits, all that follow (nil when none, or more than `max`).
+    mutating func digits(max: Int) -> Int64? {
+        var end = at
+        while end < bytes.count, Self.isDigit(bytes[end]) { end += 1 }
+        guard end > at, end - at <= max else { return nil }
+        return digits(exactly: end - at)
+    }
+
+    /// Fractional seconds after the `.`, as milliseconds (digits beyond the third are dropped).
+    mutating func fraction(_ raw: String) throws(CLIError) -> Int64 {
+        var end = at
+        while end < bytes.count, Self.isDigit(bytes[end]) { end += 1 }
+        guard end > at else { throw .usage("not a time: '\(raw)' (digits must follow the '.')") }
+        let kept = bytes[at..<min(end, at + 3)].reduce(0) { $0 * 10 + Int64($1 - 0x30) }
+        let scale: Int64 = [100, 10, 1][min(end - at, 3) - 1]
+        at = end
+        return kept * scale
+    }
+
+    private static func isDigit(_ b: UInt8) -> Bool { (0x30...0x39).contains(b) }
+}
