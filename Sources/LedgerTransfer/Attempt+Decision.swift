@@ -18,7 +18,8 @@ extension Attempt {
     /// `Retry-After` in seconds: digits only, as RFC 9110 writes it (not `nan`, `1e9` or the HTTP-date form),
     /// at most a day (the loop caps it further).
     private var retryAfter: Double? {
-        guard let raw = headers["retry-after"], !raw.isEmpty, raw.utf8.allSatisfy({ (0x30...0x39).contains($0) })
+        guard let raw = headers["retry-after"], !raw.isEmpty,
+            raw.utf8.allSatisfy({ (0x30...0x39).contains($0) })
         else { return nil }
         return raw.count > 5 ? 86_400 : min(Double(raw) ?? 0, 86_400)
     }

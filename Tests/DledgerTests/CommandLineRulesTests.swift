@@ -29,8 +29,10 @@ import Testing
         #expect(try Format.parseRate("1.5MiB/s") == 1_572_864)
         #expect(try Format.parseRate(".5K") == 500)
         #expect(try Format.parseRate("1000T") == 1_000_000_000_000_000)
-        for bad in ["0.0001K", "0.4", "1001T", "9999999999999999999G", "1e3", "NaN", "inf", "-1K", "0x10", "", "K", "."]
-        {
+        for bad in [
+            "0.0001K", "0.4", "1001T", "9999999999999999999G", "1e3", "NaN", "inf", "-1K", "0x10", "", "K",
+            ".",
+        ] {
             #expect(throws: CLIError.self, "\(bad)") { try Format.parseRate(bad) }
         }
     }
@@ -62,7 +64,9 @@ import Testing
         try await box.run("pause", "1")
         let globals = ["--ledger", box.ledger, "--dir", box.root, "--json", "-q", "--no-color"]
         for spec in CLI.commands where spec.name != "demo" {
-            let words = spec.name.split(separator: " ").map(String.init) + (spec.name == "run" ? ["--until-idle"] : [])
+            let words =
+                spec.name.split(separator: " ").map(String.init)
+                + (spec.name == "run" ? ["--until-idle"] : [])
             let r = try await box.run(words + globals)
             #expect(!r.err.contains("does not apply"), "\(spec.name): \(r.err)")
         }

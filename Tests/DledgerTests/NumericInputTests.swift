@@ -10,7 +10,8 @@ import Testing
 /// added later is covered without touching this file.
 @Suite struct NumericInputTests {
     static let extremes = [
-        "0", "-1", "9223372036854775807", "9223372036854775808", "1e30", "NaN", "inf", "99999999999999999999G",
+        "0", "-1", "9223372036854775807", "9223372036854775808", "1e30", "NaN", "inf",
+        "99999999999999999999G",
     ]
 
     /// Placeholders that are not numbers (everything else is fed the extremes).
@@ -48,11 +49,14 @@ import Testing
                 let option = parts[0].split(separator: ",")[0].trimmingCharacters(in: .whitespaces)
                 var line = base
                 if let i = line.firstIndex(of: option) { line.removeSubrange(i...(i + 1)) }
-                for value in extremes + (parts[1].contains(":") ? ["-1", "9223372036854775807", "1e30"].map { "0:" + $0 } : []) {
+                for value in extremes
+                    + (parts[1].contains(":") ? ["-1", "9223372036854775807", "1e30"].map { "0:" + $0 } : [])
+                {
                     all.append(Case(args: words + line + [option, value], slot: "\(spec.name) \(option)"))
                 }
             }
-            for (index, (placeholder, _)) in spec.arguments.enumerated() where !textual.contains(placeholder) {
+            for (index, (placeholder, _)) in spec.arguments.enumerated() where !textual.contains(placeholder)
+            {
                 for value in extremes {
                     var line = base
                     if index < line.count, !line[index].hasPrefix("-") {
@@ -80,9 +84,10 @@ import Testing
         let all = Self.cases(url: url)
         let slots = Set(all.map(\.slot))
         // The table has them (a regression that empties it would make this test vacuous).
-        for slot in ["speed-limit <rate>", "log --since", "replay --at", "replay --to", "ls --recent", "run -j",
-            "get -j", "limit <n>", "undo <n>", "mv --to", "audit <id>", "add --at"]
-        {
+        for slot in [
+            "speed-limit <rate>", "log --since", "replay --at", "replay --to", "ls --recent", "run -j",
+            "get -j", "limit <n>", "undo <n>", "mv --to", "audit <id>", "add --at",
+        ] {
             #expect(slots.contains(slot), "\(slot) is not enumerated")
         }
         print("NumericInputTests: \(all.count) command lines")
@@ -99,14 +104,18 @@ import Testing
             }
             for await done in group { if let done { failures.append(done) } }
         }
-        #expect(failures.isEmpty, "\(failures.count) of \(all.count):\n\(failures.prefix(20).joined(separator: "\n"))")
+        #expect(
+            failures.isEmpty,
+            "\(failures.count) of \(all.count):\n\(failures.prefix(20).joined(separator: "\n"))")
     }
 
     /// Runs one case on its own copy of the fixture; nil when it held.
     static func check(_ c: Case, n: Int, box: DledgerSandbox, fixture: String) async -> String? {
         let ledger = box.root + "/case-\(n).sqlite"
         defer {
-            for suffix in ["", "-wal", "-shm", ".lock"] { try? FileManager.default.removeItem(atPath: ledger + suffix) }
+            for suffix in ["", "-wal", "-shm", ".lock"] {
+                try? FileManager.default.removeItem(atPath: ledger + suffix)
+            }
         }
         do {
             try FileManager.default.copyItem(atPath: fixture, toPath: ledger)
@@ -118,7 +127,9 @@ import Testing
             switch r.status {
             case 0: return nil
             case 1, 64:
-                if after != before { return "\(line): exit \(r.status) but \(after - before) events appended" }
+                if after != before {
+                    return "\(line): exit \(r.status) but \(after - before) events appended"
+                }
                 if errors.count != 1 || !errors[0].hasPrefix("error: ") {
                     return "\(line): exit \(r.status) without a one-line error: \(r.err)"
                 }

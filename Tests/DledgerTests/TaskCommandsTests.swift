@@ -20,9 +20,15 @@ import Testing
             (["pause", "--section", "4"], 64, "error: section index 4 out of range (0..1)\n"),
             (["restore", "1"], 64, "error: task #1 is not in the to-delete list\n"),
             (["rename", "1", "a/b"], 64, "error: invalid name 'a/b': contains a path separator\n"),
-            (["mv", "x", "--to", "0"], 64, "error: not a task id: 'x'\n"),
-            (["limit", "-3"], 64, "error: not a count: '-3'\n"),
-            (["speed-limit", "fast"], 64, "error: not a rate: 'fast' (e.g. 500K, 2M)\n"),
+            (
+                ["mv", "x", "--to", "0"], 64,
+                "error: a task id must be a whole number of at least 1, not 'x'\n"
+            ),
+            (
+                ["limit", "-3"], 64,
+                "error: the maximum download count must be a whole number from 0 to 10000, not '-3'\n"
+            ),
+            (["speed-limit", "fast"], 64, "error: not a rate: 'fast' (e.g. 500K, 2M, 1.5G; 0 for none)\n"),
             (["resume", "1"], 1, "error: task #1 is waiting: nothing to resume\n"),
         ]
         for (args, status, message) in cases {

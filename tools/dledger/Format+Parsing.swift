@@ -10,7 +10,8 @@ extension Format {
     static func parseTime(_ raw: String) throws(CLIError) -> Int64 {
         let text = raw.trimmingCharacters(in: .whitespaces)
         var scanner = TimeScanner(text)
-        guard text.first?.isNumber == true, text.allSatisfy({ $0 == "." || ($0.isASCII && $0.isNumber) }) else {
+        guard text.first?.isNumber == true, text.allSatisfy({ $0 == "." || ($0.isASCII && $0.isNumber) })
+        else {
             return try checked(try parseDate(&scanner, raw), raw)
         }
         // Unix seconds: more than 12 digits is past the year 9999.
@@ -101,7 +102,8 @@ extension Format {
         }
         let number = s.trimmingCharacters(in: .whitespaces)
         let parts = number.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        guard !number.isEmpty, number != ".", parts.allSatisfy({ $0.utf8.allSatisfy { (0x30...0x39).contains($0) } }),
+        guard !number.isEmpty, number != ".",
+            parts.allSatisfy({ $0.utf8.allSatisfy { (0x30...0x39).contains($0) } }),
             let value = Double(number.hasPrefix(".") ? "0" + number : number)
         else { throw .usage("not a rate: '\(raw)' (e.g. 500K, 2M, 1.5G; 0 for none)") }
         let bytes = (value * multiplier).rounded()
@@ -109,7 +111,9 @@ extension Format {
         guard bytes <= Double(Numbers.rate.upperBound) else {
             throw .usage("rate out of range: '\(raw)' (at most 1000T, 10^15 B/s)")
         }
-        guard bytes >= 1 else { throw .usage("rate '\(raw)' rounds to 0 B/s (the smallest limit is 1 B/s; 0 for none)") }
+        guard bytes >= 1 else {
+            throw .usage("rate '\(raw)' rounds to 0 B/s (the smallest limit is 1 B/s; 0 for none)")
+        }
         return Int64(bytes)
     }
 }

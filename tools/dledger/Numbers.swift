@@ -25,12 +25,9 @@ enum Numbers {
     /// - Throws: `CLIError.usage` naming `what` and the range.
     static func whole(_ raw: String, _ what: String, in range: ClosedRange<Int64>) throws(CLIError) -> Int64 {
         let digits = raw.hasPrefix("-") ? raw.utf8.dropFirst() : raw.utf8[...]
-        guard !digits.isEmpty, digits.allSatisfy({ (0x30...0x39).contains($0) }) else {
-            throw .usage("\(what) needs a whole number \(describe(range)), not '\(raw)'")
-        }
-        guard let n = Int64(raw), range.contains(n) else {
-            throw .usage("\(what) is out of range: '\(raw)' (expected \(describe(range)))")
-        }
+        guard !digits.isEmpty, digits.allSatisfy({ (0x30...0x39).contains($0) }), let n = Int64(raw),
+            range.contains(n)
+        else { throw .usage("\(what) must be a whole number \(describe(range)), not '\(raw)'") }
         return n
     }
 
@@ -76,6 +73,7 @@ extension Invocation {
         let section = try number(String(parts[0]), "the section of a position", in: Numbers.index)
         guard parts.count == 2 else { return Location(section: section) }
         return Location(
-            section: section, index: try number(String(parts[1]), "the index of a position", in: Numbers.index))
+            section: section,
+            index: try number(String(parts[1]), "the index of a position", in: Numbers.index))
     }
 }

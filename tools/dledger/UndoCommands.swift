@@ -30,7 +30,9 @@ enum UndoCommands {
                 + "undone. A new action clears what can be redone.",
             json: true, writes: true,
             run: { inv in
-                let count = try inv.positionals.first.map { try inv.number($0, "the count", in: Numbers.steps) }
+                let count = try inv.positionals.first.map {
+                    try inv.number($0, "the count", in: Numbers.steps)
+                }
                 if inv.positionals.count > 1 {
                     throw CLIError.usage("unexpected argument '\(inv.positionals[1])'")
                 }
