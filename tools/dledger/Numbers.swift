@@ -10,6 +10,8 @@ enum Numbers {
     /// `limit N` (0 = no limit), and `-j N`.
     static let downloads: ClosedRange<Int64> = 0...10_000
     static let jobs: ClosedRange<Int64> = 1...10_000
+    /// TCP ports (0: the system picks one).
+    static let port: ClosedRange<Int64> = 0...65_535
     /// `ls --recent DAYS`: up to 100 years.
     static let days: ClosedRange<Int64> = 0...36_500
     /// `undo N`, `redo N`.

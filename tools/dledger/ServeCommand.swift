@@ -31,11 +31,8 @@ enum ServeCommand {
 
     static func run(_ inv: Invocation) async throws -> Int32 {
         try inv.require([])
-        let jobs = try inv.int("-j", min: 1)
-        let port = try inv.int("--rpc-listen-port", min: 0) ?? 6800
-        guard port <= 65535 else {
-            throw CLIError.usage("option '--rpc-listen-port' needs a port up to 65535")
-        }
+        let jobs = try inv.int("-j", in: Numbers.jobs)
+        let port = try inv.int("--rpc-listen-port", in: Numbers.port) ?? 6800
         let secret = inv.args.value("--rpc-secret") ?? inv.context.environment["DLEDGER_RPC_SECRET"]
         if let secret, secret.isEmpty {
             throw CLIError.usage("option '--rpc-secret' needs a non-empty token")
