@@ -8,7 +8,8 @@ import Testing
         "redownload", "rename",
         "limit", "speed-limit", "sort", "section add", "section rename", "section mv", "section rm", "log",
         "audit",
-        "replay", "verify", "export", "stats", "undo", "redo", "demo",
+        "replay", "verify", "export", "stats", "undo", "redo", "demo", "completions", "service enable",
+        "service disable", "service units",
     ]
 
     @Test func everyCommandHasHelpWithItsUsage() async throws {

@@ -19,6 +19,7 @@ struct Arguments {
         "--finished", "--trash", "--desc", "--skip-files", "--checksums", "--keep", "--fast", "--past",
         "--now",
         "--urls", "--rpc-listen-all", "--rpc-allow-origin-all",
+        "--man",
     ]
     /// Options that may be given several times, each value kept (none today).
     static let repeatable: Set<String> = []

@@ -10,7 +10,41 @@ enum CLI {
         [AddCommand.spec, RunCommands.get, RunCommands.run, ServeCommand.spec, ListCommand.spec]
         + TaskCommands.specs + [SettingCommand.spec] + SectionCommands.specs + InspectCommands.specs
         + UndoCommands.specs
-        + [DemoCommand.spec]
+        + [DemoCommand.spec, CompletionsCommand.spec] + ServiceCommands.specs
+
+    /// The options every command accepts, as the root `--help` lists them (a `\n` continues the help text on
+    /// the next row).
+    static let globalOptions: [(String, String)] = [
+        (
+            "--ledger <path>",
+            "The ledger file (default: $DLEDGER_LEDGER, else\n"
+                + "$XDG_DATA_HOME/dledger/ledger.sqlite, else ~/.local/share/dledger/ledger.sqlite)."
+        ),
+        ("--dir <path>", "Download directory for tasks added now (and of a new ledger)."),
+        ("--json", "Print data as JSON (commands that print data)."),
+        ("-q, --quiet", "Print less."),
+        ("--no-color", "No colors (also when NO_COLOR is set)."),
+        ("--version", "Show the version."),
+        ("-h, --help", "Show help information."),
+    ]
+
+    static let helpAbstract = "Show help for a command."
+    /// What `dledger help` accepts besides a command name.
+    static let helpOptions: [(String, String)] = [("--man", "Print the manual page (roff, for man -l).")]
+
+    /// The one-line description of a group of nested commands (`section`, `service`).
+    static func groupAbstract(_ word: String) -> String {
+        switch word {
+        case "section": "Manage the list's sections."
+        case "service": "Run the downloader as a systemd user service."
+        default: "The \(word) commands."
+        }
+    }
+
+    /// Whether `word` starts nested commands (`section add`, `service enable`).
+    static func isGroup(_ word: String) -> Bool {
+        commands.contains { $0.name.hasPrefix(word + " ") }
+    }
 
     /// Runs the process's command line.
     static func main(_ tokens: [String]) async -> Int32 {
@@ -31,10 +65,10 @@ enum CLI {
     /// The command a command line that could not be parsed was meant for: the first word that names one.
     static func commandNamed(in tokens: [String]) -> String? {
         for (i, word) in tokens.enumerated() where !word.hasPrefix("-") {
-            if word == "section", i + 1 < tokens.count,
-                commands.contains(where: { $0.name == "section " + tokens[i + 1] })
+            if isGroup(word), i + 1 < tokens.count,
+                commands.contains(where: { $0.name == word + " " + tokens[i + 1] })
             {
-                return "section " + tokens[i + 1]
+                return word + " " + tokens[i + 1]
             }
             if commands.contains(where: { $0.name == word }) { return word }
         }
@@ -51,6 +85,14 @@ enum CLI {
             words.removeFirst()
             args.flags.insert("--help")
         }
+        if args.has("--man") {
+            guard words.isEmpty, args.given.isSubset(of: ["--man", "--help", "--no-color", "--quiet"]) else {
+                return report(
+                    .usage("'--man' goes alone with 'dledger help'"), hintFor: nil, console: console)
+            }
+            console.out(ManPage.render())
+            return CLIError.success
+        }
         guard let first = words.first else {
             if args.has("--version") {
                 console.out("dledger \(version)")
@@ -61,12 +103,12 @@ enum CLI {
         }
         var name = first
         var used = 1
-        if first == "section" {
+        if isGroup(first) {
             guard words.count > 1 else {
-                console.out(sectionHelp())
+                console.out(groupHelp(first))
                 return args.has("--help") ? CLIError.success : CLIError.usageStatus
             }
-            name = "section " + words[1]
+            name = first + " " + words[1]
             used = 2
         }
         guard let spec = commands.first(where: { $0.name == name }) else {
@@ -112,18 +154,17 @@ enum CLI {
         ]
         lines += commands.map { CommandSpec.row($0.name, $0.abstract) }
         lines += [
-            CommandSpec.row("help [<command>]", "Show help for a command."),
+            CommandSpec.row("help [<command>]", helpAbstract),
+            CommandSpec.row("help --man", "Print the manual page (roff, for man -l)."),
             "",
             "GLOBAL OPTIONS:",
-            CommandSpec.row("--ledger <path>", "The ledger file (default: $DLEDGER_LEDGER, else"),
-            CommandSpec.row(
-                "", "$XDG_DATA_HOME/dledger/ledger.sqlite, else ~/.local/share/dledger/ledger.sqlite)."),
-            CommandSpec.row("--dir <path>", "Download directory for tasks added now (and of a new ledger)."),
-            CommandSpec.row("--json", "Print data as JSON (commands that print data)."),
-            CommandSpec.row("-q, --quiet", "Print less."),
-            CommandSpec.row("--no-color", "No colors (also when NO_COLOR is set)."),
-            CommandSpec.row("--version", "Show the version."),
-            CommandSpec.row("-h, --help", "Show help information."),
+        ]
+        for (shown, help) in globalOptions {
+            let parts = help.split(separator: "\n").map(String.init)
+            lines.append(CommandSpec.row(shown, parts[0]))
+            lines += parts.dropFirst().map { CommandSpec.row("", $0) }
+        }
+        lines += [
             "",
             "EXIT STATUS: 0 done, 1 failed, 64 usage error, 65 bad ledger file, 130 interrupted.",
             "Start with 'dledger demo'.",
@@ -131,12 +172,12 @@ enum CLI {
         return lines.joined(separator: "\n")
     }
 
-    static func sectionHelp() -> String {
+    static func groupHelp(_ word: String) -> String {
         var lines = [
-            "OVERVIEW: Manage the list's sections.", "", "USAGE: dledger section <subcommand>", "",
+            "OVERVIEW: \(groupAbstract(word))", "", "USAGE: dledger \(word) <subcommand>", "",
             "SUBCOMMANDS:",
         ]
-        lines += commands.filter { $0.name.hasPrefix("section ") }.map {
+        lines += commands.filter { $0.name.hasPrefix(word + " ") }.map {
             CommandSpec.row($0.name, $0.abstract)
         }
         return lines.joined(separator: "\n")

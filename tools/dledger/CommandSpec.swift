@@ -30,14 +30,9 @@ struct CommandSpec: Sendable {
         return names
     }
 
-    /// The `--help` text.
-    func help() -> String {
-        var lines = ["OVERVIEW: \(abstract)", "", "USAGE: dledger \(usage)", ""]
-        if !arguments.isEmpty {
-            lines.append("ARGUMENTS:")
-            lines += arguments.map { Self.row($0.0, $0.1) }
-            lines.append("")
-        }
+    /// Every option as `--help` shows it, with the global ones that apply (also what completions and the man
+    /// page list).
+    var shownOptions: [(String, String)] {
         var all = options
         if json { all.append(("--json", "Print JSON (documented in docs/cli.md).")) }
         if writes {
@@ -52,8 +47,19 @@ struct CommandSpec: Sendable {
         all.append(("-q, --quiet", "Print less."))
         all.append(("--no-color", "No colors (also when NO_COLOR is set)."))
         all.append(("-h, --help", "Show help information."))
+        return all
+    }
+
+    /// The `--help` text.
+    func help() -> String {
+        var lines = ["OVERVIEW: \(abstract)", "", "USAGE: dledger \(usage)", ""]
+        if !arguments.isEmpty {
+            lines.append("ARGUMENTS:")
+            lines += arguments.map { Self.row($0.0, $0.1) }
+            lines.append("")
+        }
         lines.append("OPTIONS:")
-        lines += all.map { Self.row($0.0, $0.1) }
+        lines += shownOptions.map { Self.row($0.0, $0.1) }
         if let discussion {
             lines += ["", discussion]
         }

@@ -1,0 +1,137 @@
+import Foundation
+import Testing
+
+/// `dledger service units|enable|disable`: the unit files systemd accepts, and enabling writes the ledger the
+/// service runs on next to the unit and asks systemctl to enable it; disabling undoes both.
+///
+/// systemctl is replaced on PATH by a script that writes down its calls: a test must not enable a service
+/// for the user who runs it (and the test machines have no user manager). `systemd-analyze verify` is real.
+@Suite struct ServiceTests {
+    /// A spy systemctl in `root/bin` logging to `root/systemctl.log`; fails (as without a user manager) while
+    /// `root/fail` exists.
+    static func spy(_ box: DledgerSandbox) throws -> (path: String, log: String) {
+        let bin = box.root + "/bin"
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        let log = box.root + "/systemctl.log"
+        try ScriptRun.writeScript(
+            bin + "/systemctl",
+            """
+            echo "$*" >> '\(log)'
+            if [ -e '\(box.root)/fail' ]; then echo 'Failed to connect to bus: No medium found' >&2; exit 1; fi
+            """)
+        return (bin + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"), log)
+    }
+
+    static func calls(_ log: String) -> [String] {
+        ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+
+    @Test func enableWritesTheLedgerAndDisableTakesItAway() async throws {
+        let box = try DledgerSandbox()
+        let (path, log) = try Self.spy(box)
+        let config = box.root + "/config"
+        let env = ["PATH": path, "XDG_CONFIG_HOME": config]
+        try await box.run("section", "add", "Later")
+        let enabled = try await box.run("service", "enable", env: env)
+        #expect(enabled.status == 0, "\(enabled.err)")
+        #expect(enabled.out.contains("enabled dledger.service: 'dledger run' on \(box.ledger)"))
+        #expect(Self.calls(log) == ["--user daemon-reload", "--user enable --now dledger.service"])
+        let dropIn = config + "/systemd/user/dledger.service.d/ledger.conf"
+        let text = try String(contentsOfFile: dropIn, encoding: .utf8)
+        #expect(text.contains("[Service]\nEnvironment=\"DLEDGER_LEDGER=\(box.ledger)\"\n"))
+
+        let disabled = try await box.run("service", "disable", "run", env: env)
+        #expect(disabled.status == 0, "\(disabled.err)")
+        #expect(
+            Self.calls(log).suffix(2) == ["--user disable --now dledger.service", "--user daemon-reload"])
+        #expect(!FileManager.default.fileExists(atPath: config + "/systemd/user/dledger.service.d"))
+        #expect(FileManager.default.fileExists(atPath: box.ledger), "the ledger stays")
+    }
+
+    @Test func whenSystemctlFailsNothingIsLeftAndTheErrorIsOneLine() async throws {
+        let box = try DledgerSandbox()
+        let (path, _) = try Self.spy(box)
+        try "".write(toFile: box.root + "/fail", atomically: true, encoding: .utf8)
+        let config = box.root + "/config"
+        try await box.run("section", "add", "Later")
+        let r = try await box.run("service", "enable", env: ["PATH": path, "XDG_CONFIG_HOME": config])
+        #expect(r.status == 1)
+        #expect(
+            r.err
+                == "error: systemctl --user daemon-reload failed: Failed to connect to bus: No medium found\n"
+        )
+        #expect(!FileManager.default.fileExists(atPath: config + "/systemd/user/dledger.service.d"))
+    }
+
+    @Test func enableRefusesWithoutALedgerOrAForeignDropInAndUnknownServices() async throws {
+        let box = try DledgerSandbox()
+        let (path, log) = try Self.spy(box)
+        let config = box.root + "/config"
+        let env = ["PATH": path, "XDG_CONFIG_HOME": config]
+        let none = try await box.run("service", "enable", env: env)
+        #expect(none.status == 1)
+        #expect(none.err.contains("no ledger at \(box.ledger) yet"))
+        try await box.run("section", "add", "Later")
+        let folder = config + "/systemd/user/dledger.service.d"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try "[Service]\nNice=5\n".write(toFile: folder + "/ledger.conf", atomically: true, encoding: .utf8)
+        let foreign = try await box.run("service", "enable", env: env)
+        #expect(foreign.status == 1)
+        #expect(foreign.err.contains("was not written by dledger"))
+        #expect(try String(contentsOfFile: folder + "/ledger.conf", encoding: .utf8) == "[Service]\nNice=5\n")
+        let unknown = try await box.run("service", "enable", "fetch", env: env)
+        #expect(unknown.status == 64)
+        #expect(unknown.err.contains("no service for 'fetch'"))
+        #expect(Self.calls(log).isEmpty)
+    }
+
+    @Test func unitsAreWrittenOnceAndRunThisBinary() async throws {
+        let box = try DledgerSandbox()
+        let dir = box.root + "/units"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let r = try await box.run("service", "units", dir)
+        #expect(r.status == 0, "\(r.err)")
+        #expect(r.out == dir + "/dledger.service\n")
+        let unit = try String(contentsOfFile: dir + "/dledger.service", encoding: .utf8)
+        let exec = unit.split(separator: "\n").first { $0.hasPrefix("ExecStart=") }
+        let resolved = URL(fileURLWithPath: DledgerSandbox.binary).resolvingSymlinksInPath().path
+        #expect(exec == "ExecStart=\"\(resolved)\" \"run\"")
+        let again = try await box.run("service", "units", dir)
+        #expect(again.status == 1, "an existing unit file is not replaced")
+        #expect(try String(contentsOfFile: dir + "/dledger.service", encoding: .utf8) == unit)
+    }
+
+    /// The unit and the drop-in `service enable` writes, as systemd's own checker reads them (`--user`, with
+    /// the man page its Documentation= names on MANPATH): no warning at all.
+    @Test(
+        .enabled(
+            if: ScriptRun.which("systemd-analyze") != nil,
+            "systemd-analyze is not installed (no systemd): the unit is not verified"))
+    func systemdAnalyzeVerifyAcceptsTheUnitAndItsDropIn() async throws {
+        let box = try DledgerSandbox()
+        let (path, _) = try Self.spy(box)
+        let config = box.root + "/config"
+        let units = config + "/systemd/user"
+        let man = box.root + "/man/man1"
+        let runtime = box.root + "/runtime"
+        for dir in [units, man, runtime] {
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        }
+        chmod(runtime, 0o700)
+        try await box.run("section", "add", "Later")
+        #expect(try await box.run("service", "units", units).status == 0)
+        try (try await box.run("help", "--man")).out.write(
+            toFile: man + "/dledger.1", atomically: true, encoding: .utf8)
+        #expect(
+            try await box.run("service", "enable", env: ["PATH": path, "XDG_CONFIG_HOME": config]).status == 0
+        )
+        let verify = try await ScriptRun.run(
+            try #require(ScriptRun.which("systemd-analyze")),
+            ["--user", "verify", units + "/dledger.service"],
+            env: [
+                "HOME": box.root, "XDG_CONFIG_HOME": config, "XDG_RUNTIME_DIR": runtime,
+                "MANPATH": box.root + "/man",
+            ])
+        #expect(verify.status == 0 && verify.err.isEmpty && verify.out.isEmpty, "\(verify.out)\(verify.err)")
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+
+/// `dledger service units DIR`, `service enable [COMMAND]`, `service disable [COMMAND]`: dledger's long-lived
+/// commands as systemd user services (`ServiceUnit.table`). tools/install.sh installs the units.
+enum ServiceCommands {
+    static let commandArgument = ("<command>", "run (the downloader, default)")
+
+    static let specs: [CommandSpec] = [
+        CommandSpec(
+            name: "service enable", abstract: "Enable and start the systemd user service of 'dledger run'.",
+            usage: "service enable [<command>]", arguments: [commandArgument],
+            discussion: "The service runs on the ledger this command sees (--ledger, $DLEDGER_LEDGER, else\n"
+                + "$XDG_DATA_HOME/dledger/ledger.sqlite), written to a drop-in next to the unit. Its output\n"
+                + "goes to the journal: journalctl --user -u dledger.service.",
+            run: { try enable($0) }),
+        CommandSpec(
+            name: "service disable", abstract: "Stop and disable the systemd user service; the ledger stays.",
+            usage: "service disable [<command>]", arguments: [commandArgument],
+            run: { try disable($0) }),
+        CommandSpec(
+            name: "service units",
+            abstract: "Write the systemd user unit files into a folder (tools/install.sh).",
+            usage: "service units <dir>", arguments: [("<dir>", "An existing folder; no file is replaced.")],
+            run: { try writeUnits($0) }),
+    ]
+
+    static func enable(_ inv: Invocation) throws -> Int32 {
+        let unit = try ServiceUnit.named(try single(inv))
+        let ledger = inv.context.ledgerPath
+        guard FileManager.default.fileExists(atPath: ledger) else {
+            throw CLIError.failed("no ledger at \(ledger) yet: add a download first ('dledger add URL')")
+        }
+        let systemctl = try Self.systemctl()
+        let path = unit.dropInPath(environment: inv.context.environment)
+        let previous = FileManager.default.contents(atPath: path)
+        if let previous, !String(decoding: previous, as: UTF8.self).hasPrefix(ServiceUnit.dropInMarker) {
+            throw CLIError.failed("\(path) exists and was not written by dledger: not replacing it")
+        }
+        let content = try ServiceUnit.ledgerDropIn(ledger: ledger)
+        let folder = (path as NSString).deletingLastPathComponent
+        let createdFolder = !FileManager.default.fileExists(atPath: folder)
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try Data(content.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw CLIError.failed("cannot write \(path): \(error.localizedDescription)")
+        }
+        do {
+            try run(systemctl, ["--user", "daemon-reload"])
+            try run(systemctl, ["--user", "enable", "--now", unit.name])
+        } catch {
+            if let previous {
+                try? previous.write(to: URL(fileURLWithPath: path), options: .atomic)
+            } else {
+                try? FileManager.default.removeItem(atPath: path)
+                if createdFolder { try? FileManager.default.removeItem(atPath: folder) }
+            }
+            throw error
+        }
+        inv.console.info(
+            "enabled \(unit.name): 'dledger \(unit.arguments.joined(separator: " "))' on \(ledger)")
+        inv.console.info("its output: journalctl --user -u \(unit.name)")
+        return CLIError.success
+    }
+
+    static func disable(_ inv: Invocation) throws -> Int32 {
+        let unit = try ServiceUnit.named(try single(inv))
+        let systemctl = try Self.systemctl()
+        var failure: Error?
+        do { try run(systemctl, ["--user", "disable", "--now", unit.name]) } catch { failure = error }
+        let path = unit.dropInPath(environment: inv.context.environment)
+        if let data = FileManager.default.contents(atPath: path),
+            String(decoding: data, as: UTF8.self).hasPrefix(ServiceUnit.dropInMarker)
+        {
+            try? FileManager.default.removeItem(atPath: path)
+            // The folder goes too when nothing else is in it.
+            rmdir((path as NSString).deletingLastPathComponent)
+            try? run(systemctl, ["--user", "daemon-reload"])
+        }
+        if let failure { throw failure }
+        inv.console.info("disabled \(unit.name) (the ledger stays)")
+        return CLIError.success
+    }
+
+    static func writeUnits(_ inv: Invocation) throws -> Int32 {
+        try inv.require(["<dir>"])
+        let dir = Context.absolute(inv.positionals[0], cwd: inv.context.cwd)
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else {
+            throw CLIError.invalid("not a folder: \(dir)")
+        }
+        let executable = ServiceUnit.executable()
+        for unit in ServiceUnit.table {
+            let path = dir + "/" + unit.name
+            let bytes = Array(try unit.file(executable: executable).utf8)
+            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            guard fd >= 0 else {
+                throw CLIError.failed("cannot create \(path): \(String(cString: strerror(errno)))")
+            }
+            let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            close(fd)
+            guard written == bytes.count else {
+                unlink(path)
+                throw CLIError.failed("cannot write \(path)")
+            }
+            inv.console.out(path)
+        }
+        return CLIError.success
+    }
+
+    /// The optional single positional.
+    private static func single(_ inv: Invocation) throws -> String? {
+        if inv.positionals.count > 1 { throw CLIError.usage("unexpected argument '\(inv.positionals[1])'") }
+        return inv.positionals.first
+    }
+
+    /// systemctl on PATH.
+    static func systemctl() throws -> String {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for dir in path.split(separator: ":").map(String.init) {
+            let candidate = dir + "/systemctl"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        throw CLIError.failed("systemctl not found: the service needs systemd")
+    }
+
+    /// Runs systemctl; a failure becomes one line with the first line systemctl printed.
+    private static func run(_ executable: String, _ args: [String]) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: executable)
+        p.arguments = args
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        let said = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else {
+            let first = String(decoding: said, as: UTF8.self).split(separator: "\n").first.map(String.init)
+            throw CLIError.failed(
+                "systemctl \(args.joined(separator: " ")) failed"
+                    + (first.map { ": \($0)" } ?? " (exit \(p.terminationStatus))"))
+        }
+    }
+}
