@@ -127,7 +127,7 @@ import Testing
         #expect(replies[4] == ["section"])
         #expect(replies[5] == ["ledger-copy.sqlite"])
         #expect(replies[6] == [], "a position is free text")
-        #expect(replies[7] == ["run"])
+        #expect(replies[7] == ["run", "serve"])
         #expect(replies[8] == ["name"])
     }
 

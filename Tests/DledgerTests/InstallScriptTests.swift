@@ -9,7 +9,8 @@ import Testing
     static let files = [
         "bin/dledger", "share/bash-completion/completions/dledger", "share/zsh/site-functions/_dledger",
         "share/fish/vendor_completions.d/dledger.fish", "share/man/man1/dledger.1",
-        "share/systemd/user/dledger.service", "share/dledger/install-manifest",
+        "share/systemd/user/dledger.service", "share/systemd/user/dledger-serve.service",
+        "share/dledger/install-manifest",
     ]
 
     /// Every path under `root`, relative, sorted (empty when `root` does not exist).
@@ -28,7 +29,7 @@ import Testing
         let prefix = box.root + "/prefix"
         let r = try await Self.install(["--binary", DledgerSandbox.binary, prefix], box: box)
         #expect(r.status == 0, "\(r.err)")
-        #expect(r.out.hasPrefix("installed dledger 0.1.0 into \(prefix) (6 files"))
+        #expect(r.out.hasPrefix("installed dledger 0.1.0 into \(prefix) (7 files"))
         let files = Self.tree(prefix).filter {
             var isDir: ObjCBool = false
             return FileManager.default.fileExists(atPath: prefix + "/" + $0, isDirectory: &isDir)

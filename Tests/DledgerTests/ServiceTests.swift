@@ -46,6 +46,13 @@ import Testing
             Self.calls(log).suffix(2) == ["--user disable --now dledger.service", "--user daemon-reload"])
         #expect(!FileManager.default.fileExists(atPath: config + "/systemd/user/dledger.service.d"))
         #expect(FileManager.default.fileExists(atPath: box.ledger), "the ledger stays")
+
+        let serve = try await box.run("service", "enable", "serve", env: env)
+        #expect(serve.status == 0, "\(serve.err)")
+        #expect(Self.calls(log).last == "--user enable --now dledger-serve.service")
+        #expect(
+            FileManager.default.fileExists(
+                atPath: config + "/systemd/user/dledger-serve.service.d/ledger.conf"))
     }
 
     @Test func whenSystemctlFailsNothingIsLeftAndTheErrorIsOneLine() async throws {
@@ -91,11 +98,14 @@ import Testing
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let r = try await box.run("service", "units", dir)
         #expect(r.status == 0, "\(r.err)")
-        #expect(r.out == dir + "/dledger.service\n")
+        #expect(r.out == dir + "/dledger.service\n" + dir + "/dledger-serve.service\n")
         let unit = try String(contentsOfFile: dir + "/dledger.service", encoding: .utf8)
         let exec = unit.split(separator: "\n").first { $0.hasPrefix("ExecStart=") }
         let resolved = URL(fileURLWithPath: DledgerSandbox.binary).resolvingSymlinksInPath().path
         #expect(exec == "ExecStart=\"\(resolved)\" \"run\"")
+        #expect(unit.contains("\nConflicts=dledger-serve.service\n"), "one transfer process per ledger")
+        let serve = try String(contentsOfFile: dir + "/dledger-serve.service", encoding: .utf8)
+        #expect(serve.contains("\nExecStart=\"\(resolved)\" \"serve\"\n"))
         let again = try await box.run("service", "units", dir)
         #expect(again.status == 1, "an existing unit file is not replaced")
         #expect(try String(contentsOfFile: dir + "/dledger.service", encoding: .utf8) == unit)
@@ -127,7 +137,7 @@ import Testing
         )
         let verify = try await ScriptRun.run(
             try #require(ScriptRun.which("systemd-analyze")),
-            ["--user", "verify", units + "/dledger.service"],
+            ["--user", "verify", units + "/dledger.service", units + "/dledger-serve.service"],
             env: [
                 "HOME": box.root, "XDG_CONFIG_HOME": config, "XDG_RUNTIME_DIR": runtime,
                 "MANPATH": box.root + "/man",

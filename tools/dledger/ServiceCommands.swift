@@ -3,11 +3,15 @@ import Foundation
 /// `dledger service units DIR`, `service enable [COMMAND]`, `service disable [COMMAND]`: dledger's long-lived
 /// commands as systemd user services (`ServiceUnit.table`). tools/install.sh installs the units.
 enum ServiceCommands {
-    static let commandArgument = ("<command>", "run (the downloader, default)")
+    static let commandArgument = (
+        "<command>",
+        ServiceUnit.table.map { "\($0.command): \($0.name)" }.joined(separator: ", ") + " (default: run)"
+    )
 
     static let specs: [CommandSpec] = [
         CommandSpec(
-            name: "service enable", abstract: "Enable and start the systemd user service of 'dledger run'.",
+            name: "service enable",
+            abstract: "Enable and start the user service of 'dledger run' (or of 'serve').",
             usage: "service enable [<command>]", arguments: [commandArgument],
             discussion: "The service runs on the ledger this command sees (--ledger, $DLEDGER_LEDGER, else\n"
                 + "$XDG_DATA_HOME/dledger/ledger.sqlite), written to a drop-in next to the unit. Its output\n"
