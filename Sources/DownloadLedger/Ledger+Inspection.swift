@@ -31,6 +31,12 @@ extension Ledger {
         }
     }
 
+    /// A quick check of the chain's head (the last event's hash against the one before it): why it fails, or nil.
+    /// Cheap enough for every read; `verify()` checks the whole log.
+    public func checkHead() throws -> String? {
+        try withLock { try (store as? SQLiteEventStore)?.checkHead() }
+    }
+
     /// Events after `after` (a seq), at most `limit`, in order.
     public func log(after: Int64 = 0, limit: Int? = nil) throws -> [LoggedEntry] {
         try withLock { try logged(try store.events(after: after, through: nil, limit: limit)) }

@@ -4,8 +4,14 @@ import Testing
 @Suite struct DemoCommandTests {
     @Test func demoRunsToCompletionAndCleansUp() async throws {
         let box = try DledgerSandbox()
+        let start = Date()
         let r = try await box.run("demo")
+        let elapsed = Date().timeIntervalSince(start)
         #expect(r.status == 0, "\(r.err)")
+        // The help's claim is the program's: about 5 s (its transfers are throttled to take ~4 s; the bound is
+        // loose for a loaded machine, the claim is what a user reads).
+        #expect(try await box.run("demo", "--help").out.contains("about 5 seconds"))
+        #expect(elapsed < 20, "the demo took \(elapsed) s")
         for heading in [
             "1. A ledger", "2. Parallel downloads", "3. Pause and resume", "4. The to-delete list", "5. Undo",
             "6. Replay", "7. Audit", "8. Verify",
@@ -19,5 +25,17 @@ import Testing
             $0.hasPrefix("dledger-demo")
         }
         #expect(left.isEmpty)
+    }
+
+    /// The README's command table says what a new ledger does: at most 3 downloads at a time.
+    @Test func readmeStatesTheDefaultMaximumDownloadCount() async throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let row = readme.split(separator: "\n").first { $0.hasPrefix("| `limit [N]`") }
+        #expect(row?.contains("default 3") == true, "\(String(describing: row))")
+        let box = try DledgerSandbox()
+        try await box.run("add", "http://example.com/a")
+        #expect(try await box.run("limit").out == "at most 3 downloads at a time\n")
     }
 }

@@ -6,7 +6,7 @@ import LoopbackHTTP
 /// Every step runs the real command, in-process, and prints it as `$ dledger ...` before its output.
 enum DemoCommand {
     static let spec = CommandSpec(
-        name: "demo", abstract: "A narrated tour on a local test server (no network, about 20 seconds).",
+        name: "demo", abstract: "A narrated tour on a local test server (no network, about 5 seconds).",
         usage: "demo [--keep]",
         options: [("--keep", "Keep the temporary ledger and downloads (their place is printed).")],
         discussion: "Sections, parallel downloads with progress, pause and resume with a Range request, the\n"

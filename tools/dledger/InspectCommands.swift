@@ -98,7 +98,30 @@ enum InspectCommands {
                 )
                 inv.console.info("  \(t.url)")
             } else {
-                inv.console.info(inv.console.style("#\(id)", .bold) + " — purged")
+                // Gone from the list: its own events, folded alone, say what it was up to its removal.
+                var alone = DownloadList()
+                var gone: LoggedEntry?
+                for e in entries {
+                    switch e.entry.event {
+                    case .trashPurged, .tasksErased: gone = e
+                    default: alone.apply(e)
+                    }
+                    if gone != nil { break }
+                }
+                let how =
+                    gone.map { e -> String in
+                        if case .tasksErased = e.entry.event { return "deleted at once by #\(e.seq)" }
+                        return "purged by #\(e.seq)"
+                    } ?? "gone"
+                if let t = alone.tasks[id] {
+                    inv.console.info(
+                        inv.console.style("#\(id) \(DownloadList.shownName(t))", .bold)
+                            + " — \(how) (it was \(t.state.rawValue), \(TransferActivity.detail(bytes: t.bytes, expected: t.size)))"
+                    )
+                    inv.console.info("  \(t.url)")
+                } else {
+                    inv.console.info(inv.console.style("#\(id)", .bold) + " — \(how)")
+                }
             }
         }
         for e in entries { printEntry(e, before: nil, inv: inv) }

@@ -29,6 +29,11 @@ enum ListCommand {
         run: { inv in
             try inv.require([])
             let ledger = try inv.context.openForReading()
+            if let problem = try? ledger.checkHead() {
+                inv.console.err(
+                    inv.console.style("warning:", .yellow)
+                        + " the ledger's hash chain is broken (\(problem)): run 'dledger verify'")
+            }
             try show(ledger.list, now: ledger.now(), inv: inv, onDisk: true)
             return CLIError.success
         })

@@ -150,6 +150,7 @@ enum Output {
                 "sort": .string(list.sortMode.rawValue),
                 "descending": .bool(list.sortDescending),
                 "autoRemoveEmptySections": .bool(list.autoRemoveEmptySections),
+                "trash": .bool(list.trashEnabled),
             ]),
             "nextId": .int(list.nextID),
             "sections": .array(

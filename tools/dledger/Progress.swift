@@ -13,6 +13,8 @@ final class Progress: @unchecked Sendable {
     private let json: Bool
     private let lock = NSLock()
     private var states: [TaskID: TaskState] = [:]
+    /// Tasks known to be in the to-delete list, to say when one goes there or comes back.
+    private var inTrash: Set<TaskID> = []
     /// The list's head when `states` was last brought up to date.
     private var seenHead: Int64
     private var loop: Task<Void, Never>?
@@ -27,6 +29,7 @@ final class Progress: @unchecked Sendable {
         self.scope = scope
         let list = ledger.list
         for t in list.tasks.values where scope?.contains(t.id) != false { states[t.id] = t.state }
+        inTrash = Set(list.trash.map(\.id))
         seenHead = list.head
     }
 
@@ -59,32 +62,58 @@ final class Progress: @unchecked Sendable {
         console.setLive(liveLines(list, activity: scheduler?.currentActivity() ?? []))
     }
 
-    /// Plain lines for the tasks whose state changed since the last tick, in list order.
+    /// Plain lines for the tasks whose state changed since the last tick, in list order, and for those that went to
+    /// the to-delete list, came back from it, or were removed.
     ///
     /// Only the tasks the events since the last tick name are looked at (a tick is then as cheap with a history of
     /// 100,000 tasks as with ten); when those events cannot be read, every task is.
     private func transitions(_ list: DownloadList) -> [String] {
         lock.withLock {
             guard list.head != seenHead else { return [] }
-            var candidates: [DownloadTask]
+            var touched: Set<TaskID>
             if list.head > seenHead,
                 let entries = try? ledger.log(after: seenHead, limit: Int(list.head - seenHead))
             {
-                let touched = Set(entries.lazy.filter { $0.seq <= list.head }.flatMap(\.entry.event.taskIDs))
-                // Those in the list's sections, as `orderedTasks` would give them (not the to-delete list).
-                let places = list.locations(of: touched)
-                candidates = places.keys.compactMap { list.tasks[$0] }
-                candidates.sort { Self.inListOrder($0.id, $1.id, places) }
+                touched = Set(entries.lazy.filter { $0.seq <= list.head }.flatMap(\.entry.event.taskIDs))
             } else {
-                candidates = list.orderedTasks
+                touched = Set(states.keys).union(list.tasks.keys)
             }
             seenHead = list.head
+            touched = touched.filter { scope?.contains($0) != false }
+            // In list order; tasks in the to-delete list or gone after them, by id.
+            let places = list.locations(of: touched)
             var lines: [String] = []
-            for t in candidates where scope?.contains(t.id) != false {
-                let old = states[t.id]
-                states[t.id] = t.state
-                guard old != t.state else { continue }
+            for id in touched.sorted(by: { Self.inListOrder($0, $1, places) }) {
+                let old = states[id]
+                let wasTrashed = inTrash.contains(id)
+                guard let t = list.tasks[id] else {
+                    // Purged, or deleted at once: the transfer, if any, stopped.
+                    if old != nil {
+                        lines.append(
+                            console.style("removed ", .yellow)
+                                + " #\(id): \(wasTrashed ? "purged" : "deleted at once, without the to-delete list")"
+                        )
+                    }
+                    states[id] = nil
+                    inTrash.remove(id)
+                    continue
+                }
+                states[id] = t.state
                 let name = "#\(t.id) \(DownloadList.shownName(t))"
+                if list.isTrashed(id) {
+                    if !wasTrashed {
+                        inTrash.insert(id)
+                        let verb = old == .downloading ? "stopped " : "deleted "
+                        lines.append(console.style(verb, .yellow) + " \(name): moved to the to-delete list")
+                    }
+                    continue
+                }
+                if wasTrashed {
+                    inTrash.remove(id)
+                    lines.append("restored \(name): back in the list, \(t.state.rawValue)")
+                    continue
+                }
+                guard old != t.state else { continue }
                 switch t.state {
                 case .downloading:
                     lines.append(
@@ -116,39 +145,20 @@ final class Progress: @unchecked Sendable {
     }
 
     private func liveLines(_ list: DownloadList, activity: [TransferActivity]) -> [String] {
-        let width = max(40, console.width - 1)
+        let width = max(20, console.width - 1)
         let places = list.locations(of: Set(activity.map(\.id)))
         let running = activity.sorted { Self.inListOrder($0.id, $1.id, places) }
         let room = max(1, min(8, console.height - 3))
         var lines: [String] = []
         let shown = running.count > room ? room - 1 : running.count
-        for a in running.prefix(shown) {
-            let name = list.tasks[a.id].map(DownloadList.shownName) ?? ""
-            lines.append(String(line(a, name: name, width: width).prefix(width)))
+        let named = running.prefix(shown).map { a in (a, list.tasks[a.id].map(DownloadList.shownName) ?? "") }
+        let layout = ProgressLine(width: width, longestName: named.map(\.1.count).max() ?? 0)
+        for (a, name) in named {
+            lines.append(String(layout.line(a, name: name).prefix(width)))
         }
         if running.count > shown { lines.append("  … and \(running.count - shown) more downloading") }
         lines.append(String(total(list, activity: activity).prefix(width)))
         return lines
-    }
-
-    private func line(_ a: TransferActivity, name: String, width: Int) -> String {
-        let fraction = a.expected.map { $0 > 0 ? min(1, Double(a.bytes) / Double($0)) : 1 }
-        let percent = fraction.map { "\(Int($0 * 100))%" } ?? ""
-        let eta = a.eta.map { "ETA " + Format.duration($0) } ?? ""
-        let tail =
-            " " + Format.right(percent, 4) + "  " + Format.right(a.detail, 19) + "  "
-            + Format.right(Format.rate(a.speed), 10) + "  " + Format.fit(eta, 9)
-        let id = Format.right("#\(a.id)", 5)
-        let barWidth = 20
-        let nameWidth = max(8, width - id.count - barWidth - 4 - tail.count)
-        return id + " " + Format.fit(name, nameWidth) + " " + bar(fraction, width: barWidth) + tail
-    }
-
-    private func bar(_ fraction: Double?, width: Int) -> String {
-        guard let fraction else { return "[" + String(repeating: "·", count: width - 2) + "]" }
-        let filled = Int((fraction * Double(width - 2)).rounded(.down))
-        return "[" + String(repeating: "█", count: filled) + String(repeating: "░", count: width - 2 - filled)
-            + "]"
     }
 
     private func total(_ list: DownloadList, activity: [TransferActivity]) -> String {
