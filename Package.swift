@@ -31,11 +31,12 @@ let package = Package(
             name: "DownloadLedger",
             dependencies: ["LedgerCore", "LedgerStore", "LedgerTransfer", "CCrypto"]),
         .target(name: "LoopbackHTTP"),
+        .target(name: "LedgerUI", dependencies: ["LedgerCore", "LedgerTransfer"]),
         .target(name: "LedgerRPC", dependencies: ["DownloadLedger"]),
         .target(name: "LedgerRPCServer", dependencies: ["LedgerRPC", "CWebSockets"]),
         .executableTarget(
             name: "dledger",
-            dependencies: ["DownloadLedger", "LoopbackHTTP", "LedgerRPC", "LedgerRPCServer"],
+            dependencies: ["DownloadLedger", "LedgerUI", "LoopbackHTTP", "LedgerRPC", "LedgerRPCServer"],
             path: "tools/dledger"),
         .executableTarget(
             name: "ledger-bench",
@@ -51,6 +52,7 @@ let package = Package(
         .testTarget(
             name: "LedgerRPCTests",
             dependencies: ["LedgerRPC", "LedgerRPCServer", "DownloadLedger", "LoopbackHTTP"]),
+        .testTarget(name: "LedgerUITests", dependencies: ["LedgerUI", "LedgerCore", "LedgerTransfer"]),
         .testTarget(name: "DledgerTests", dependencies: ["LoopbackHTTP", "dledger"]),
     ]
 )

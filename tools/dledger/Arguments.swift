@@ -20,6 +20,7 @@ struct Arguments {
         "--now",
         "--urls", "--rpc-listen-all", "--rpc-allow-origin-all",
         "--man",
+        "--watch",
     ]
     /// Options that may be given several times, each value kept (none today).
     static let repeatable: Set<String> = []

@@ -7,7 +7,10 @@ enum CLI {
 
     /// Every subcommand, in the order `dledger --help` lists them.
     static let commands: [CommandSpec] =
-        [AddCommand.spec, RunCommands.get, RunCommands.run, ServeCommand.spec, ListCommand.spec]
+        [
+            AddCommand.spec, RunCommands.get, RunCommands.run, ServeCommand.spec, ListCommand.spec,
+            UICommand.spec,
+        ]
         + TaskCommands.specs + [SettingCommand.spec] + SectionCommands.specs + InspectCommands.specs
         + UndoCommands.specs
         + [DemoCommand.spec, CompletionsCommand.spec] + ServiceCommands.specs

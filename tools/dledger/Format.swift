@@ -1,5 +1,6 @@
 import DownloadLedger
 import Foundation
+import LedgerUI
 
 /// Sizes, rates, times and durations as the tool prints and reads them.
 enum Format {
@@ -7,18 +8,10 @@ enum Format {
     static func bytes(_ n: Int64) -> String { TransferActivity.formatBytes(n) }
 
     /// `"1.2 MB/s"`.
-    static func rate(_ bytesPerSecond: Double) -> String {
-        bytes(Int64(bytesPerSecond.isFinite ? bytesPerSecond : 0)) + "/s"
-    }
+    static func rate(_ bytesPerSecond: Double) -> String { Units.rate(bytesPerSecond) }
 
     /// `"45s"`, `"3m05s"`, `"2h10m"`.
-    static func duration(_ seconds: Double) -> String {
-        guard seconds.isFinite, seconds >= 0 else { return "--" }
-        let s = Int(seconds.rounded())
-        if s < 60 { return "\(s)s" }
-        if s < 3600 { return "\(s / 60)m" + pad2(s % 60) + "s" }
-        return "\(s / 3600)h" + pad2(s / 60 % 60) + "m"
-    }
+    static func duration(_ seconds: Double) -> String { Units.duration(seconds) }
 
     /// ISO 8601 in UTC with milliseconds: `"2026-11-29T17:00:01.250Z"`.
     static func iso(_ ms: Int64) -> String {
@@ -71,11 +64,7 @@ enum Format {
     }
 
     /// A failure as a user reads it: `"HTTP 404"`, `"timeout: ..."`.
-    static func failure(_ f: TaskFailure?) -> String {
-        guard let f else { return "unknown error" }
-        if f.code == "http", f.detail.allSatisfy(\.isNumber) { return "HTTP \(f.detail)" }
-        return f.detail
-    }
+    static func failure(_ f: TaskFailure?) -> String { Units.failure(f) }
 
     /// The first 12 hex digits of a digest, then `…`.
     static func shortHash(_ hex: String) -> String { hex.count > 12 ? String(hex.prefix(12)) + "…" : hex }

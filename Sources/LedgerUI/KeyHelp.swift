@@ -1,0 +1,68 @@
+/// Every key of `dledger ui`, as the help overlay (`?`) and README.md list them.
+public enum KeyHelp {
+    /// Groups of (keys, what they do).
+    public static let groups: [(title: String, keys: [(String, String)])] = [
+        (
+            "Move and select",
+            [
+                ("↑ ↓ j k", "cursor up / down"), ("PgUp PgDn", "a page up / down"),
+                ("Home End g G", "first / last row"), ("space v", "select or unselect the task, go down"),
+                ("*", "select all shown / none"), ("Esc", "clear the selection; close an overlay or prompt"),
+            ]
+        ),
+        (
+            "Tasks (the selection, else the task under the cursor)",
+            [
+                ("Enter", "the accessory button: pause a running task, resume a paused/stopped/failed one"),
+                ("p r x", "pause / resume / stop"), ("P R X", "pause / resume / stop the cursor's section"),
+                ("A p  A r  A x", "pause / resume / stop all"),
+                ("d", "delete: 1 to the to-delete list, 2 same but keep the file, 3 the file only"),
+                ("w", "download again from zero (asks)"), ("e", "rename the task (inline)"),
+                ("a", "add URLs to the cursor's section (paste many lines)"),
+                ("N", "add URLs into a new titled section"),
+                ("K J", "move up / down one place"), ("T", "move to the top of the section"),
+                ("m", "move to another section (keeps their order)"),
+            ]
+        ),
+        (
+            "Sections",
+            [
+                ("n", "insert a section after the cursor's"), ("E", "rename the cursor's section"),
+                ("{ }", "move the section up / down"), ("D", "remove the section (when empty)"),
+            ]
+        ),
+        (
+            "Views and settings",
+            [
+                ("t", "the to-delete list / back: r restore, d purge, A r / A d for all"),
+                ("f", "filter: all, unfinished, finished, finished in 7 days"),
+                ("o O", "sort mode (manual, added, name, size, type) / direction"),
+                ("l L", "maximum downloads at a time / speed limit"),
+            ]
+        ),
+        (
+            "History",
+            [
+                ("u Ctrl-R", "undo / redo (says what)"),
+                ("h", "history scrubber: the list after any event (read-only)"),
+                ("← → , .", "in history: one event back / forward"), ("[ ]", "in history: one minute"),
+                (":", "in history: jump to a seq or a time"), ("Esc h", "in history: back to now"),
+                ("i", "audit trail of the task"),
+            ]
+        ),
+        ("", [("?", "this help"), ("q Ctrl-C", "quit (downloads stop cleanly, resume later)")]),
+    ]
+
+    /// The help as lines: a title per group, `  keys  what` per key.
+    public static let lines: [String] = {
+        var out: [String] = []
+        for g in groups {
+            if !g.title.isEmpty { out.append(g.title) }
+            for (k, what) in g.keys {
+                let pad = max(1, 16 - TextWidth.width(k))
+                out.append("  " + k + String(repeating: " ", count: pad) + what)
+            }
+        }
+        return out
+    }()
+}

@@ -1,0 +1,114 @@
+import LedgerCore
+
+/// One row of the list area: a section header or a task.
+public enum Row: Sendable, Equatable {
+    /// `section` is the manual section index (nil in a sorted view or the to-delete list); `group` the
+    /// header's place among the view's groups.
+    case header(title: String, section: Int?, count: Int, group: Int)
+    case task(TaskID, group: Int)
+}
+
+/// The rows of a view by number, without walking the list: the screen asks for the few rows it shows.
+///
+/// The manual list with no filter (the common case, and the one that grows to 100,000 tasks) is indexed by its
+/// sections only: a row number is found by a binary search over where each section starts, then read from the
+/// section's task array. Sorted and filtered views are computed once per change of the list.
+public struct RowIndex: Sendable {
+    private struct Group: Sendable {
+        var title: String
+        var section: Int?
+        /// Nil: the tasks are `list.sections[section]`'s.
+        var tasks: [TaskID]?
+        var count: Int
+    }
+
+    private var groups: [Group] = []
+    /// The row of each group's header, ascending.
+    private var starts: [Int] = []
+    /// How many rows there are.
+    public private(set) var count = 0
+
+    /// The rows of `list` as the view shows them: its sort mode, then `filter`.
+    /// - Complexity: O(sections) for the manual list without a filter; O(n log n) otherwise.
+    public init(list: DownloadList, filter: TaskFilter, now: Int64, utcOffsetSeconds: Int) {
+        if filter == .all && list.sortMode == .manual {
+            groups = list.sections.enumerated().map { i, s in
+                Group(title: s.title, section: i, tasks: nil, count: s.tasks.count)
+            }
+        } else {
+            groups = list.view(filter: filter, now: now, utcOffsetSeconds: utcOffsetSeconds).map { v in
+                Group(title: v.title, section: v.index, tasks: v.tasks.map(\.id), count: v.tasks.count)
+            }
+        }
+        var row = 0
+        for g in groups {
+            starts.append(row)
+            row += 1 + g.count
+        }
+        count = row
+    }
+
+    /// How many groups (section headers) there are.
+    public var groupCount: Int { groups.count }
+
+    /// The row at `i` (0 ≤ i < count). - Complexity: O(log sections).
+    public func row(_ i: Int, in list: DownloadList) -> Row? {
+        guard i >= 0, i < count else { return nil }
+        let g = group(containing: i)
+        let group = groups[g]
+        let offset = i - starts[g]
+        if offset == 0 {
+            return .header(title: group.title, section: group.section, count: group.count, group: g)
+        }
+        if let tasks = group.tasks { return .task(tasks[offset - 1], group: g) }
+        guard let s = group.section, list.sections.indices.contains(s),
+            list.sections[s].tasks.indices.contains(offset - 1)
+        else { return nil }
+        return .task(list.sections[s].tasks[offset - 1], group: g)
+    }
+
+    /// The group whose rows hold row `i`.
+    public func group(containing i: Int) -> Int {
+        var lo = 0
+        var hi = starts.count - 1
+        while lo < hi {
+            let mid = (lo + hi + 1) / 2
+            if starts[mid] <= i { lo = mid } else { hi = mid - 1 }
+        }
+        return lo
+    }
+
+    /// The row of group `g`'s header.
+    public func headerRow(ofGroup g: Int) -> Int? { starts.indices.contains(g) ? starts[g] : nil }
+
+    /// The manual section index of group `g`, when the view is the manual list.
+    public func section(ofGroup g: Int) -> Int? { groups.indices.contains(g) ? groups[g].section : nil }
+
+    /// The title of group `g`.
+    public func title(ofGroup g: Int) -> String { groups.indices.contains(g) ? groups[g].title : "" }
+
+    /// The row showing task `id`, if the view shows it.
+    /// - Complexity: O(tasks in the view): used when the list changed, to keep the cursor on its task.
+    public func row(of id: TaskID, in list: DownloadList) -> Int? {
+        for (g, group) in groups.enumerated() {
+            let tasks: [TaskID]
+            if let own = group.tasks {
+                tasks = own
+            } else if let s = group.section, list.sections.indices.contains(s) {
+                tasks = list.sections[s].tasks
+            } else {
+                continue
+            }
+            if let i = tasks.firstIndex(of: id) { return starts[g] + 1 + i }
+        }
+        return nil
+    }
+
+    /// The tasks of group `g`, in view order.
+    public func tasks(ofGroup g: Int, in list: DownloadList) -> [TaskID] {
+        guard groups.indices.contains(g) else { return [] }
+        if let own = groups[g].tasks { return own }
+        guard let s = groups[g].section, list.sections.indices.contains(s) else { return [] }
+        return list.sections[s].tasks
+    }
+}

@@ -1,0 +1,204 @@
+import LedgerCore
+import LedgerTransfer
+
+/// Who moves the bytes while the screen is open.
+public enum Runner: Sendable, Equatable {
+    /// Not known yet (the downloader is starting).
+    case starting
+    /// This process runs the downloader.
+    case here(pid: Int32)
+    /// Another process (`dledger run`) holds the ledger's run lock: this one watches and steers.
+    case elsewhere(pid: Int32?)
+    /// Nobody downloads (`--watch`, and no `dledger run`), or the downloader stopped on an error.
+    case nobody
+}
+
+/// The list as it was after an earlier event, for the history scrubber.
+public struct HistoryPoint: Sendable {
+    public var list: DownloadList
+    /// The event shown: its seq, commit time (ms) and what it did in words.
+    public var seq: Int64
+    public var time: Int64
+    public var words: String
+    /// The live head when the point was read.
+    public var head: Int64
+
+    public init(list: DownloadList, seq: Int64, time: Int64, words: String, head: Int64) {
+        self.list = list
+        self.seq = seq
+        self.time = time
+        self.words = words
+        self.head = head
+    }
+}
+
+/// What the screen model asks its host to do: the only way a key reaches the ledger.
+public enum Effect: Sendable, Equatable {
+    /// Execute this command (one event, as the CLI would append it).
+    case execute(Command)
+    /// Open the history scrubber at `seq` (nil: the event before the head), step by `events`, by `minutes`, or
+    /// jump to what the user typed (a seq or a time).
+    case historyAt(Int64?)
+    case historyStep(events: Int)
+    case historyMinutes(Int)
+    case historyJump(String)
+    /// Set the maximum download count or the speed limit to what the user typed, read as `dledger limit` and
+    /// `dledger speed-limit` read their argument (a bad value is refused there, with the CLI's words).
+    case setMaxDownloads(String)
+    case setSpeedLimit(String)
+    /// Show the audit trail of a task.
+    case audit(TaskID)
+    case quit
+}
+
+/// The whole state of the screen, and the pure functions over it: keys in (`handle`), lines out (`lines()`).
+///
+/// The host feeds it the list, the activity and the terminal size, performs the effects `handle` returns and
+/// reports back (`report`, `showHistory`, `showAudit`). Nothing here reads a clock, a file or a terminal.
+public struct UIModel: Sendable {
+    public internal(set) var list = DownloadList()
+    public internal(set) var activity: [TaskID: TransferActivity] = [:]
+    public internal(set) var size: (columns: Int, rows: Int) = (80, 24)
+    public var color: Bool
+    public var runner: Runner = .starting
+    /// Ms since the epoch and the local UTC offset, for the finished-within filter and times shown.
+    public var now: Int64 = 0
+    public var utcOffsetSeconds = 0
+    /// Formats a time (ms) for the history header; the host passes the CLI's local-time format.
+    public var formatTime: @Sendable (Int64) -> String = { "\($0)" }
+
+    public internal(set) var filter: TaskFilter = .all
+    public internal(set) var cursor = 0
+    public internal(set) var top = 0
+    public internal(set) var selection: Set<TaskID> = []
+    public internal(set) var overlay: Overlay = .none
+    public internal(set) var message: Message?
+    public internal(set) var history: HistoryPoint?
+    /// A key that waits for its second key (`A` then `p`: pause all).
+    public internal(set) var pendingAll = false
+    /// Rows of the list shown (the live list, or the history point's).
+    public internal(set) var rows: RowIndex
+    private var historyRows: RowIndex?
+    /// The task under the cursor when the list last changed, to keep the cursor on it.
+    var cursorTask: TaskID?
+    /// Counts by state over the live list, computed once per change of the list.
+    public internal(set) var counts: [TaskState: Int] = [:]
+
+    public init(color: Bool) {
+        self.color = color
+        rows = RowIndex(list: DownloadList(), filter: .all, now: 0, utcOffsetSeconds: 0)
+    }
+
+    /// A one-line message in the status area.
+    public struct Message: Sendable, Equatable {
+        public var text: String
+        public var isError: Bool
+    }
+
+    /// What covers part of the screen and takes the keys first.
+    public enum Overlay: Sendable, Equatable {
+        case none
+        case help(scroll: Int)
+        case prompt(Prompt)
+        /// Ask how to delete these tasks.
+        case deleteMenu([TaskID])
+        /// Ask y/n before a command that cannot give bytes back.
+        case confirm(String, Command)
+        /// Choose the section to move these tasks to.
+        case sectionPicker([TaskID], cursor: Int)
+        case audit(TaskID, lines: [String], scroll: Int)
+    }
+
+    /// The list the screen shows: the live one, or the history point's.
+    public var shownList: DownloadList { history?.list ?? list }
+
+    /// Rows in the list area.
+    public var listHeight: Int { max(1, size.rows - 4) }
+
+    // MARK: - Input from the host
+
+    /// The list changed (or is first known).
+    public mutating func setList(_ new: DownloadList) {
+        let changed = new.head != list.head || rows.count == 0
+        list = new
+        guard changed else { return }
+        var c: [TaskState: Int] = [:]
+        for s in list.sections {
+            for id in s.tasks {
+                if let t = list.tasks[id] { c[t.state, default: 0] += 1 }
+            }
+        }
+        counts = c
+        if !selection.isEmpty {
+            let trashView = filter == .trash
+            selection = selection.filter { list.tasks[$0] != nil && list.isTrashed($0) == trashView }
+        }
+        if history == nil { reindex() }
+    }
+
+    /// The running transfers' progress (not logged).
+    public mutating func setActivity(_ new: [TransferActivity]) {
+        var map: [TaskID: TransferActivity] = [:]
+        for a in new { map[a.id] = a }
+        activity = map
+    }
+
+    /// The terminal's size changed.
+    public mutating func resize(columns: Int, rows height: Int) {
+        size = (max(1, columns), max(1, height))
+        scrollToCursor()
+    }
+
+    /// Shows a message (what a command did, or why it was refused).
+    public mutating func report(_ text: String, isError: Bool = false) {
+        message = Message(text: text, isError: isError)
+    }
+
+    /// Shows the list as it was at `point` (nil: back to now).
+    public mutating func showHistory(_ point: HistoryPoint?) {
+        history = point
+        if let point {
+            historyRows = RowIndex(
+                list: point.list, filter: filter, now: now, utcOffsetSeconds: utcOffsetSeconds)
+            rows = historyRows!
+            message = Message(text: "#\(point.seq) \(point.words)", isError: false)
+        } else {
+            historyRows = nil
+            message = nil
+            reindex()
+        }
+        clampCursor()
+    }
+
+    /// Shows the audit trail of a task, one line per event.
+    public mutating func showAudit(_ id: TaskID, lines: [String]) {
+        overlay = .audit(id, lines: lines, scroll: max(0, lines.count - (listHeight - 1)))
+    }
+
+    /// Rebuilds the rows after the list, the filter or the sort changed; the cursor stays on its task.
+    mutating func reindex() {
+        let keep = cursorTask
+        rows = RowIndex(list: list, filter: filter, now: now, utcOffsetSeconds: utcOffsetSeconds)
+        if let keep, let row = rows.row(of: keep, in: list) {
+            cursor = row
+        }
+        clampCursor()
+    }
+
+    mutating func clampCursor() {
+        cursor = max(0, min(cursor, rows.count - 1))
+        if case .task(let id, _)? = rows.row(cursor, in: shownList) {
+            cursorTask = id
+        } else {
+            cursorTask = nil
+        }
+        scrollToCursor()
+    }
+
+    mutating func scrollToCursor() {
+        let h = listHeight
+        if cursor < top { top = cursor }
+        if cursor >= top + h { top = cursor - h + 1 }
+        top = max(0, min(top, max(0, rows.count - h)))
+    }
+}

@@ -1,0 +1,31 @@
+import LedgerCore
+import LedgerTransfer
+
+/// Rates, durations and failures in words, as the CLI prints them (`dledger` uses these too).
+public enum Units {
+    /// Decimal units: `"512 B"`, `"10.2 MB"`.
+    public static func bytes(_ n: Int64) -> String { TransferActivity.formatBytes(n) }
+
+    /// `"1.2 MB/s"`.
+    public static func rate(_ bytesPerSecond: Double) -> String {
+        bytes(Int64(bytesPerSecond.isFinite ? bytesPerSecond : 0)) + "/s"
+    }
+
+    /// `"45s"`, `"3m05s"`, `"2h10m"`; `"--"` when unknown.
+    public static func duration(_ seconds: Double) -> String {
+        guard seconds.isFinite, seconds >= 0, seconds < 1e9 else { return "--" }
+        let s = Int(seconds.rounded())
+        if s < 60 { return "\(s)s" }
+        if s < 3600 { return "\(s / 60)m" + pad2(s % 60) + "s" }
+        return "\(s / 3600)h" + pad2(s / 60 % 60) + "m"
+    }
+
+    static func pad2(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+
+    /// A failure as a user reads it: `"HTTP 404"`, `"timeout: ..."`.
+    public static func failure(_ f: TaskFailure?) -> String {
+        guard let f else { return "unknown error" }
+        if f.code == "http", !f.detail.isEmpty, f.detail.allSatisfy(\.isNumber) { return "HTTP \(f.detail)" }
+        return f.detail
+    }
+}

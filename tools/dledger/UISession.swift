@@ -1,0 +1,265 @@
+import DownloadLedger
+import Foundation
+import LedgerUI
+
+/// One run of `dledger ui`: the event loop between the terminal, the screen model, the ledger and the
+/// downloader. Keys, ticks, signals and resizes arrive on one stream and are handled in order by `run()`, the only
+/// place the model changes.
+final class UISession: @unchecked Sendable {
+    enum Event {
+        case keys([Key])
+        case tick
+        case resize
+        /// SIGTERM, SIGINT or SIGHUP: quit cleanly.
+        case signal
+        /// stdin closed.
+        case endOfInput
+        case downloaderEnded(Error?)
+    }
+
+    let ledger: Ledger
+    var model: UIModel
+    private let runDownloader: Bool
+    private var scheduler: Scheduler?
+    private var downloader: Task<Void, Never>?
+    private var lastStart = ContinuousClock.now
+    private let events: AsyncStream<Event>
+    private let sink: AsyncStream<Event>.Continuation
+    private let stopping = Flag()
+    private var signals: [DispatchSourceSignal] = []
+    private var signalCount = 0
+    private let signalLock = NSLock()
+    private var dirty = true
+    private var lastHead: Int64 = -1
+    private var hadActivity = false
+    /// Statistics for `ledger-bench ui`: screens composed, lines written.
+    private(set) var frames = 0
+
+    init(ledger: Ledger, color: Bool, runDownloader: Bool) throws {
+        self.ledger = ledger
+        self.runDownloader = runDownloader
+        model = UIModel(color: color)
+        (events, sink) = AsyncStream<Event>.makeStream(bufferingPolicy: .unbounded)
+        model.formatTime = { Format.local($0) }
+        let now = ledger.now()
+        model.now = now
+        model.utcOffsetSeconds = Format.utcOffset(at: now)
+        if runDownloader {
+            scheduler = try Scheduler(ledger: ledger, config: TransferConfig())
+        } else {
+            model.runner = .nobody
+        }
+    }
+
+    /// Runs until the user quits (or a signal asks to). Returns the exit status.
+    func run() async -> Int32 {
+        let terminal: UITerminal
+        do {
+            terminal = try UITerminal()
+        } catch {
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            return CLIError.failure
+        }
+        installSignals(terminal)
+        startInput()
+        let ticker = Task { [sink] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(100))
+                sink.yield(.tick)
+            }
+        }
+        let size = terminal.size()
+        model.resize(columns: size.columns, rows: size.rows)
+        model.setList(ledger.list)
+        startDownloader()
+        render(terminal)
+        var status = CLIError.success
+        loop: for await event in events {
+            switch event {
+            case .keys(let keys):
+                dirty = true
+                for key in keys {
+                    if perform(model.handle(key)) { break loop }
+                }
+            case .tick:
+                tick()
+            case .resize:
+                let size = terminal.size()
+                model.resize(columns: size.columns, rows: size.rows)
+                terminal.invalidate()
+                dirty = true
+            case .signal:
+                status = CLIError.interrupted
+                break loop
+            case .endOfInput:
+                break loop
+            case .downloaderEnded(let error):
+                downloaderEnded(error)
+            }
+            render(terminal)
+        }
+        ticker.cancel()
+        stopping.set()
+        scheduler?.requestStop()
+        await downloader?.value
+        terminal.restore()
+        for s in signals { s.cancel() }
+        return status
+    }
+
+    private func render(_ terminal: UITerminal) {
+        guard dirty else { return }
+        dirty = false
+        frames += 1
+        terminal.draw(model.lines())
+    }
+
+    /// Other processes' changes, the downloader's progress, the clock.
+    private func tick() {
+        _ = try? ledger.refresh()
+        let list = ledger.list
+        if list.head != lastHead {
+            lastHead = list.head
+            model.setList(list)
+            dirty = true
+        }
+        let activity = scheduler?.currentActivity() ?? []
+        if !activity.isEmpty || hadActivity {
+            model.setActivity(activity)
+            hadActivity = !activity.isEmpty
+            dirty = true
+        }
+        model.now = ledger.now()
+        updateRunner()
+    }
+
+    // MARK: - The downloader
+
+    private func startDownloader() {
+        guard let scheduler else { return }
+        lastStart = .now
+        model.runner = .starting
+        let sink = self.sink
+        downloader = Task {
+            do {
+                try await scheduler.run()
+                sink.yield(.downloaderEnded(nil))
+            } catch {
+                sink.yield(.downloaderEnded(error))
+            }
+        }
+    }
+
+    private func downloaderEnded(_ error: Error?) {
+        dirty = true
+        guard !stopping.isSet else { return }
+        if case LedgerOpenError.runnerActive(let pid, _)? = error {
+            model.runner = .elsewhere(pid: pid)
+        } else if let error {
+            model.report("the downloader stopped: \(CLIError(error))", isError: true)
+            model.runner = .nobody
+        }
+    }
+
+    /// Whose downloader runs: ours once it holds the lock; when another one did, try again every two seconds
+    /// (it may have ended), or in `--watch` mode read its pid from the lock file.
+    private func updateRunner() {
+        let pid = lockHolder()
+        switch model.runner {
+        case .starting:
+            if pid == getpid() {
+                model.runner = .here(pid: pid!)
+                dirty = true
+            }
+        case .elsewhere(let shown):
+            if runDownloader, ContinuousClock.now - lastStart > .seconds(2) {
+                startDownloader()
+                dirty = true
+            } else if !runDownloader, pid != shown {
+                model.runner = pid.map { .elsewhere(pid: $0) } ?? .nobody
+                dirty = true
+            }
+        case .nobody:
+            if !runDownloader, let pid {
+                model.runner = .elsewhere(pid: pid)
+                dirty = true
+            }
+        case .here: break
+        }
+    }
+
+    /// The pid written in `<ledger>.lock` when it names a live process.
+    private func lockHolder() -> Int32? {
+        guard let data = FileManager.default.contents(atPath: ledger.path + ".lock"),
+            let pid = Int32(
+                String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)),
+            pid > 0, kill(pid, 0) == 0
+        else { return nil }
+        return pid
+    }
+
+    // MARK: - Input and signals
+
+    private func startInput() {
+        let sink = self.sink
+        let stopping = self.stopping
+        let thread = Thread {
+            var parser = KeyParser()
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while !stopping.isSet {
+                var fds = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+                let ready = poll(&fds, 1, parser.hasPending ? 30 : 200)
+                if ready < 0 && errno != EINTR { break }
+                if ready <= 0 {
+                    let keys = parser.flush()
+                    if !keys.isEmpty { sink.yield(.keys(keys)) }
+                    continue
+                }
+                let n = read(STDIN_FILENO, &buffer, buffer.count)
+                if n < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+                if n <= 0 {
+                    sink.yield(.endOfInput)
+                    break
+                }
+                let keys = parser.feed(Array(buffer[0..<n]))
+                if !keys.isEmpty { sink.yield(.keys(keys)) }
+            }
+        }
+        thread.start()
+    }
+
+    private func installSignals(_ terminal: UITerminal) {
+        let sink = self.sink
+        for sig in [SIGINT, SIGTERM, SIGHUP, SIGWINCH] {
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            source.setEventHandler { [self] in
+                if sig == SIGWINCH {
+                    sink.yield(.resize)
+                    return
+                }
+                let n = signalLock.withLock {
+                    signalCount += 1
+                    return signalCount
+                }
+                if n == 1 {
+                    sink.yield(.signal)
+                } else {
+                    // A second signal while stopping: give the terminal back and go now.
+                    terminal.restore()
+                    _exit(CLIError.interrupted)
+                }
+            }
+            source.resume()
+            signals.append(source)
+        }
+    }
+}
+
+/// A flag set once, read from any thread.
+final class Flag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.withLock { value } }
+    func set() { lock.withLock { value = true } }
+}
