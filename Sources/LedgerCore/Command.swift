@@ -10,6 +10,17 @@ public enum AddPlacement: Sendable, Equatable {
     case newSection(title: String, at: Int?)
 }
 
+/// URLs for one place, in an add of several groups.
+public struct AddGroup: Sendable, Equatable {
+    public var urls: [String]
+    public var placement: AddPlacement
+
+    public init(urls: [String], placement: AddPlacement) {
+        self.urls = urls
+        self.placement = placement
+    }
+}
+
 /// Which tasks a bulk command covers.
 public enum Selection: Sendable, Equatable {
     case tasks([TaskID])
@@ -32,6 +43,8 @@ public enum SectionSortKey: String, Sendable, CaseIterable {
 /// A user's intent. Validated against the current projection, it becomes one event, or a `LedgerError`.
 public enum Command: Sendable, Equatable {
     case add(urls: [String], placement: AddPlacement, name: String?, sha256: String?, directory: String?)
+    /// Several groups of URLs, each to its place, as one action (one event, one undo).
+    case addGroups([AddGroup], directory: String?)
     case move([TaskID], to: Location)
     case insertSection(title: String, at: Int?)
     case renameSection(Int, title: String)

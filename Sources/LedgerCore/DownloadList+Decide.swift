@@ -6,6 +6,8 @@ extension DownloadList {
         switch command {
         case .add(let urls, let placement, let name, let sha256, let directory):
             return try decideAdd(urls, placement, name: name, sha256: sha256, directory: directory)
+        case .addGroups(let groups, let directory):
+            return try decideGroups(groups, directory: directory)
         case .move(let ids, let to):
             try requireManual()
             let live = try liveTasks(ids)
@@ -301,6 +303,36 @@ extension DownloadList {
         var d = Decision(
             entry: Entry(.tasksAdded(tasks: new, section: section, index: index, newSectionTitle: title)))
         d.added = new.map(\.id)
+        d.skipped = skipped
+        return d
+    }
+
+    /// Each group decided against the list the groups before it leave; groups whose URLs are all skipped add no
+    /// section. One event for all.
+    private func decideGroups(_ groups: [AddGroup], directory: String?) throws -> Decision {
+        guard groups.count > 1 else {
+            guard let g = groups.first else { throw LedgerError.nothingToDo("no URL given") }
+            return try decideAdd(g.urls, g.placement, name: nil, sha256: nil, directory: directory)
+        }
+        var trial = self
+        var added: [TaskGroup] = []
+        var skipped: [(url: String, reason: String)] = []
+        for g in groups where !g.urls.isEmpty {
+            do {
+                let d = try trial.decideAdd(g.urls, g.placement, name: nil, sha256: nil, directory: directory)
+                guard case .tasksAdded(let tasks, let section, let index, let title) = d.entry.event else {
+                    continue
+                }
+                added.append(TaskGroup(tasks: tasks, section: section, index: index, newSectionTitle: title))
+                skipped += d.skipped
+                trial.reduce(d.entry.event, time: 0)
+            } catch let e as NothingAdded {
+                skipped += e.skipped
+            }
+        }
+        guard !added.isEmpty else { throw NothingAdded(skipped: skipped) }
+        var d = Decision(entry: Entry(.groupsAdded(added)))
+        d.added = added.flatMap { $0.tasks.map(\.id) }
         d.skipped = skipped
         return d
     }

@@ -60,7 +60,8 @@ extension DownloadList {
             return .emptySectionsPolicyChanged(autoRemove: autoRemoveEmptySections)
         case .trashPolicyChanged:
             return .trashPolicyChanged(enabled: trashEnabled)
-        case .tasksAdded, .ledgerCreated, .tasksRemoved, .tasksTrashed, .filesDeleted, .trashPurged,
+        case .tasksAdded, .groupsAdded, .ledgerCreated, .tasksRemoved, .tasksTrashed, .filesDeleted,
+            .trashPurged,
             .tasksErased,
             .tasksRedownloaded,
             .transferStarted, .transferResolved,

@@ -13,7 +13,25 @@ extension DownloadList {
                 title != nil ? Swift.max(0, Swift.min(section, sections.count)) : sections.isEmpty ? 0 : nil
             let added = addTasks(
                 new, section: section, index: index, newSectionTitle: title, time: logged.time)
-            inverse = added.isEmpty ? nil : .tasksRemoved(ids: added, removingSection: created)
+            inverse =
+                added.isEmpty ? nil : .tasksRemoved(ids: added, removingSections: created.map { [$0] } ?? [])
+        } else if case .groupsAdded(let groups) = event {
+            var added: [TaskID] = []
+            var created: [Int] = []
+            for g in groups {
+                let new =
+                    g.newSectionTitle != nil
+                    ? Swift.max(0, Swift.min(g.section, sections.count)) : sections.isEmpty ? 0 : nil
+                added += addTasks(
+                    g.tasks, section: g.section, index: g.index, newSectionTitle: g.newSectionTitle,
+                    time: logged.time)
+                // A section inserted at or before one created earlier moves that one down.
+                if let new {
+                    created = created.map { $0 >= new ? $0 + 1 : $0 }
+                    created.append(new)
+                }
+            }
+            inverse = added.isEmpty ? nil : .tasksRemoved(ids: added, removingSections: created.sorted())
         } else {
             inverse = event.isTransferFact ? nil : inverseOf(event)
             reduce(event, time: logged.time)
@@ -80,8 +98,14 @@ extension DownloadList {
             autoRemoveEmptySections = autoRemove
         case .tasksAdded(let new, let section, let index, let title):
             addTasks(new, section: section, index: index, newSectionTitle: title, time: time)
-        case .tasksRemoved(let ids, let section):
-            removeTasks(ids, section: section)
+        case .groupsAdded(let groups):
+            for g in groups {
+                addTasks(
+                    g.tasks, section: g.section, index: g.index, newSectionTitle: g.newSectionTitle,
+                    time: time)
+            }
+        case .tasksRemoved(let ids, let sections):
+            removeTasks(ids, sections: sections)
         case .tasksMoved(let ids, let section, let index):
             moveTasks(ids, section: section, index: index)
         case .tasksPlaced(let placements, let recreating):
@@ -200,14 +224,16 @@ extension DownloadList {
         return fresh
     }
 
-    private mutating func removeTasks(_ ids: [TaskID], section: Int?) {
+    private mutating func removeTasks(_ ids: [TaskID], sections created: [Int]) {
         let gone = Set(ids.filter { tasks.contains($0) && !isTrashed($0) })
         _ = detach(gone)
         for id in gone {
             urls.set(tasks[id]!.url, nil)
             tasks[id] = nil
         }
-        if let s = section, sections.indices.contains(s), sections[s].tasks.isEmpty { sections.remove(at: s) }
+        for s in created.sorted(by: >) where sections.indices.contains(s) && sections[s].tasks.isEmpty {
+            sections.remove(at: s)
+        }
     }
 
     /// Removes live tasks from their sections; returns the indexes of sections they emptied.

@@ -4,6 +4,7 @@ private struct PayloadFields {
     var id: Int64?
     var ids: [TaskID]?
     var tasks: [NewTask]?
+    var groups: [TaskGroup]?
     var placements: [Placement]?
     var entries: [TrashEntry]?
     var positions: [Int]?
@@ -113,6 +114,8 @@ extension Entry {
             f.ids = try list(&r) { r in try r.int() }
         } else if key.equals("tasks") {
             f.tasks = try list(&r) { r in try readTask(&r) }
+        } else if key.equals("groups") {
+            f.groups = try list(&r) { r in try readGroup(&r) }
         } else if key.equals("section") {
             f.section = try r.int()
         } else if key.equals("index") {
@@ -233,6 +236,28 @@ extension Entry {
         return NewTask(id: id, url: url, name: name, sha256: sha, directory: dir)
     }
 
+    private static func readGroup(_ r: inout JSONReader) throws -> TaskGroup {
+        var tasks: [NewTask]?
+        var section: Int64?
+        var index: Int64?
+        var title: String?
+        try r.object { r, k in
+            if k.equals("tasks") {
+                tasks = try list(&r) { r in try readTask(&r) }
+            } else if k.equals("section") {
+                section = try r.int()
+            } else if k.equals("index") {
+                index = try r.int()
+            } else if k.equals("newSection") {
+                title = try r.string()
+            } else {
+                try r.skip()
+            }
+        }
+        guard let tasks, let section, let index else { throw r.fail("incomplete group") }
+        return TaskGroup(tasks: tasks, section: Int(section), index: Int(index), newSectionTitle: title)
+    }
+
     private static func readPlacement(_ r: inout JSONReader) throws -> Placement {
         var id: Int64?
         var title: String?
@@ -340,7 +365,10 @@ extension Entry {
                 directory: try need(f.dir, "dir", r), maxDownloads: Int(f.max ?? 0),
                 autoRemoveEmptySections: f.flag ?? false)
         } else if k.equals("tasksRemoved") {
-            return .tasksRemoved(ids: f.ids ?? [], removingSection: f.section.map { Int($0) })
+            return .tasksRemoved(
+                ids: f.ids ?? [], removingSections: f.section.map { [Int($0)] } ?? f.sections ?? [])
+        } else if k.equals("groupsAdded") {
+            return .groupsAdded(f.groups.take() ?? [])
         } else if k.equals("tasksMoved") {
             return .tasksMoved(
                 ids: f.ids ?? [], section: Int(try need(f.section, "section", r)),

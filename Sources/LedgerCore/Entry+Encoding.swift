@@ -1,4 +1,24 @@
 extension Entry {
+    /// The fields of an add (or of one group of an add): its tasks and where they go.
+    private static func write(
+        _ tasks: [NewTask], section: Int, index: Int, title: String?, _ w: inout JSONWriter
+    ) {
+        w.beginArray("tasks")
+        for t in tasks {
+            w.beginObject()
+            w.field("id", t.id)
+            w.field("url", t.url)
+            w.field("name", t.name)
+            w.field("sha256", t.sha256)
+            w.field("dir", t.directory)
+            w.endObject()
+        }
+        w.endArray()
+        w.field("section", section)
+        w.field("index", index)
+        w.field("newSection", title)
+    }
+
     /// The canonical payload: compact JSON, fields in a fixed order, absent optionals omitted.
     /// - Complexity: O(size of the event).
     public func encodedPayload() -> [UInt8] {
@@ -10,23 +30,23 @@ extension Entry {
             w.field("max", maxDownloads)
             if autoRemove { w.field("autoRemove", true) }
         case .tasksAdded(let tasks, let section, let index, let title):
-            w.beginArray("tasks")
-            for t in tasks {
+            Self.write(tasks, section: section, index: index, title: title, &w)
+        case .groupsAdded(let groups):
+            w.beginArray("groups")
+            for g in groups {
                 w.beginObject()
-                w.field("id", t.id)
-                w.field("url", t.url)
-                w.field("name", t.name)
-                w.field("sha256", t.sha256)
-                w.field("dir", t.directory)
+                Self.write(g.tasks, section: g.section, index: g.index, title: g.newSectionTitle, &w)
                 w.endObject()
             }
             w.endArray()
-            w.field("section", section)
-            w.field("index", index)
-            w.field("newSection", title)
-        case .tasksRemoved(let ids, let section):
+        case .tasksRemoved(let ids, let sections):
             w.field("ids", ids: ids)
-            w.field("section", section.map(Int64.init))
+            // One section as `section` (how every add's undo was logged before groups), several as `sections`.
+            if sections.count == 1 {
+                w.field("section", sections[0])
+            } else if !sections.isEmpty {
+                w.field("sections", ids: sections.map(Int64.init))
+            }
         case .tasksMoved(let ids, let section, let index):
             w.field("ids", ids: ids)
             w.field("section", section)

@@ -7,6 +7,7 @@ extension Event {
         switch self {
         case .ledgerCreated: return "ledgerCreated"
         case .tasksAdded: return "tasksAdded"
+        case .groupsAdded: return "groupsAdded"
         case .tasksRemoved: return "tasksRemoved"
         case .tasksMoved: return "tasksMoved"
         case .tasksPlaced: return "tasksPlaced"
@@ -49,7 +50,7 @@ extension Event {
         "trashPurged",
         "tasksRedownloaded", "taskRenamed", "tasksPaused", "tasksResumed", "tasksStopped", "statesRestored",
         "maxDownloadsChanged", "speedLimitChanged", "sortChanged", "emptySectionsPolicyChanged",
-        "sectionSorted", "tasksErased", "trashPolicyChanged",
+        "sectionSorted", "tasksErased", "trashPolicyChanged", "groupsAdded",
         "transferStarted", "transferResolved", "transferPaused", "transferCompleted", "transferFailed",
         "transferRetrying",
     ]

@@ -21,6 +21,22 @@ public struct NewTask: Sendable, Equatable {
     }
 }
 
+/// One group of an add of several groups (`add --from-file` with `# Title` lines): tasks inserted at
+/// `section`/`index`, after a new section titled `newSectionTitle` is inserted at `section` when given.
+public struct TaskGroup: Sendable, Equatable {
+    public var tasks: [NewTask]
+    public var section: Int
+    public var index: Int
+    public var newSectionTitle: String?
+
+    public init(tasks: [NewTask], section: Int, index: Int, newSectionTitle: String?) {
+        self.tasks = tasks
+        self.section = section
+        self.index = index
+        self.newSectionTitle = newSectionTitle
+    }
+}
+
 /// A fact in the log. User actions come first; the downloader's facts (`transfer…`) follow.
 /// Each user action is exactly one event, however many tasks it covers.
 public enum Event: Sendable, Equatable {
@@ -30,9 +46,11 @@ public enum Event: Sendable, Equatable {
     /// Tasks inserted at `section`/`index`; with `newSectionTitle`, a section with that title is first
     /// inserted at `section`.
     case tasksAdded(tasks: [NewTask], section: Int, index: Int, newSectionTitle: String?)
-    /// Tasks taken out of the list and forgotten: the inverse of an add. `removingSection`, the section the add
-    /// created, goes too when it is left empty.
-    case tasksRemoved(ids: [TaskID], removingSection: Int?)
+    /// Several groups added by one command, each applied like `tasksAdded`, in order.
+    case groupsAdded([TaskGroup])
+    /// Tasks taken out of the list and forgotten: the inverse of an add. `removingSections`, the sections the add
+    /// created (indexes after it), go too when they are left empty.
+    case tasksRemoved(ids: [TaskID], removingSections: [Int])
     /// Tasks removed from where they are, then inserted in the given order at `section`/`index`
     /// (the index counts in the section without the moved tasks).
     case tasksMoved(ids: [TaskID], section: Int, index: Int)
@@ -103,6 +121,7 @@ public enum Event: Sendable, Equatable {
     public var taskIDs: [TaskID] {
         switch self {
         case .tasksAdded(let tasks, _, _, _): return tasks.map(\.id)
+        case .groupsAdded(let groups): return groups.flatMap { $0.tasks.map(\.id) }
         case .tasksPlaced(let placements, _): return placements.map(\.id)
         case .tasksTrashed(let entries, _, _): return entries.map(\.id)
         case .tasksMoved(let ids, _, _), .tasksRemoved(let ids, _), .tasksDeleted(let ids, _),

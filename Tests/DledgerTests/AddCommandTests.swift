@@ -49,12 +49,52 @@ import Testing
 
     @Test func fromFileReadsOneURLPerLineSkippingComments() async throws {
         let box = try DledgerSandbox()
-        let list = "# my list\nhttp://example.com/x\n\n  http://example.com/y  \nnot-a-url\n"
+        let list = "## my list\nhttp://example.com/x\n\n  http://example.com/y  \nnot-a-url\n"
         let r = try await box.run("add", "--from-file", "-", stdin: list)
         #expect(r.status == 0)
         #expect(r.out.contains("added #1 to section 0 'Downloads': http://example.com/x"))
         #expect(r.out.contains("added #2 to section 0 'Downloads': http://example.com/y"))
         #expect(r.out.contains("skipped not-a-url: not a URL"))
+    }
+
+    /// `# Title` lines make several titled groups in one command: one event, one undo (SDE `download(sections:)`).
+    @Test func fromFileWithTitlesAddsSeveralGroupsAsOneAction() async throws {
+        let box = try DledgerSandbox()
+        try await box.run("add", "http://example.com/old", "--section", "Media")
+        let before = try await box.eventCount()
+        let list = [
+            "http://example.com/first", "# Linux", "http://example.com/debian.iso",
+            "http://example.com/arch.iso",
+            "## a comment", "# Media", "http://example.com/talk.mp4", "# Empty", "",
+        ].joined(separator: "\n")
+        let r = try await box.run(
+            "add", "--from-file", "-", "--new-section", "Top", "--at-section", "0", stdin: list)
+        #expect(r.status == 0, "\(r.err)")
+        #expect(
+            r.out.split(separator: "\n") == [
+                "added #2 to section 0 'Top': http://example.com/first",
+                "added #3 to section 2 'Linux': http://example.com/debian.iso",
+                "added #4 to section 2 'Linux': http://example.com/arch.iso",
+                "added #5 to section 1 'Media': http://example.com/talk.mp4",
+            ])
+        #expect(try await box.eventCount() == before + 1)
+        let ls = try await box.run("ls").out
+        #expect(
+            ls.hasPrefix("0 Top  (1 task)") && ls.contains("1 Media  (2 tasks)")
+                && ls.contains("2 Linux  (2 tasks)"))
+        #expect(!ls.contains("Empty"))
+        let words = "added #2 to new section 0 'Top', #3 #4 to new section 2 'Linux', #5 to section 1"
+        let log = try await box.run("log").out.split(separator: "\n").last ?? ""
+        #expect(log.hasSuffix("groupsAdded                " + words), "\(log)")
+        let undo = try await box.run("undo")
+        #expect(
+            undo.out
+                == "undid #3 (\(words)): took #2 #3 #4 #5 out of the list, and the empty section 0 'Top', and the empty section 2 'Linux'\n"
+        )
+        #expect(try await box.run("ls").out.hasPrefix("0 Media  (1 task)\n"))
+        let bad = try await box.run(
+            "add", "--from-file", "-", "--name", "x", stdin: "# A\nhttp://example.com/z\n")
+        #expect(bad.status == 64)
     }
 
     @Test func nameAndChecksumAreValidated() async throws {

@@ -11,6 +11,16 @@ let sampleEvents: [Event] = {
         .ledgerCreated(directory: "/home/ü/Downloads", maxDownloads: 3),
         .ledgerCreated(directory: "/d", maxDownloads: 0, autoRemoveEmptySections: true),
         .sectionSorted(index: 2, order: [5, 3, 4]),
+        .tasksRemoved(ids: [1, 2], removingSections: [0, 3]),
+        .groupsAdded([
+            TaskGroup(
+                tasks: [NewTask(id: 1, url: "http://h/a", directory: "/d")], section: 0, index: 2,
+                newSectionTitle: nil),
+            TaskGroup(
+                tasks: [NewTask(id: 2, url: "http://h/b", name: tricky, directory: "/d")], section: 3,
+                index: 0,
+                newSectionTitle: tricky),
+        ]),
         .tasksErased(ids: [1, 2], modes: [.record]),
         .tasksErased(ids: [1, 2], modes: [.all, .record]),
         .trashPolicyChanged(enabled: false),
@@ -33,8 +43,8 @@ let sampleEvents: [Event] = {
         .tasksAdded(
             tasks: [NewTask(id: 9, url: "http://h/c", directory: "")], section: 0, index: 4,
             newSectionTitle: nil),
-        .tasksRemoved(ids: [1, 2], removingSection: 3),
-        .tasksRemoved(ids: [5], removingSection: nil),
+        .tasksRemoved(ids: [1, 2], removingSections: [3]),
+        .tasksRemoved(ids: [5], removingSections: []),
         .tasksMoved(ids: [3, 1, 2], section: 2, index: 0),
         .tasksPlaced([
             Placement(id: 4, sectionTitle: tricky, section: 0, index: 1),

@@ -62,7 +62,7 @@ private struct Fuzzer {
     /// Any command, valid or not.
     mutating func command() -> Command {
         let trashIDs = list.trash.map(\.id)
-        switch rng.below(26) {
+        switch rng.below(27) {
         case 0, 1, 2:
             let picked = (0...rng.below(3)).map { _ in rng.pick(urls) }
             let name = picked.count == 1 && rng.chance(0.3) ? rng.pick(names) : nil
@@ -100,6 +100,11 @@ private struct Fuzzer {
             return .sortSection(
                 rng.below(list.sections.count + 1), by: rng.pick(SectionSortKey.allCases),
                 descending: rng.chance(0.5))
+        case 25:
+            return .addGroups(
+                (0...rng.below(3)).map { _ in
+                    AddGroup(urls: (0...rng.below(2)).map { _ in rng.pick(urls) }, placement: placement())
+                }, directory: nil)
         default: return .undoPast
         }
     }

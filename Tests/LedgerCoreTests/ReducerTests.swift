@@ -72,7 +72,7 @@ struct ReducerTests {
             $0.nextID = 3
             $0.undoStack = [
                 step(
-                    s0, .tasksRemoved(ids: [1, 2], removingSection: 0),
+                    s0, .tasksRemoved(ids: [1, 2], removingSections: [0]),
                     for: .tasksAdded(tasks: new, section: 0, index: 0, newSectionTitle: nil))
             ]
         }
@@ -92,7 +92,7 @@ struct ReducerTests {
             $0.nextID = 8
             $0.undoStack.append(
                 step(
-                    s0, .tasksRemoved(ids: [6, 7], removingSection: nil),
+                    s0, .tasksRemoved(ids: [6, 7], removingSections: []),
                     for: .tasksAdded(tasks: new, section: 1, index: 1, newSectionTitle: nil)))
         }
     }
@@ -111,8 +111,43 @@ struct ReducerTests {
             $0.nextID = 7
             $0.undoStack.append(
                 step(
-                    s0, .tasksRemoved(ids: [6], removingSection: 1),
+                    s0, .tasksRemoved(ids: [6], removingSections: [1]),
                     for: .tasksAdded(tasks: new, section: 1, index: 0, newSectionTitle: "New")))
+        }
+    }
+
+    /// Several groups in one event: each applied as an add, in order; its undo takes out every task and every
+    /// section the groups created, at their indexes after the whole add.
+    @Test func groupsAddedApplyInOrderAsOneUndoableAction() {
+        let s0 = fixture().list
+        let groups = [
+            TaskGroup(
+                tasks: [NewTask(id: 6, url: u("f"), directory: "/dl")], section: 0, index: 3,
+                newSectionTitle: nil),
+            TaskGroup(
+                tasks: [NewTask(id: 7, url: u("g"), directory: "/dl")], section: 2, index: 0,
+                newSectionTitle: "C"),
+            TaskGroup(
+                tasks: [NewTask(id: 8, url: u("h"), directory: "/dl")], section: 0, index: 0,
+                newSectionTitle: "Top"),
+            TaskGroup(
+                tasks: [NewTask(id: 9, url: u("i"), directory: "/dl")], section: 2, index: 2,
+                newSectionTitle: nil),
+        ]
+        assertReduce(from: s0, [.groupsAdded(groups)]) {
+            for (id, name) in [(6, "f"), (7, "g"), (8, "h"), (9, "i")] as [(TaskID, String)] {
+                $0.tasks[id] = DownloadList.task(id, u(name), at: 9_000)
+                $0.urlIndex[u(name)] = id
+            }
+            $0.sections = [
+                Section(title: "Top", tasks: [8]), Section(title: "Downloads", tasks: [1, 2, 3, 6]),
+                Section(title: "B", tasks: [4, 5, 9]), Section(title: "C", tasks: [7]),
+            ]
+            $0.nextID = 10
+            $0.undoStack.append(
+                step(
+                    s0, .tasksRemoved(ids: [6, 7, 8, 9], removingSections: [0, 3]), for: .groupsAdded(groups))
+            )
         }
     }
 

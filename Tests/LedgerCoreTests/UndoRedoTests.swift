@@ -65,6 +65,23 @@ struct UndoRedoTests {
             .add(urls: [u("x")], placement: .end, name: "X", sha256: nil, directory: "/o"), on: fixture())
     }
 
+    @Test func undoOfAnAddOfGroupsRemovesEveryTaskAndSectionItBrought() {
+        let groups = [
+            AddGroup(urls: [u("x")], placement: .newSection(title: "N", at: 0)),
+            AddGroup(urls: [u("y"), u("a")], placement: .titled("B")),
+            AddGroup(urls: [u("z")], placement: .titled("New")),
+            AddGroup(urls: [u("w")], placement: .titled("New")),
+        ]
+        checkUndoRedo(.addGroups(groups, directory: nil), on: fixture())
+        checkUndoRedo(.addGroups(groups, directory: nil), on: TestLog())
+        var log = fixture()
+        let d = log.run(.addGroups(groups, directory: nil))
+        #expect(d?.added == [6, 7, 8, 9])
+        #expect(d?.skipped.map(\.url) == [u("a")])
+        #expect(log.titles == ["N", "Downloads", "B", "New"])
+        #expect(log.layout == [[6], [1, 2, 3], [4, 5, 7], [8, 9]])
+    }
+
     @Test func undoOfAnAddLetsTheSameURLBeAddedAgain() {
         var log = fixture()
         log.add(u("x"))

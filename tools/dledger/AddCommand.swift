@@ -16,7 +16,7 @@ enum AddCommand {
         ("--sha256 <hex>", "Expected SHA-256; a mismatch fails the task (one URL only)."),
         (
             "--from-file <file>",
-            "Read URLs from FILE ('-': stdin), one per line; blanks and # comments skipped."
+            "Read URLs from FILE ('-': stdin), one per line; '# Title' sends the next ones to that section."
         ),
     ]
 
@@ -36,8 +36,15 @@ enum AddCommand {
     static func command(_ inv: Invocation) throws -> Command {
         var urls: [String] = []
         for raw in inv.positionals { urls.append(try Validation.url(raw)) }
-        if let file = inv.args.value("--from-file") { urls += try readURLs(file, cwd: inv.context.cwd) }
-        guard !urls.isEmpty else { throw CLIError.usage("give at least one URL (or --from-file)") }
+        var titled: [(title: String, urls: [String])] = []
+        if let file = inv.args.value("--from-file") {
+            let read = try readGroups(file, cwd: inv.context.cwd)
+            urls += read.untitled
+            titled = read.titled
+        }
+        guard !urls.isEmpty || titled.contains(where: { !$0.urls.isEmpty }) else {
+            throw CLIError.usage("give at least one URL (or --from-file)")
+        }
         let placement: AddPlacement
         let chosen = ["--section", "--section-index", "--new-section"].filter { inv.args.value($0) != nil }
         if chosen.count > 1 { throw CLIError.usage("give only one of \(chosen.joined(separator: ", "))") }
@@ -61,12 +68,44 @@ enum AddCommand {
         } else {
             placement = .end
         }
-        return .add(
-            urls: urls, placement: placement, name: try inv.args.value("--name").map(Validation.name),
-            sha256: try inv.args.value("--sha256").map(Validation.sha256), directory: inv.context.dir)
+        let name = try inv.args.value("--name").map(Validation.name)
+        let sha256 = try inv.args.value("--sha256").map(Validation.sha256)
+        guard titled.isEmpty else {
+            guard name == nil, sha256 == nil else {
+                throw CLIError.usage("--name and --sha256 apply to a single URL, not to '# Title' groups")
+            }
+            let groups =
+                (urls.isEmpty ? [] : [AddGroup(urls: urls, placement: placement)])
+                + titled.map { AddGroup(urls: $0.urls, placement: .titled($0.title)) }
+            return .addGroups(groups, directory: inv.context.dir)
+        }
+        return .add(urls: urls, placement: placement, name: name, sha256: sha256, directory: inv.context.dir)
     }
 
-    static func readURLs(_ file: String, cwd: String) throws -> [String] {
+    /// The URLs of a `--from-file` list: one per line; blank lines and `## comments` skipped; a `# Title` line
+    /// starts a group whose URLs go to the section with that title (created at the end when there is none).
+    /// URLs before the first title follow the command's placement options.
+    static func readGroups(_ file: String, cwd: String) throws -> (
+        untitled: [String], titled: [(title: String, urls: [String])]
+    ) {
+        var untitled: [String] = []
+        var titled: [(title: String, urls: [String])] = []
+        for line in try readLines(file, cwd: cwd) {
+            if line.hasPrefix("##") { continue }
+            if line.hasPrefix("#") {
+                let title = try Validation.title(String(line.dropFirst()))
+                titled.append((title, []))
+            } else if titled.isEmpty {
+                untitled.append(line)
+            } else {
+                titled[titled.count - 1].urls.append(line)
+            }
+        }
+        return (untitled, titled)
+    }
+
+    /// The file's (or stdin's, for `-`) lines, trimmed, blank ones left out.
+    static func readLines(_ file: String, cwd: String) throws -> [String] {
         let data: Data
         if file == "-" {
             data = FileHandle.standardInput.readDataToEndOfFile()
@@ -79,7 +118,7 @@ enum AddCommand {
         }
         return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
             .map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+            .filter { !$0.isEmpty }
     }
 
     static func run(_ inv: Invocation) throws -> Int32 {
@@ -102,14 +141,38 @@ enum AddCommand {
 
     /// Prints what an add did.
     static func report(_ outcome: Outcome, list: DownloadList, inv: Invocation) {
-        guard case .tasksAdded(let tasks, let section, _, _) = outcome.entry.event else { return }
+        let groups: [(tasks: [NewTask], section: Int)]
+        switch outcome.entry.event {
+        case .tasksAdded(let tasks, let section, _, _): groups = [(tasks, section)]
+        case .groupsAdded(let added): groups = Self.finalSections(added)
+        default: return
+        }
         if inv.context.json {
-            let added = tasks.map { ($0.id, $0.url) }
+            let added = groups.flatMap { $0.tasks.map { ($0.id, $0.url) } }
+            let section = groups.count == 1 ? groups[0].section : nil
             inv.console.out(
                 result(seq: outcome.seq, section: section, added: added, skipped: outcome.decision.skipped)
                     .rendered(pretty: true))
             return
         }
+        for (tasks, section) in groups { report(tasks, section: section, list: list, inv: inv) }
+        for s in outcome.decision.skipped { inv.console.info("skipped \(s.url): \(s.reason)") }
+    }
+
+    /// Each group's tasks with the index their section has once the whole add is done (a section a later group
+    /// inserted before it moves it down).
+    static func finalSections(_ groups: [TaskGroup]) -> [(tasks: [NewTask], section: Int)] {
+        var placed: [(tasks: [NewTask], section: Int)] = []
+        for g in groups {
+            if g.newSectionTitle != nil {
+                placed = placed.map { ($0.tasks, $0.section >= g.section ? $0.section + 1 : $0.section) }
+            }
+            placed.append((g.tasks, g.section))
+        }
+        return placed
+    }
+
+    private static func report(_ tasks: [NewTask], section: Int, list: DownloadList, inv: Invocation) {
         let title = list.sections.indices.contains(section) ? " '\(list.sections[section].title)'" : ""
         for t in tasks {
             if inv.console.quiet {
@@ -118,7 +181,6 @@ enum AddCommand {
                 inv.console.out("added #\(t.id) to section \(section)\(title): \(t.url)")
             }
         }
-        for s in outcome.decision.skipped { inv.console.info("skipped \(s.url): \(s.reason)") }
     }
 
     static func result(

@@ -37,9 +37,16 @@ enum EventWords {
             let what = "added " + ids(tasks.map(\.id))
             if let newTitle { return what + " to new section \(section) '\(newTitle)'" }
             return what + " to section \(section) at index \(index)"
-        case .tasksRemoved(let removed, let section):
+        case .groupsAdded(let groups):
+            return "added "
+                + AddCommand.finalSections(groups).map { g in
+                    let title = groups.first { $0.tasks == g.tasks }?.newSectionTitle
+                    return ids(g.tasks.map(\.id))
+                        + (title.map { " to new section \(g.section) '\($0)'" } ?? " to section \(g.section)")
+                }.joined(separator: ", ")
+        case .tasksRemoved(let removed, let sections):
             return "took \(ids(removed)) out of the list"
-                + (section.map { ", and the empty section \($0)" + title($0, list) } ?? "")
+                + sections.map { ", and the empty section \($0)" + title($0, list) }.joined()
         case .tasksTrashed(let entries, _, let removing):
             return "put \(ids(entries.map(\.id))) back in the to-delete list"
                 + removing.map { ", removed section \($0)" + title($0, list) + " again" }.joined()
