@@ -35,14 +35,18 @@ public struct BatchRefused: Error, Sendable, CustomStringConvertible {
 public final class Ledger: @unchecked Sendable {
     public let path: String
     public let isReadOnly: Bool
-    let store: EventStore
+    /// The log. Swapped (under the lock) only once: from memory to the file, when a new ledger is first written.
+    var store: EventStore
+    /// Set while a new ledger exists only in memory (its creation event in an in-memory store): nothing is on disk
+    /// until the first command succeeds, which writes the file whole (`Ledger+Creation.swift`).
+    var pendingCreation: NewEvent?
     private let lock = NSRecursiveLock()
-    private var state: DownloadList
-    private var lastSnapshotSeq: Int64 = 0
-    private var lastToken: Int64 = 0
+    var state: DownloadList
+    var lastSnapshotSeq: Int64 = 0
+    var lastToken: Int64 = 0
     /// Whether the store commits with `synchronous=NORMAL` (downloader facts) rather than `FULL` (everything
     /// else, and how the store opens). Switched only when the next write needs the other mode.
-    private var factDurability = false
+    var factDurability = false
     private var observers: [UUID: AsyncStream<DownloadList>.Continuation] = [:]
     /// Milliseconds since the Unix epoch. Injected so tests can move time.
     public let clock: @Sendable () -> Int64
@@ -56,26 +60,39 @@ public final class Ledger: @unchecked Sendable {
 
     /// Opens the ledger at `path`.
     /// - Parameters:
-    ///   - creatingWithDirectory: when the file does not exist, create a ledger whose default download directory
-    ///     is this (absolute) path; when nil, a missing file is an error.
+    ///   - creatingWithDirectory: when the file does not exist, start a new ledger whose default download directory
+    ///     is this (absolute) path; when nil, a missing file is an error. The file appears at `path` whole (never
+    ///     half-written, never over another file).
+    ///   - deferringCreation: keep a new ledger in memory until the first command succeeds: then its file appears
+    ///     holding the creation and that command; a failed command, or none, leaves nothing on disk (the CLI).
     ///   - readOnly: never write to the file (offline inspection); commands then fail.
-    /// - Throws: `StoreError` (not a ledger, corrupt, locked, newer schema), `LedgerOpenError`.
+    /// - Throws: `StoreError` (not a ledger — also any existing file that is not one, empty or not, which is left
+    ///   untouched —, corrupt, locked, newer schema), `LedgerOpenError`.
     /// - Complexity: loads the latest snapshot and folds the events after it: start-up does not grow with the log.
     public init(
         path: String, creatingWithDirectory directory: String? = nil, readOnly: Bool = false,
-        clock: @escaping @Sendable () -> Int64 = Ledger.wallClock
+        deferringCreation: Bool = false, clock: @escaping @Sendable () -> Int64 = Ledger.wallClock
     ) throws {
         self.path = path
         self.isReadOnly = readOnly
         self.clock = clock
-        var isDirectory: ObjCBool = false
-        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-        if exists && isDirectory.boolValue { throw StoreError.cannotOpen(path, "it is a directory") }
+        let exists = try Self.checkExisting(path)
         if !exists && (readOnly || directory == nil) { throw LedgerOpenError.noLedger(path) }
-        if !exists, let parent = Optional((path as NSString).deletingLastPathComponent), !parent.isEmpty {
-            try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+        if !exists, let directory {
+            store = InMemoryEventStore()
+            state = DownloadList()
+            let creation = Self.creation(directory: directory)
+            _ = try store.append([creation], expectingHead: 0, time: clock())
+            pendingCreation = creation
+            try fold()
+            if !deferringCreation {
+                // False when another process created it meanwhile: that ledger stands.
+                _ = try Self.createFile(at: path, events: [creation], time: clock())
+                try openCreatedFile()
+            }
+            return
         }
-        store = try SQLiteEventStore(path: path, readOnly: readOnly)
+        store = try SQLiteEventStore(path: path, readOnly: readOnly, existing: true)
         state = try Self.startingPoint(store, atOrBefore: nil)
         lastSnapshotSeq = state.head
         lastToken = try store.changeToken()
@@ -98,18 +115,21 @@ public final class Ledger: @unchecked Sendable {
 
     /// Sets the store's commit durability for the next writes: NORMAL for downloader facts, FULL otherwise.
     /// Caller holds the lock.
-    private func useFactDurability(_ facts: Bool) throws {
+    func useFactDurability(_ facts: Bool) throws {
         guard facts != factDurability else { return }
         try (store as? SQLiteEventStore)?.setSynchronous(facts ? .normal : .full)
         factDurability = facts
     }
 
+    /// The first event of a new ledger.
+    static func creation(directory: String) -> NewEvent {
+        newEvent(Entry(.ledgerCreated(directory: directory, maxDownloads: 3, autoRemoveEmptySections: true)))
+    }
+
     private func appendCreation(directory: String) throws {
         try useFactDurability(false)
-        let entry = Entry(
-            .ledgerCreated(directory: directory, maxDownloads: 3, autoRemoveEmptySections: true))
         do {
-            _ = try store.append([Self.newEvent(entry)], expectingHead: 0, time: clock())
+            _ = try store.append([Self.creation(directory: directory)], expectingHead: 0, time: clock())
         } catch StoreError.conflict {
             // Another process created it first: its creation stands.
         }
@@ -131,14 +151,14 @@ public final class Ledger: @unchecked Sendable {
 
     /// Folds events appended after the projection's head (by us or another process). Caller holds the lock.
     @discardableResult
-    private func fold() throws -> Bool {
+    func fold() throws -> Bool {
         let before = state.head
         try Self.fold(store, into: &state, through: nil)
         return state.head != before
     }
 
     private func saveSnapshotIfDue(force: Bool = false) throws {
-        guard !isReadOnly, state.head > lastSnapshotSeq,
+        guard !isReadOnly, pendingCreation == nil, state.head > lastSnapshotSeq,
             force || state.head - lastSnapshotSeq >= snapshotInterval
         else { return }
         try useFactDurability(false)
@@ -153,6 +173,13 @@ public final class Ledger: @unchecked Sendable {
     public func refresh() throws -> Bool {
         lock.lock()
         defer { lock.unlock() }
+        if pendingCreation != nil {
+            // Another process may have created the file meanwhile: follow it.
+            guard try Self.checkExisting(path) else { return false }
+            try openCreatedFile()
+            notify()
+            return true
+        }
         let token = try store.changeToken()
         guard token != lastToken else { return false }
         lastToken = token
@@ -181,9 +208,7 @@ public final class Ledger: @unchecked Sendable {
             let undoRename = try prepareFiles(for: decision.entry.event, in: before)
             let seq: Int64
             do {
-                try useFactDurability(false)
-                seq = try store.append(
-                    [Self.newEvent(decision.entry)], expectingHead: state.head, time: clock())
+                seq = try appendCommand([Self.newEvent(decision.entry)], time: clock())
             } catch StoreError.conflict {
                 undoRename?()
                 continue
@@ -232,9 +257,7 @@ public final class Ledger: @unchecked Sendable {
             let before = state
             let last: Int64
             do {
-                try useFactDurability(false)
-                last = try store.append(
-                    decisions.map { Self.newEvent($0.entry) }, expectingHead: state.head, time: now)
+                last = try appendCommand(decisions.map { Self.newEvent($0.entry) }, time: now)
             } catch StoreError.conflict {
                 takeBack()
                 continue

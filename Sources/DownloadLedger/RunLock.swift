@@ -13,7 +13,13 @@ final class RunLock {
         guard fd >= 0 else {
             throw LedgerError.fileSystem("cannot open lock \(path): \(String(cString: strerror(errno)))")
         }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+        // `isHeld` probes with a shared lock for a moment: a few tries tell such a probe from a downloader.
+        var locked = flock(fd, LOCK_EX | LOCK_NB) == 0
+        for _ in 0..<10 where !locked {
+            usleep(20_000)
+            locked = flock(fd, LOCK_EX | LOCK_NB) == 0
+        }
+        guard locked else {
             var buffer = [UInt8](repeating: 0, count: 32)
             let n = read(fd, &buffer, 31)
             let pid =
@@ -27,6 +33,17 @@ final class RunLock {
         let pid = Array("\(getpid())\n".utf8)
         _ = ftruncate(fd, 0)
         _ = pwrite(fd, pid, pid.count, 0)
+    }
+
+    /// Whether a downloader holds the lock of the ledger at `ledgerPath` now. Never creates the lock file (a copy
+    /// in a read-only folder has none: nobody downloads into it); probes with a shared lock held for a moment.
+    static func isHeld(ledgerPath: String) -> Bool {
+        let fd = open(ledgerPath + ".lock", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        guard flock(fd, LOCK_SH | LOCK_NB) == 0 else { return errno == EWOULDBLOCK }
+        flock(fd, LOCK_UN)
+        return false
     }
 
     func release() {

@@ -16,16 +16,22 @@ public final class Database {
     let handle: OpaquePointer
     /// The file name or URI the connection was opened with.
     public let location: String
+    /// Milliseconds to wait for another connection's lock.
+    let busyTimeout: Int32
     private var statements: [String: Statement] = [:]
 
-    /// Opens (or creates, unless `readOnly`) the database at `location`, a path or a `file:` URI.
+    /// Opens (or creates, unless `readOnly` or `create` is false) the database at `location`, a path or a `file:`
+    /// URI.
     ///
     /// - Parameter busyTimeout: how long to wait for another connection's lock, in milliseconds.
     /// - Throws: `DatabaseError` when SQLite cannot open the file.
-    public init(location: String, readOnly: Bool = false, busyTimeout: Int32 = 5000) throws(DatabaseError) {
+    public init(location: String, readOnly: Bool = false, create: Bool = true, busyTimeout: Int32 = 5000)
+        throws(DatabaseError)
+    {
         _ = Database.configureOnce
         var connection: OpaquePointer?
-        let mode = readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        let mode =
+            readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0))
         let flags = mode | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI | SQLITE_OPEN_EXRESCODE
         let code = sqlite3_open_v2(location, &connection, flags, nil)
         guard code == SQLITE_OK, let connection else {
@@ -35,6 +41,7 @@ public final class Database {
         }
         self.handle = connection
         self.location = location
+        self.busyTimeout = busyTimeout
         sqlite3_extended_result_codes(connection, 1)
         csqlite_config_busy_timeout(connection, busyTimeout)
     }

@@ -24,6 +24,8 @@ public final class SQLiteEventStore: EventStore {
     public let isReadOnly: Bool
     let db: Database
     let hasSnapshotsTable: Bool
+    /// The folder of a private copy read in place of `path` (see `openReadOnly`), removed with the store.
+    let privateCopy: String?
     let hasher = ChainHasher()
     /// (task, seq) pairs of the append in progress, reused.
     var links: [Int64] = []
@@ -35,26 +37,31 @@ public final class SQLiteEventStore: EventStore {
     ///
     /// With `readOnly: true` the file is never written, nor created, nor migrated: when no `-wal` file lies next
     /// to it the file is opened `immutable=1` (no locks, no `-shm`; works on read-only media, but a writer that
-    /// starts meanwhile is not seen), otherwise `mode=ro` (sees committed writes; needs to create `-shm`).
-    /// - Parameter busyTimeout: milliseconds to wait for another writer before `StoreError.locked`.
+    /// starts meanwhile is not seen), otherwise `mode=ro` (sees committed writes; needs to create `-shm`, and when
+    /// it cannot — a read-only folder — the file and its `-wal` are read from a private copy).
+    /// A file that was there before (even an empty one) is taken only if it is a DownloadLedger ledger: anything
+    /// else is refused with `.notALedger` and left as it was.
+    /// - Parameters:
+    ///   - busyTimeout: milliseconds to wait for another writer before `StoreError.locked`.
+    ///   - existing: the file must be there: it is never created (`.cannotOpen` when it is missing).
     /// - Throws: `StoreError` (`.notALedger`, `.corrupt`, `.locked`, `.newerSchema`, `.cannotOpen`…).
     public init(
-        path: String, readOnly: Bool = false, busyTimeout: Int32 = 5000, synchronous: Synchronous = .full
+        path: String, readOnly: Bool = false, busyTimeout: Int32 = 5000, synchronous: Synchronous = .full,
+        existing: Bool = false
     ) throws {
         self.path = path
         self.isReadOnly = readOnly
+        var existed = true
         do {
             if readOnly {
-                guard FileCheck.exists(path) else { throw StoreError.cannotOpen(path, "no such file") }
-                let walInUse = FileCheck.exists(path + "-wal")
-                let parameters = walInUse ? ["mode=ro"] : ["mode=ro", "immutable=1"]
-                db = try Database(
-                    location: Database.uri(path: path, parameters: parameters), readOnly: true,
-                    busyTimeout: busyTimeout)
+                (db, privateCopy) = try Self.openReadOnly(path, busyTimeout: busyTimeout)
             } else {
-                db = try Database(location: Database.uri(path: path), busyTimeout: busyTimeout)
+                privateCopy = nil
+                existed = FileCheck.exists(path)
+                db = try Database(
+                    location: Database.uri(path: path), create: !existing, busyTimeout: busyTimeout)
             }
-            try Self.checkIdentity(db, path: path, readOnly: readOnly)
+            try Self.checkIdentity(db, path: path, mayInitialize: !readOnly && !existed)
             if readOnly {
                 let found = try Migration.currentVersion(of: db)
                 if found > Migration.latestVersion {
@@ -77,12 +84,17 @@ public final class SQLiteEventStore: EventStore {
         }
     }
 
-    /// Refuses files that are not SQLite, and SQLite files that hold tables but not our application id.
-    private static func checkIdentity(_ db: Database, path: String, readOnly: Bool) throws {
+    deinit {
+        if let privateCopy { Self.removePrivateCopy(privateCopy) }
+    }
+
+    /// Refuses files that are not SQLite, SQLite files without our application id, and files that were there
+    /// before we opened them but hold nothing (an empty or 1-byte file is someone's, not a ledger to initialise).
+    private static func checkIdentity(_ db: Database, path: String, mayInitialize: Bool) throws {
         let tables = try db.int64("SELECT count(*) FROM sqlite_schema") ?? 0
         let applicationID = try db.int64("PRAGMA application_id") ?? 0
         if applicationID == Self.applicationID { return }
-        if tables == 0 && applicationID == 0 && !readOnly { return }  // a new, empty file: ours to create
+        if tables == 0 && applicationID == 0 && mayInitialize { return }  // the file SQLite just created
         throw StoreError.notALedger(path)
     }
 

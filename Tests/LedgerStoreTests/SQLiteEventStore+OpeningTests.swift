@@ -55,9 +55,16 @@ struct SQLiteEventStoreOpeningTests {
         #expect(try String(contentsOfFile: text, encoding: .utf8).hasPrefix("not a database"))
     }
 
-    @Test func anEmptyFileBecomesALedger() throws {
-        #expect(FileManager.default.createFile(atPath: path, contents: Data()))
-        let store = try SQLiteEventStore(path: path)
+    /// An empty or 1-byte file that was there before is someone's: refused and left as it was (issue 10 §1).
+    @Test func anExistingEmptyOrTinyFileIsRefusedAndLeftUntouched() throws {
+        for content in [Data(), Data("x".utf8)] {
+            #expect(FileManager.default.createFile(atPath: path, contents: content))
+            #expect(openingError(path) == .notALedger(path))
+            #expect(FileManager.default.contents(atPath: path) == content)
+            #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+        }
+        try FileManager.default.removeItem(atPath: path)
+        let store = try SQLiteEventStore(path: path)  // a file SQLite creates is ours
         #expect(try store.append([sampleEvent(1)], expectingHead: 0, time: 1) == 1)
     }
 

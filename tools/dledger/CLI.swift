@@ -128,6 +128,7 @@ enum CLI {
         }
         args.positionals = Array(args.positionals.drop { $0 == "help" }.dropFirst(used))
         let context = Context(arguments: args, console: console, environment: environment, cwd: cwd)
+        defer { context.finish() }
         do {
             return try await spec.run(Invocation(spec: spec, args: args, context: context))
         } catch {

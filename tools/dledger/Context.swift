@@ -1,5 +1,6 @@
 import DownloadLedger
 import Foundation
+import Synchronization
 
 /// What every command sees: where the ledger is, where downloads go, how to print.
 struct Context: Sendable {
@@ -12,6 +13,8 @@ struct Context: Sendable {
     /// Absolute `--dir`, when given.
     let dir: String?
     let json: Bool
+    /// The ledgers this command opened for writing, checkpointed when it ends (`finish`).
+    private let opened = OpenedLedgers()
 
     init(arguments: Arguments, console: Console, environment: [String: String], cwd: String) {
         self.console = console
@@ -46,8 +49,34 @@ struct Context: Sendable {
     /// Opens the ledger for a command that changes it, creating it (default directory: `--dir`, else the
     /// current directory) when there is none.
     func openForWriting() throws -> Ledger {
-        try Ledger(path: ledgerPath, creatingWithDirectory: dir ?? cwd, readOnly: false)
+        opened.add(
+            try Ledger(
+                path: ledgerPath, creatingWithDirectory: dir ?? cwd, readOnly: false, deferringCreation: true)
+        )
     }
+
+    /// Opens an existing ledger for writing: never creates it.
+    func openExisting() throws -> Ledger {
+        opened.add(try Ledger(path: ledgerPath, creatingWithDirectory: nil, readOnly: false))
+    }
+
+    /// The command is done: the write-ahead log of every ledger it wrote is folded into the main file (when no
+    /// other process still reads it), so that the main file alone holds every event.
+    func finish() {
+        for ledger in opened.all() { ledger.checkpoint() }
+    }
+}
+
+/// The ledgers one command opened for writing.
+final class OpenedLedgers: Sendable {
+    private let ledgers = Mutex<[Ledger]>([])
+
+    func add(_ ledger: Ledger) -> Ledger {
+        ledgers.withLock { $0.append(ledger) }
+        return ledger
+    }
+
+    func all() -> [Ledger] { ledgers.withLock { $0 } }
 }
 
 /// One run of one command: its spec, its arguments (command words removed) and the context.

@@ -27,6 +27,7 @@ extension InspectCommands {
             name: "stats", abstract: "Counts by state, bytes, log length and snapshot.",
             usage: "stats [--json]",
             json: true, run: { try stats($0) }),
+        BackupCommand.spec,
     ]
 
     static func verify(_ inv: Invocation) throws -> Int32 {

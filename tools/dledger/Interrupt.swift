@@ -1,7 +1,11 @@
 import Foundation
 
-/// Ctrl-C and SIGTERM while downloading: the first asks for a clean stop, the second exits at once.
+/// Ctrl-C, SIGTERM and SIGHUP while downloading: the first asks for a clean stop; later ones only say that the stop
+/// is under way. The process never exits before every transfer's stop is recorded (`transferPaused`) and the run
+/// lock is released, so exit 130 always means a clean stop — also under coreutils `timeout`, which signals the
+/// process and then its whole group, and after a closed terminal (SIGHUP).
 final class Interrupt: @unchecked Sendable {
+    static let signals = [SIGINT, SIGTERM, SIGHUP]
     private let lock = NSLock()
     private var count = 0
     private var sources: [DispatchSourceSignal] = []
@@ -9,7 +13,7 @@ final class Interrupt: @unchecked Sendable {
     var fired: Bool { lock.withLock { count > 0 } }
 
     func install(_ onFirst: @escaping @Sendable () -> Void) {
-        for sig in [SIGINT, SIGTERM] {
+        for sig in Self.signals {
             signal(sig, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
             source.setEventHandler { [self] in
@@ -17,7 +21,13 @@ final class Interrupt: @unchecked Sendable {
                     count += 1
                     return count
                 }
-                if n == 1 { onFirst() } else { _exit(CLIError.interrupted) }
+                if n == 1 {
+                    onFirst()
+                } else if n == 2 {
+                    let line =
+                        "stopping: recording where each download stopped (kill -9 loses nothing either)\n"
+                    FileHandle.standardError.write(Data(line.utf8))
+                }
             }
             source.resume()
             sources.append(source)
@@ -27,7 +37,7 @@ final class Interrupt: @unchecked Sendable {
     func remove() {
         for s in sources { s.cancel() }
         sources = []
-        signal(SIGINT, SIG_DFL)
-        signal(SIGTERM, SIG_DFL)
+        // Still ignored: a late signal (the second of `timeout`) must not kill the process while it ends.
+        for sig in Self.signals { signal(sig, SIG_IGN) }
     }
 }

@@ -34,12 +34,17 @@ enum ListCommand {
                     inv.console.style("warning:", .yellow)
                         + " the ledger's hash chain is broken (\(problem)): run 'dledger verify'")
             }
-            try show(ledger.list, now: ledger.now(), inv: inv, onDisk: true)
+            try show(
+                ledger.list, now: ledger.now(), inv: inv, onDisk: true,
+                interrupted: !ledger.isDownloaderRunning)
             return CLIError.success
         })
 
     /// Prints `list` as `ls` does, with the view options of `inv`.
-    static func show(_ list: DownloadList, now: Int64, inv: Invocation, onDisk: Bool = false) throws {
+    /// `interrupted`: no downloader runs, so a task the log says is downloading shows as interrupted.
+    static func show(
+        _ list: DownloadList, now: Int64, inv: Invocation, onDisk: Bool = false, interrupted: Bool = false
+    ) throws {
         let args = inv.args
         let filters =
             ["--unfinished", "--finished", "--trash"].filter(args.has)
@@ -94,14 +99,18 @@ enum ListCommand {
         if onDisk { sections = sections.map(Output.withBytesOnDisk) }
         if inv.context.json {
             inv.console.out(
-                Output.view(sections, of: list, sort: sort, descending: descending, filter: filterName))
+                Output.view(
+                    sections, of: list, sort: sort, descending: descending, filter: filterName,
+                    interrupted: interrupted))
             return
         }
         if list.sections.isEmpty && filter != .trash {
             inv.console.out("The list is empty. Add a URL with 'dledger add URL'.")
             return
         }
-        for line in Output.table(sections, of: list, console: inv.console, urls: args.has("--urls")) {
+        for line in Output.table(
+            sections, of: list, console: inv.console, urls: args.has("--urls"), interrupted: interrupted)
+        {
             inv.console.out(line)
         }
         if filter == .all, !list.trash.isEmpty {

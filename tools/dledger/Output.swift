@@ -5,13 +5,17 @@ import Foundation
 /// human table of `ls`.
 enum Output {
     /// One task. `section`/`index` are its place in the manual list (null in the to-delete list).
-    static func task(_ t: DownloadTask, place: (section: Int, index: Int)?, list: DownloadList) -> JSON {
+    /// With `interrupted`, a downloading task shows as `interrupted`: no downloader holds the run lock, so its
+    /// transfer stopped without saying so (a kill); the next run resumes it.
+    static func task(
+        _ t: DownloadTask, place: (section: Int, index: Int)?, list: DownloadList, interrupted: Bool = false
+    ) -> JSON {
         let trash = list.trash.first { $0.id == t.id }
         return .obj([
             "id": .int(t.id),
             "url": .string(t.url),
             "name": .string(DownloadList.shownName(t)),
-            "state": .string(t.state.rawValue),
+            "state": .string(interrupted && t.state == .downloading ? "interrupted" : t.state.rawValue),
             "section": place.map { .int($0.section) } ?? .null,
             "index": place.map { .int($0.index) } ?? .null,
             "bytes": .int(t.bytes),
@@ -40,7 +44,8 @@ enum Output {
 
     /// A view of the list (`ls`, `replay`): the same document for the same list.
     static func view(
-        _ sections: [ViewSection], of list: DownloadList, sort: SortMode, descending: Bool, filter: String
+        _ sections: [ViewSection], of list: DownloadList, sort: SortMode, descending: Bool, filter: String,
+        interrupted: Bool = false
     ) -> JSON {
         let places = list.locations(of: Set(sections.flatMap { $0.tasks.map(\.id) }))
         return .obj([
@@ -54,7 +59,10 @@ enum Output {
                     .obj([
                         "index": s.index.map { .int($0) } ?? .null,
                         "title": .string(s.title),
-                        "tasks": .array(s.tasks.map { task($0, place: places[$0.id], list: list) }),
+                        "tasks": .array(
+                            s.tasks.map {
+                                task($0, place: places[$0.id], list: list, interrupted: interrupted)
+                            }),
                     ])
                 }),
         ])
@@ -74,7 +82,8 @@ enum Output {
 
     /// The human table of a view: a header per section, a line per task (with `urls`, the URL for the name).
     static func table(
-        _ sections: [ViewSection], of list: DownloadList, console: Console, urls: Bool = false
+        _ sections: [ViewSection], of list: DownloadList, console: Console, urls: Bool = false,
+        interrupted: Bool = false
     )
         -> [String]
     {
@@ -89,7 +98,11 @@ enum Output {
             lines.append(
                 console.style(head, .bold) + console.style("  (\(count) task\(count == 1 ? "" : "s"))", .dim))
             for t in s.tasks {
-                lines.append("  " + row(t, idWidth: idWidth, list: list, console: console, url: urls))
+                lines.append(
+                    "  "
+                        + row(
+                            t, idWidth: idWidth, list: list, console: console, url: urls,
+                            interrupted: interrupted))
             }
         }
         return lines
@@ -101,14 +114,16 @@ enum Output {
     }
 
     private static func row(
-        _ t: DownloadTask, idWidth: Int, list: DownloadList, console: Console, url: Bool
+        _ t: DownloadTask, idWidth: Int, list: DownloadList, console: Console, url: Bool, interrupted: Bool
     ) -> String {
         let trash = list.trash.first { $0.id == t.id }
         // In the to-delete list, the state the task had when it was deleted (its transfer stopped then).
         let had = trash?.state ?? t.state
-        let state = Format.fit(had.rawValue, 11)
+        let cut = interrupted && trash == nil && had == .downloading
+        let state = Format.fit(cut ? "interrupted" : had.rawValue, 11)
         let styled: String
         switch had {
+        case .downloading where cut: styled = console.style(state, .yellow)
         case .finished: styled = console.style(state, .green)
         case .failed: styled = console.style(state, .red)
         case .downloading: styled = console.style(state, .cyan)

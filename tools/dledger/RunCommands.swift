@@ -122,11 +122,16 @@ enum RunCommands {
         let ledger = try inv.context.openForWriting()
         let untilIdle = inv.args.has("--until-idle")
         let json = inv.context.json
+        // No ledger yet: nothing to run, and nothing is created for it.
+        guard ledger.isOnDisk || untilIdle else { throw LedgerOpenError.noLedger(ledger.path) }
         if !untilIdle {
             narrate("downloading; Ctrl-C stops (everything resumes with the next 'dledger run')", inv)
         }
-        let result = try await download(
-            ledger, console: inv.console, only: nil, jobs: jobs, untilIdle: untilIdle, json: json)
+        let result =
+            ledger.isOnDisk
+            ? try await download(
+                ledger, console: inv.console, only: nil, jobs: jobs, untilIdle: untilIdle, json: json)
+            : (interrupted: false, failed: Set<TaskID>())
         let list = ledger.list
         if json {
             let live = list.orderedTasks

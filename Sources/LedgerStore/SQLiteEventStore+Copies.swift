@@ -1,0 +1,128 @@
+import CSQLite
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Copies of a ledger: the main file made whole (a TRUNCATE checkpoint), a backup taken while others write
+/// (`VACUUM INTO`), and reading a copy whose `-wal` lies in a folder the reader cannot write.
+extension SQLiteEventStore {
+    /// Moves every committed event from the write-ahead log into the main file and empties the log, so that the
+    /// main file alone (what users copy) holds them. Does not wait: while another connection still reads an older
+    /// state, the log stays and the last connection to finish empties it.
+    /// - Returns: whether the log is empty now (false for a read-only store).
+    @discardableResult
+    public func checkpoint() -> Bool {
+        guard !isReadOnly else { return false }
+        return db.checkpointTruncate()
+    }
+
+    /// Writes a consistent, self-contained copy of the ledger to `destination`: one file, no `-wal`, every event
+    /// committed when the copy began (one read transaction: writers in other processes go on meanwhile).
+    /// - Returns: the head of the copy, read back from it.
+    /// - Throws: `StoreError.cannotOpen(destination, …)` when something is already at `destination` (it is never
+    ///   overwritten) or the copy cannot be written.
+    public func backup(to destination: String) throws -> Int64 {
+        var info = stat()
+        guard lstat(destination, &info) != 0, errno == ENOENT else {
+            throw StoreError.cannotOpen(destination, "it exists (a backup never overwrites a file)")
+        }
+        do {
+            let statement = try db.cachedStatement("VACUUM INTO ?")
+            defer { statement.reset() }
+            try statement.bind(destination, at: 1)
+            try statement.run()
+        } catch {
+            throw StoreError.cannotOpen(destination, error.message)
+        }
+        let fd = open(destination, O_RDONLY | O_CLOEXEC)
+        if fd >= 0 {
+            fsync(fd)
+            close(fd)
+        }
+        return try SQLiteEventStore(path: destination, readOnly: true).head()
+    }
+
+    /// Opens `path` read-only (see `init`). When a `-wal` lies beside it and SQLite cannot create the `-shm` it
+    /// needs (the folder is read-only for this user), the file and its log are copied to a private folder and read
+    /// there: the original is never written.
+    static func openReadOnly(_ path: String, busyTimeout: Int32) throws -> (Database, String?) {
+        guard FileCheck.exists(path) else { throw StoreError.cannotOpen(path, "no such file") }
+        let walInUse = FileCheck.exists(path + "-wal")
+        let parameters = walInUse ? ["mode=ro"] : ["mode=ro", "immutable=1"]
+        let db = try Database(
+            location: Database.uri(path: path, parameters: parameters), readOnly: true,
+            busyTimeout: busyTimeout)
+        guard walInUse else { return (db, nil) }
+        do {
+            _ = try db.int64("SELECT count(*) FROM sqlite_schema")
+            return (db, nil)
+        } catch let error where [.cantOpen, .readOnly, .permission].contains(error.code) {
+            let folder = try privateCopy(of: path)
+            let copy = try Database(
+                location: Database.uri(path: folder + "/ledger.sqlite", parameters: ["mode=ro"]),
+                readOnly: true,
+                busyTimeout: busyTimeout)
+            return (copy, folder)
+        }
+    }
+
+    /// Copies `path` and `path-wal` into a new private folder (under `$TMPDIR`, else `/tmp` or `/var/tmp`).
+    private static func privateCopy(of path: String) throws -> String {
+        var candidates = ["/tmp", "/var/tmp"]
+        if let tmp = getenv("TMPDIR").map({ String(cString: $0) }), !tmp.isEmpty {
+            candidates.insert(tmp, at: 0)
+        }
+        for base in candidates {
+            var template = Array((base + "/dledger-ro-XXXXXX").utf8CString)
+            guard let made = mkdtemp(&template) else { continue }
+            let folder = String(cString: made)
+            do {
+                try copyFile(path, to: folder + "/ledger.sqlite")
+                try copyFile(path + "-wal", to: folder + "/ledger.sqlite-wal")
+                return folder
+            } catch {
+                removePrivateCopy(folder)
+                throw error
+            }
+        }
+        throw StoreError.cannotOpen(
+            path, "its -wal needs a -shm beside it and no private folder could be made")
+    }
+
+    private static func copyFile(_ from: String, to: String) throws {
+        let input = open(from, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw StoreError.cannotOpen(from, String(cString: strerror(errno))) }
+        defer { close(input) }
+        let output = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard output >= 0 else { throw StoreError.cannotOpen(to, String(cString: strerror(errno))) }
+        defer { close(output) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = read(input, &buffer, buffer.count)
+            if n == 0 { return }
+            guard n > 0, write(output, buffer, n) == n else {
+                throw StoreError.io(to, String(cString: strerror(errno)))
+            }
+        }
+    }
+
+    static func removePrivateCopy(_ folder: String) {
+        for name in ["ledger.sqlite", "ledger.sqlite-wal", "ledger.sqlite-shm"] {
+            unlink(folder + "/" + name)
+        }
+        rmdir(folder)
+    }
+}
+
+extension Database {
+    /// `wal_checkpoint(TRUNCATE)` without waiting for other connections.
+    /// - Returns: whether the log was emptied.
+    func checkpointTruncate() -> Bool {
+        csqlite_config_busy_timeout(handle, 0)
+        defer { csqlite_config_busy_timeout(handle, busyTimeout) }
+        return sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil) == SQLITE_OK
+    }
+}
