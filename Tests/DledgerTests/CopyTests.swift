@@ -1,0 +1,143 @@
+import Foundation
+import Glibc
+import LoopbackHTTP
+import Testing
+
+/// Any copy of a ledger can be inspected offline (issue 10 §4): the main file alone after a command, a backup
+/// taken while another process writes, and a copy in a folder the reader cannot write, with or without its -wal.
+@Suite struct CopyTests {
+    /// The head `log --json` shows for the ledger at `path` (0 when it cannot be read).
+    static func head(_ box: DledgerSandbox, _ path: String) async throws -> Int {
+        try await box.run("--ledger", path, "log", "--json").jsonLines.last?["seq"] as? Int ?? 0
+    }
+
+    /// Copies only the main file of the sandbox's ledger and checks that `log` and `verify` on it show the head.
+    static func expectMainFileAlone(_ box: DledgerSandbox, after what: String) async throws {
+        let copy = box.root + "/copy-\(UUID().uuidString).sqlite"
+        try FileManager.default.copyItem(atPath: box.ledger, toPath: copy)
+        let head = try await head(box, box.ledger)
+        #expect(head > 1)
+        #expect(try await Self.head(box, copy) == head, "after \(what)")
+        let verify = try await box.run("--ledger", copy, "verify", "--skip-files")
+        #expect(verify.status == 0, "after \(what): \(verify.out)\(verify.err)")
+        #expect(verify.out.contains("head #\(head)"), "after \(what): \(verify.out)")
+    }
+
+    @Test func theMainFileAloneHoldsEveryEventAfterGetRunAndAnInterruptedRun() async throws {
+        let box = try DledgerSandbox()
+        let server = try LoopbackServer()
+        server.serve("/a.bin", Resource(size: 200_000, seed: 1))
+        server.serve("/b.bin", Resource(size: 100_000, seed: 2))
+        server.serve(
+            "/slow.bin", Resource(size: 2_000_000, seed: 3, faults: Faults(throttleBytesPerSecond: 200_000)))
+        #expect(try await box.run("get", server.url("/a.bin")).status == 0)
+        try await Self.expectMainFileAlone(box, after: "get")
+        try await box.run("add", server.url("/b.bin"))
+        #expect(try await box.run("run", "--until-idle").status == 0)
+        try await Self.expectMainFileAlone(box, after: "run --until-idle")
+        try await box.run("add", server.url("/slow.bin"))
+        let runner = try box.start("run")
+        #expect(await eventually { partialSize(box.partialPath(3)) > 0 })
+        runner.interrupt()
+        #expect(await runner.wait().status == 130)
+        try await Self.expectMainFileAlone(box, after: "an interrupted run")
+    }
+
+    @Test func backupIsConsistentWhileAnotherProcessWritesAndNeverOverwrites() async throws {
+        let box = try DledgerSandbox()
+        let server = try LoopbackServer()
+        var urls: [String] = []
+        for n in 0..<40 {
+            server.serve("/f\(n).bin", Resource(size: 20_000, seed: UInt64(n + 1)))
+            urls.append(server.url("/f\(n).bin"))
+        }
+        try await box.run(["add"] + urls)
+        let runner = try box.start("run", "--until-idle", "-j", "8")
+        var heads: [Int] = []
+        for n in 0..<4 {
+            let dest = box.root + "/backup-\(n).sqlite"
+            let r = try await box.run("backup", dest)
+            #expect(r.status == 0, "\(r.err)")
+            #expect(r.out.hasPrefix("backed up "), "\(r.out)")
+            let verify = try await box.run("--ledger", dest, "verify", "--skip-files")
+            #expect(verify.status == 0, "\(verify.out)\(verify.err)")
+            #expect(!FileManager.default.fileExists(atPath: dest + "-wal"))
+            heads.append(try await Self.head(box, dest))
+        }
+        #expect(await runner.wait().status == 0)
+        #expect(heads == heads.sorted())
+        #expect(heads.last! <= (try await Self.head(box, box.ledger)))
+        // An existing DEST is refused and left as it was; so is a link.
+        let dest = box.root + "/backup-0.sqlite"
+        let before = FileManager.default.contents(atPath: dest)
+        let again = try await box.run("backup", dest)
+        #expect(again.status == 1)
+        #expect(again.err.contains("it exists"), "\(again.err)")
+        #expect(FileManager.default.contents(atPath: dest) == before)
+        try FileManager.default.createSymbolicLink(atPath: box.root + "/link", withDestinationPath: "/nonexistent")
+        #expect(try await box.run("backup", box.root + "/link").status == 1)
+        #expect(!FileManager.default.fileExists(atPath: "/nonexistent"))
+    }
+
+    @Test func aCopyInAFolderTheReaderCannotWriteIsReadWithOrWithoutItsWal() async throws {
+        guard getuid() == 0 else {
+            print("CopyTests: not root, so the read-only check as 'nobody' is skipped")
+            return
+        }
+        let box = try DledgerSandbox()
+        let server = try LoopbackServer()
+        server.serve(
+            "/slow.bin", Resource(size: 2_000_000, seed: 3, faults: Faults(throttleBytesPerSecond: 200_000)))
+        try await box.run("add", server.url("/slow.bin"))
+        // A run killed by SIGKILL leaves its newest events in ledger.sqlite-wal.
+        let runner = try box.start("run")
+        #expect(await eventually { partialSize(box.partialPath(1)) > 0 })
+        kill(runner.process.processIdentifier, SIGKILL)
+        _ = await runner.wait()
+        #expect(FileManager.default.fileExists(atPath: box.ledger + "-wal"))
+        let head = try await Self.head(box, box.ledger)
+        // Everything nobody needs, readable and not writable by it: the binary and the copies, in 0755 folders.
+        let shared = box.root + "/shared"
+        let bin = shared + "/dledger"
+        try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: DledgerSandbox.binary, toPath: bin)
+        let withWal = shared + "/with-wal"
+        try FileManager.default.createDirectory(atPath: withWal, withIntermediateDirectories: true)
+        for suffix in ["", "-wal"] {
+            try FileManager.default.copyItem(atPath: box.ledger + suffix, toPath: withWal + "/ledger.sqlite" + suffix)
+        }
+        #expect(try await box.run("limit", "5").status == 0)  // a write command: its end folds the log in
+        #expect(!FileManager.default.fileExists(atPath: box.ledger + "-wal") || walSize(box.ledger) == 0)
+        let alone = shared + "/alone"
+        try FileManager.default.createDirectory(atPath: alone, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: box.ledger, toPath: alone + "/ledger.sqlite")
+        for dir in [box.root, shared, withWal, alone] { chmod(dir, 0o755) }
+        for (folder, expected) in [(withWal, head), (alone, head + 1)] {
+            let ledger = folder + "/ledger.sqlite"
+            let before = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+            for args in [["log", "--json"], ["verify", "--skip-files"], ["ls"], ["audit", "1"], ["stats"]] {
+                let r = try await asNobody(bin, ["--ledger", ledger] + args)
+                #expect(r.status == 0, "\(folder) \(args): \(r.err)")
+                if args == ["log", "--json"] { #expect(r.jsonLines.last?["seq"] as? Int == expected, "\(folder)") }
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == before)
+        }
+        _ = server
+    }
+
+    private func walSize(_ ledger: String) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: ledger + "-wal"))?[.size] as? Int) ?? 0
+    }
+
+    /// Runs `bin args` as the user nobody.
+    private func asNobody(_ bin: String, _ args: [String]) async throws -> Finished {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
+        p.arguments = ["-u", "nobody", "--", bin] + args
+        var environment = ProcessInfo.processInfo.environment
+        environment["NO_COLOR"] = "1"
+        p.environment = environment
+        p.currentDirectoryURL = URL(fileURLWithPath: "/")
+        return await (try Running(p, stdin: nil)).wait()
+    }
+}
