@@ -60,7 +60,8 @@ enum CLI {
             return await run(args, console: console, environment: environment, cwd: cwd)
         } catch {
             let hint = commandNamed(in: tokens).map { "dledger \($0) --help" } ?? "dledger --help"
-            FileHandle.standardError.write(Data("error: \(error)\nhint: see '\(hint)'\n".utf8))
+            let line = Console.visible("error: \(error)\nhint: see '\(hint)'", keepingStyles: false)
+            FileHandle.standardError.write(Data((line + "\n").utf8))
             return CLIError.usageStatus
         }
     }

@@ -35,7 +35,7 @@ final class Console: @unchecked Sendable {
     /// One line of data or narration on stdout.
     func out(_ line: String = "") {
         lock.withLock {
-            write(STDOUT_FILENO, eraseLive() + line + "\n" + drawnLive())
+            write(STDOUT_FILENO, eraseLive() + visible(line) + "\n" + drawnLive())
         }
     }
 
@@ -57,9 +57,58 @@ final class Console: @unchecked Sendable {
     func err(_ line: String) {
         lock.withLock {
             if liveCount > 0 { write(STDOUT_FILENO, eraseLive()) }
-            write(STDERR_FILENO, line + "\n")
+            write(STDERR_FILENO, visible(line) + "\n")
             if liveCount > 0 { write(STDOUT_FILENO, drawnLive()) }
         }
+    }
+
+    /// `line` with every character that could steer the terminal shown as an escape: names, URLs and messages
+    /// come from input files, servers and ledgers that may be hostile. Only this console's own styles are kept.
+    func visible(_ line: String) -> String { Self.visible(line, keepingStyles: color) }
+
+    /// C0 controls but newline and tab, DEL, C1 controls and the bidi overrides become `\x1B`, `\u{202E}`…;
+    /// with `keepingStyles`, the exact sequences `style` writes pass.
+    static func visible(_ text: String, keepingStyles: Bool) -> String {
+        guard text.unicodeScalars.contains(where: isSteering) else { return text }
+        let scalars = Array(text.unicodeScalars)
+        var shown = String.UnicodeScalarView()
+        var i = 0
+        while i < scalars.count {
+            if keepingStyles, let n = styleLength(scalars, at: i) {
+                shown.append(contentsOf: scalars[i..<i + n])
+                i += n
+                continue
+            }
+            let c = scalars[i]
+            if isSteering(c) {
+                let hex = String(c.value, radix: 16, uppercase: true)
+                shown.append(
+                    contentsOf: (c.value < 0x80 ? "\\x" + (hex.count < 2 ? "0" : "") + hex : "\\u{\(hex)}")
+                        .unicodeScalars)
+            } else {
+                shown.append(c)
+            }
+            i += 1
+        }
+        return String(shown)
+    }
+
+    private static func isSteering(_ c: Unicode.Scalar) -> Bool {
+        switch c.value {
+        case 0x0A, 0x09: return false
+        case 0..<0x20, 0x7F, 0x80...0x9F, 0x202A...0x202E, 0x2066...0x2069: return true
+        default: return false
+        }
+    }
+
+    /// The length of one of `style`'s own sequences (`ESC [ 1 m`, `ESC [ 3 1 m`…) starting at `i`, else nil.
+    private static func styleLength(_ s: [Unicode.Scalar], at i: Int) -> Int? {
+        guard i + 3 < s.count, s[i] == "\u{1B}", s[i + 1] == "[" else { return nil }
+        if s[i + 3] == "m", ["0", "1", "2"].contains(s[i + 2]) { return 4 }
+        if i + 4 < s.count, s[i + 2] == "3", ["1", "2", "3", "6"].contains(s[i + 3]), s[i + 4] == "m" {
+            return 5
+        }
+        return nil
     }
 
     /// Replaces the live region (terminal only; elsewhere this does nothing).
@@ -67,7 +116,7 @@ final class Console: @unchecked Sendable {
         guard isTTY else { return }
         lock.withLock {
             let erase = eraseLive()
-            liveLines = lines
+            liveLines = lines.map(visible)
             write(STDOUT_FILENO, erase + drawnLive())
         }
     }

@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+
+@testable import dledger
+
+/// Control characters from input files, servers or a tampered ledger never reach the terminal raw
+/// (issue 10 §2): every human line goes through `Console.visible`.
+@Suite struct HostileTextTests {
+    static let raw: [Character] = ["\u{1B}", "\u{07}", "\u{08}", "\r", "\u{9B}", "\u{202E}"]
+
+    static func expectNothingRaw(_ text: String, _ what: String) {
+        for c in raw {
+            #expect(!text.contains(c), "\(what) echoed U+\(String(c.unicodeScalars.first!.value, radix: 16))")
+        }
+    }
+
+    @Test func controlsAreEscapedAndOurOwnStylesKept() {
+        #expect(Console.visible("a\u{1B}]0;x\u{07}b", keepingStyles: true) == "a\\x1B]0;x\\x07b")
+        #expect(Console.visible("\u{9B}2J \u{202E}txt", keepingStyles: false) == "\\u{9B}2J \\u{202E}txt")
+        #expect(Console.visible("\u{1B}[31mred\u{1B}[0m", keepingStyles: true) == "\u{1B}[31mred\u{1B}[0m")
+        #expect(Console.visible("\u{1B}[31mred\u{1B}[0m", keepingStyles: false) == "\\x1B[31mred\\x1B[0m")
+        #expect(Console.visible("\u{1B}[2J", keepingStyles: true) == "\\x1B[2J")
+        #expect(Console.visible("tab\tand\nline", keepingStyles: false) == "tab\tand\nline")
+    }
+
+    @Test func linesOfAnInputFileAreNotEchoedRaw() async throws {
+        let box = try DledgerSandbox()
+        let file = box.root + "/urls.txt"
+        let lines = [
+            "http://example.org/ok", "\u{1B}]0;pwned\u{07}http://example.org/a", "\u{9B}31mred",
+            "http://exa\u{08}mple.org/b", "x\r\u{202E}gpj.exe",
+        ]
+        try lines.joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        let r = try await box.run("add", "--from-file", file)
+        Self.expectNothingRaw(r.out + r.err, "add --from-file")
+        #expect((r.out + r.err).contains("\\x1B]0;pwned\\x07"), "\(r.out)\(r.err)")
+        let bad = try await box.run("add", "\u{1B}[2Jhttp://example.org/c")
+        #expect(bad.status == 64)
+        Self.expectNothingRaw(bad.err, "add of a bad URL")
+        let option = try await box.run("ls", "--\u{1B}[2J")
+        #expect(option.status == 64)
+        Self.expectNothingRaw(option.err, "an unknown option")
+    }
+
+    @Test func namesReadBackFromATamperedLedgerAreNotEchoedRaw() async throws {
+        let box = try DledgerSandbox()
+        try await box.run("add", "http://example.org/file.bin", "--section", "S")
+        try await box.run("stop", "1")
+        try sqlite3(
+            box.ledger,
+            "DROP TRIGGER events_refuse_update; UPDATE events SET payload = replace(replace(payload, 'file.bin', "
+                + "'fi' || char(27) || ']0;x' || char(7) || 'le.bin'), '\"S\"', '\"S' || char(155) || '2J\"')"
+        )
+        for command in [
+            ["ls"], ["log"], ["audit", "1"], ["replay", "--to", "2"], ["verify", "--skip-files"],
+        ] {
+            let r = try await box.run(command)
+            Self.expectNothingRaw(r.out + r.err, "\(command)")
+        }
+        #expect(try await box.run("ls").out.contains("fi\\x1B]0;x\\x07le.bin"))
+    }
+}
