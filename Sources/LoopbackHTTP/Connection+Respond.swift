@@ -18,7 +18,7 @@ extension Connection {
         let faults = resource.faults
         if admission.number <= faults.failFirst {
             var response = ResponseHead(status: faults.failStatus)
-            response.add("Retry-After", faults.retryAfter.map { String($0) })
+            response.add("Retry-After", faults.retryAfterText ?? faults.retryAfter.map { String($0) })
             return sendSimple(response, text: "injected failure\n", bodyless: headOnly, close: close)
         }
         if let redirect = resource.redirect {

@@ -17,6 +17,8 @@ public struct Faults: Sendable, Equatable {
     public var failStatus: Int
     /// Seconds, sent as `Retry-After` with the failures.
     public var retryAfter: Int?
+    /// A raw `Retry-After` value sent in place of `retryAfter` (hostile ones: `nan`, `1e400`, `-5`).
+    public var retryAfterText: String?
     /// Close the connection after N body bytes of the response (headers are always sent whole) ...
     public var dropAfterBytes: Int64?
     /// ... on the first `dropTimes` body responses only; later ones are served whole.

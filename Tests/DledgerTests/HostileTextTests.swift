@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackHTTP
 import Testing
 
 @testable import dledger
@@ -58,5 +59,19 @@ import Testing
             Self.expectNothingRaw(r.out + r.err, "\(command)")
         }
         #expect(try await box.run("ls").out.contains("fi\\x1B]0;x\\x07le.bin"))
+    }
+}
+
+/// Numbers a server sends are read with a range check too.
+@Suite struct HostileNumberTests {
+    @Test(arguments: ["nan", "inf", "1e400", "-5", "0x10", ""])
+    func aHostileRetryAfterIsIgnoredNotATrap(_ value: String) async throws {
+        let box = try DledgerSandbox()
+        let server = try LoopbackServer()
+        var faults = Faults(failFirst: 1, failStatus: 503)
+        faults.retryAfterText = value
+        server.serve("/a.bin", Resource(size: 10_000, seed: 1, faults: faults))
+        let r = try await box.run("get", server.url("/a.bin"))
+        #expect(r.status == 0, "Retry-After: \(value): \(r.status) \(r.err.prefix(300))")
     }
 }
