@@ -61,6 +61,7 @@ public enum Aria2Status {
 
     /// The `files` array: one file per task.
     static func files(_ task: DownloadTask, _ activity: TransferActivity?) -> RPCValue {
+        let activity = task.state == .downloading ? activity : nil
         let uriStatus = task.state == .downloading || task.state == .finished ? "used" : "waiting"
         return .array([
             .object([
@@ -74,15 +75,33 @@ public enum Aria2Status {
         ])
     }
 
+    /// aria2's `bitfield`: one bit per piece, most significant first, in hex; a piece is set when every byte of
+    /// it is downloaded (ours are downloaded in order, so the set pieces are a prefix).
+    static func bitfield(pieces: Int64, completed: Int64, total: Int64) -> String {
+        let done = completed >= total ? pieces : completed / pieceLength
+        var bytes = [UInt8](repeating: 0, count: Int((pieces + 7) / 8))
+        for i in 0..<Int(min(done, pieces)) { bytes[i / 8] |= 0x80 >> UInt8(i % 8) }
+        let digits = Array("0123456789abcdef")
+        return String(bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0xF)]] })
+    }
+
     /// The status object, with only `keys` when given (unknown keys are ignored, as aria2 ignores them).
     public static func object(
         _ task: DownloadTask, trashed: Bool, activity: TransferActivity?, keys: Set<String>? = nil
     ) -> RPCValue {
+        // The engine's progress can outlive the transfer by a moment: the ledger's facts win once it ended.
+        let activity = task.state == .downloading && !trashed ? activity : nil
         let status = status(task, trashed: trashed)
         let total = total(task, activity)
         var fields: [(String, RPCValue)] = []
         func add(_ key: String, _ value: @autoclosure () -> RPCValue) {
             if keys?.contains(key) ?? true { fields.append((key, value())) }
+        }
+        let pieces = total == 0 ? 0 : (total + pieceLength - 1) / pieceLength
+        if pieces > 0 {
+            add(
+                "bitfield",
+                .string(bitfield(pieces: pieces, completed: completed(task, activity), total: total)))
         }
         add("completedLength", .number(completed(task, activity)))
         add("connections", .string(activity == nil ? "0" : "1"))
@@ -91,10 +110,14 @@ public enum Aria2Status {
         if status == "error" {
             add("errorCode", .string(String(errorCode(task.failure))))
             add("errorMessage", .string(task.failure.map { $0.detail.isEmpty ? $0.code : $0.detail } ?? ""))
+        } else if status == "complete" || status == "removed" {
+            // aria2 reports the result of every stopped download: 0 and no message when it did not fail.
+            add("errorCode", .string(task.failure.map { String(errorCode($0)) } ?? "0"))
+            add("errorMessage", .string(task.failure?.detail ?? ""))
         }
         add("files", files(task, activity))
         add("gid", .string(GID.of(task.id)))
-        add("numPieces", .number(total == 0 ? 0 : (total + pieceLength - 1) / pieceLength))
+        add("numPieces", .number(pieces))
         add("pieceLength", .number(pieceLength))
         add("status", .string(status))
         add("totalLength", .number(total))

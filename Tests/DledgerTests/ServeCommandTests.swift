@@ -3,6 +3,66 @@ import LoopbackHTTP
 import Testing
 
 @Suite struct ServeCommandTests {
+    /// Starts `dledger serve` on a free port and waits until it listens.
+    static func serve(_ box: DledgerSandbox, secret: String) async throws -> (Running, Int) {
+        let server = try box.start("serve", "--rpc-listen-port", "0", "--rpc-secret", secret)
+        var port = 0
+        _ = await eventually {
+            let out = server.output
+            if let r = out.range(of: "127.0.0.1:") {
+                port = Int(out[r.upperBound...].prefix { $0.isNumber }) ?? 0
+            }
+            return port > 0
+        }
+        try #require(port > 0, "dledger serve did not start: \(server.output)")
+        return (server, port)
+    }
+
+    /// The Python of a virtual environment with aria2p (`.ci/run` makes one): `$DLEDGER_ARIA2P_PYTHON`.
+    static let aria2pPython: String? = ProcessInfo.processInfo.environment["DLEDGER_ARIA2P_PYTHON"].flatMap {
+        FileManager.default.isExecutableFile(atPath: $0) ? $0 : nil
+    }
+
+    @Test(.enabled(if: aria2pPython != nil, "needs DLEDGER_ARIA2P_PYTHON: a venv with aria2p (see .ci/run)"))
+    func aria2pDrivesServeThroughAddListPauseResumeRemovePurgeOptionsAndNotifications() async throws {
+        let box = try DledgerSandbox()
+        let files = try LoopbackServer()
+        files.serve(
+            "/slow.bin", Resource(size: 2_000_000, seed: 5, faults: Faults(throttleBytesPerSecond: 100_000)))
+        files.serve("/fast.bin", Resource(size: 300_000, seed: 6))
+        let (server, port) = try await Self.serve(box, secret: "pw")
+        let script =
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().path + "/tools/rpc/aria2p-drive.py"
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Self.aria2pPython!)
+        p.arguments = [script, String(port), "pw", files.url("/slow.bin"), files.url("/fast.bin")]
+        let out = Pipe()
+        let err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        let problem = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        server.interrupt()
+        _ = await server.wait()
+        #expect(p.terminationStatus == 0, "\(problem)")
+        let result = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let notifications = result["notifications"] as? [[String]] ?? []
+        let fast = try #require(result["fast"] as? String)
+        #expect(notifications.contains(["start", fast]) && notifications.contains(["complete", fast]))
+        // What aria2p did is in the ledger, one event per call, as the CLI's commands log them.
+        let kinds = try await box.run("log", "--json").jsonLines.compactMap { $0["kind"] as? String }
+        for kind in [
+            "tasksAdded", "tasksPaused", "tasksResumed", "tasksDeleted", "trashPurged", "maxDownloadsChanged",
+        ] {
+            #expect(kinds.contains(kind), "\(kind) in \(kinds)")
+        }
+        #expect(kinds.filter { $0 == "tasksAdded" }.count == 2)
+        #expect(box.contents("fast.bin") == Body.generatedBytes(seed: 6, in: 0..<300_000))
+    }
+
     @Test func listeningOnAllAddressesNeedsASecretAndCreatesNothing() async throws {
         let box = try DledgerSandbox()
         let refused = try await box.run("serve", "--rpc-listen-all")
@@ -18,16 +78,7 @@ import Testing
         let box = try DledgerSandbox()
         let files = try LoopbackServer()
         files.serve("/a.bin", Resource(size: 100_000, seed: 3))
-        let server = try box.start("serve", "--rpc-listen-port", "0", "--rpc-secret", "pw")
-        var port = 0
-        let listening = await eventually {
-            let out = server.output
-            if let r = out.range(of: "127.0.0.1:") {
-                port = Int(out[r.upperBound...].prefix { $0.isNumber }) ?? 0
-            }
-            return port > 0
-        }
-        #expect(listening)
+        let (server, port) = try await Self.serve(box, secret: "pw")
         func call(_ body: String) async throws -> [String: Any] {
             let p = Process()
             p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
