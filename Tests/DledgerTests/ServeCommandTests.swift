@@ -9,8 +9,11 @@ import Testing
         var port = 0
         _ = await eventually {
             let out = server.output
+            // Only a whole line counts: the output may arrive in pieces ("…127.0.0.1:4" before "4321/jsonrpc").
             if let r = out.range(of: "127.0.0.1:") {
-                port = Int(out[r.upperBound...].prefix { $0.isNumber }) ?? 0
+                let digits = out[r.upperBound...].prefix { $0.isNumber }
+                let rest = out[r.upperBound...].dropFirst(digits.count)
+                if rest.hasPrefix("/jsonrpc") { port = Int(digits) ?? 0 }
             }
             return port > 0
         }
