@@ -11,6 +11,10 @@ struct JSONReader {
     private let base: UnsafePointer<UInt8>
     private let end: Int
     private(set) var offset = 0
+    /// How many values `skip` is inside: a payload nested deeper than `maxSkipDepth` (no writer makes one; a
+    /// tampered row can) is an error, not a recursion until the stack overflows.
+    private var skipDepth = 0
+    static let maxSkipDepth = 64
 
     init(_ buffer: UnsafeRawBufferPointer) {
         // An empty buffer may have no base address; with `end == 0` the pointer is never read.
@@ -213,6 +217,11 @@ struct JSONReader {
 
     /// Skips any value (unknown keys from newer writers are ignored).
     mutating func skip() throws {
+        guard skipDepth < Self.maxSkipDepth else {
+            throw fail("nested deeper than \(Self.maxSkipDepth) levels")
+        }
+        skipDepth += 1
+        defer { skipDepth -= 1 }
         switch peek() {
         case UInt8(ascii: "{"): try object { r, _ in try r.skip() }
         case UInt8(ascii: "["): try array { r in try r.skip() }

@@ -75,3 +75,24 @@ import Testing
         #expect(r.status == 0, "Retry-After: \(value): \(r.status) \(r.err.prefix(300))")
     }
 }
+
+/// A tampered payload nested 100,000 levels deep is named, not a stack overflow (SIGSEGV in every command before).
+@Suite struct DeepPayloadTests {
+    @Test func aDeeplyNestedPayloadIsAnUnreadableEventNotACrash() async throws {
+        let box = try DledgerSandbox()
+        try await box.run("add", "http://example.org/a")
+        let open = "replace(hex(zeroblob(100000)), '00', '[')"
+        let close = "replace(hex(zeroblob(100000)), '00', ']')"
+        try sqlite3(
+            box.ledger,
+            "DROP TRIGGER events_refuse_update; UPDATE events SET payload = substr(payload, 1, length(payload) - 1)"
+                + " || ',\"x\":' || \(open) || \(close) || '}' WHERE seq = 2")
+        for command in [
+            ["ls"], ["log"], ["log", "--json"], ["audit", "1"], ["verify"], ["add", "http://e.org/b"],
+        ] {
+            let r = try await box.run(command)
+            #expect(r.status == 65, "\(command): \(r.status)")
+            #expect(r.err.hasPrefix("error: event #2 cannot be read"), "\(command): \(r.err.prefix(200))")
+        }
+    }
+}

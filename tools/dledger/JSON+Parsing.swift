@@ -12,6 +12,10 @@ extension JSON {
     private struct Parser {
         let bytes: [UInt8]
         var at = 0
+        /// Arrays and objects open around the current value: a tampered payload nested deeper than `maxDepth`
+        /// is refused (nil) instead of recursing until the stack overflows.
+        var depth = 0
+        static let maxDepth = 64
 
         mutating func skipSpace() {
             while at < bytes.count, [0x20, 0x0A, 0x0D, 0x09].contains(bytes[at]) { at += 1 }
@@ -19,7 +23,9 @@ extension JSON {
 
         mutating func value() -> JSON? {
             skipSpace()
-            guard at < bytes.count else { return nil }
+            guard at < bytes.count, depth < Self.maxDepth else { return nil }
+            depth += 1
+            defer { depth -= 1 }
             switch bytes[at] {
             case UInt8(ascii: "{"): return object()
             case UInt8(ascii: "["): return array()
