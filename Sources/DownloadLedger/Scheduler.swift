@@ -33,6 +33,8 @@ public final class Scheduler: @unchecked Sendable {
     /// Running transfers and the task's `resets` when each started.
     private var running: [TaskID: Int] = [:]
     private var stopping: [TaskID: StopReason] = [:]
+    /// Running transfers a pause holds with their connection kept (``TransferEngine/hold(id:)``).
+    private var held: Set<TaskID> = []
     private var speedLimit: Int64 = -1
     private var stopRequested = false
     private var failure: Error?
@@ -170,12 +172,23 @@ public final class Scheduler: @unchecked Sendable {
         }
         let wantedIDs = Set(wanted.map(\.id))
         var toCancel: [TaskID] = []
+        var toHold: [TaskID] = []
+        var toRelease: [TaskID] = []
         var toStart: [TransferRequest] = []
         lock.withLock {
             for id in running.keys
             where stopping[id] == nil && !wantedIDs.contains(id) && !intake.completing.contains(id) {
+                // A pause keeps the connection (a stop, a delete, the queue close it).
+                if Self.holds(list.tasks[id], startedAt: running[id]!, in: list) {
+                    if held.insert(id).inserted { toHold.append(id) }
+                    continue
+                }
                 stopping[id] = reason(for: list.tasks[id], startedAt: running[id]!, in: list)
                 toCancel.append(id)
+            }
+            for id in held where wantedIDs.contains(id) && stopping[id] == nil {
+                held.remove(id)
+                toRelease.append(id)
             }
             for t in wanted where running[t.id] == nil {
                 running[t.id] = t.resets
@@ -196,6 +209,8 @@ public final class Scheduler: @unchecked Sendable {
             engine.setSpeedLimit(list.speedLimit)
         }
         for id in toCancel { engine.cancel(id: id) }
+        for id in toHold { engine.hold(id: id) }
+        for id in toRelease { engine.release(id: id) }
         for var request in toStart {
             request.validator = Self.resumeValidator(for: request, logged: list.tasks[request.id])
             if !Self.isDirectory(request.directory) {
@@ -204,7 +219,8 @@ public final class Scheduler: @unchecked Sendable {
             }
             engine.start(request)
         }
-        return wanted.isEmpty && lock.withLock { running.isEmpty }
+        // A held pause is not work to wait for: idle, the engine's shutdown releases its connection.
+        return wanted.isEmpty && lock.withLock { running.keys.allSatisfy(held.contains) }
     }
 
     /// What the partial file left for `request` is worth, and the validator to resume it with. Always a validator
@@ -253,6 +269,13 @@ public final class Scheduler: @unchecked Sendable {
                 SafeFiles.remove(folder + "/" + name)
             }
         }
+    }
+
+    /// Whether a running transfer of `task` is held rather than stopped: the user paused it (not stopped,
+    /// deleted or reset).
+    private static func holds(_ task: DownloadTask?, startedAt resets: Int, in list: DownloadList) -> Bool {
+        guard let task, task.resets == resets, !list.isTrashed(task.id) else { return false }
+        return task.state == .paused
     }
 
     private func reason(for task: DownloadTask?, startedAt resets: Int, in list: DownloadList) -> StopReason {
@@ -319,6 +342,10 @@ public final class Scheduler: @unchecked Sendable {
             let failure = TaskFailure(code: reason.code, detail: reason.detail, retryable: true)
             return .transferRetrying(
                 id: id, failure: failure, bytes: bytes, delayMs: Int64((delay * 1000).rounded()))
+        case .held(let id, let bytes):
+            return .transferHeld(id: id, bytes: bytes)
+        case .continued(let id):
+            return .transferContinued(id: id)
         case .received:
             return nil
         }
@@ -328,6 +355,7 @@ public final class Scheduler: @unchecked Sendable {
         lock.withLock {
             running[id] = nil
             stopping[id] = nil
+            held.remove(id)
             intake.completing.remove(id)
             if running.isEmpty { intake.slotsChanged = true }
         }
@@ -402,7 +430,7 @@ private final class Intake: @unchecked Sendable {
             completing.insert(id)
             slotsChanged = true
             return .now
-        case .started, .resolved, .retrying:
+        case .started, .resolved, .retrying, .held, .continued:
             pending.append(event)
             guard deferredSince == nil else { return .later }
             deferredSince = .now

@@ -65,7 +65,8 @@ extension DownloadList {
             .tasksErased,
             .tasksRedownloaded,
             .transferStarted, .transferResolved,
-            .transferPaused, .transferCompleted, .transferFailed, .transferRetrying:
+            .transferPaused, .transferCompleted, .transferFailed, .transferRetrying, .transferHeld,
+            .transferContinued:
             return nil
         }
     }

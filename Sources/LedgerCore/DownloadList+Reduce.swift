@@ -179,7 +179,7 @@ extension DownloadList {
         case .trashPolicyChanged(let enabled):
             trashEnabled = enabled
         case .transferStarted, .transferResolved, .transferPaused, .transferCompleted, .transferFailed,
-            .transferRetrying:
+            .transferRetrying, .transferHeld, .transferContinued:
             reduceTransfer(event, time: time)
         }
     }
@@ -372,7 +372,20 @@ extension DownloadList {
     }
 
     private mutating func reduceTransfer(_ event: Event, time: Int64) {
+        // Any fact but a hold says the connection of a pause is no longer kept.
+        if case .transferHeld(let id, let bytes) = event {
+            update(id) { t in
+                t.bytes = bytes
+                t.connectionKept = true
+            }
+            return
+        }
+        if let id = event.taskIDs.first { update(id) { $0.connectionKept = false } }
         switch event {
+        case .transferContinued(let id):
+            update(id) { t in
+                if t.state == .waiting || t.state == .paused { t.state = .downloading }
+            }
         case .transferStarted(let id, let attempt, let offset):
             update(id) { t in
                 if t.state == .waiting || t.state == .failed || t.state == .downloading {

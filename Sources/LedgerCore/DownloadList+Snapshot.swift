@@ -80,6 +80,7 @@ extension DownloadList {
         static let finished = TaskFlags(rawValue: 1 << 8)
         static let failure = TaskFlags(rawValue: 1 << 9)
         static let validator = TaskFlags(rawValue: 1 << 10)
+        static let connectionKept = TaskFlags(rawValue: 1 << 11)
     }
 
     /// One task: its URL shares a prefix with the previous task's (written as the shared length and the rest),
@@ -99,6 +100,7 @@ extension DownloadList {
         if t.finished != nil { flags.insert(.finished) }
         if t.failure != nil { flags.insert(.failure) }
         if t.validator != nil { flags.insert(.validator) }
+        if t.connectionKept { flags.insert(.connectionKept) }
         w.int(t.id)
         w.int(Int64(flags.rawValue))
         let url = Array(t.url.utf8)
@@ -226,7 +228,8 @@ extension DownloadList {
                     ? TaskFailure(code: r.string(), detail: r.string(), retryable: r.bool()) : nil,
                 attempts: Int(r.int()), added: r.int(), finished: flags.contains(.finished) ? r.int() : nil,
                 validator: flags.contains(.validator) ? r.string() : nil,
-                checksum: r.checksum(flags, bytes: .sha256, text: .sha256IsText), resets: Int(r.int())))
+                checksum: r.checksum(flags, bytes: .sha256, text: .sha256IsText), resets: Int(r.int()),
+                connectionKept: flags.contains(.connectionKept)))
     }
 
     fileprivate static func element<C: RandomAccessCollection>(of c: C, at i: Int64) throws -> C.Element

@@ -60,6 +60,9 @@ public struct DownloadTask: Sendable, Equatable {
     public var state: TaskState
     /// True when the user chose the name (add --name or rename): the downloader must use it for the file.
     public var nameIsUserChosen: Bool
+    /// True while a pause holds the transfer's connection (``Event/transferHeld(id:bytes:)``): a resume goes on
+    /// with the same response instead of a Range request.
+    public var connectionKept = false
 
     public var size: Int64? {
         get { sizeValue == .min ? nil : sizeValue }
@@ -108,7 +111,8 @@ public struct DownloadTask: Sendable, Equatable {
         directory: String,
         expectedSHA256: String?, state: TaskState, bytes: Int64, size: Int64?, failure: TaskFailure?,
         attempts: Int,
-        added: Int64, finished: Int64?, validator: String?, checksum: Checksum?, resets: Int
+        added: Int64, finished: Int64?, validator: String?, checksum: Checksum?, resets: Int,
+        connectionKept: Bool = false
     ) {
         self.id = id
         self.url = url
@@ -124,6 +128,7 @@ public struct DownloadTask: Sendable, Equatable {
         self.validator = validator
         self.checksum = checksum
         self.resets = resets
+        self.connectionKept = connectionKept
         self.sizeValue = size ?? .min
         self.finishedValue = finished ?? .min
         self.failureBox = failure.map(FailureBox.init)
@@ -146,6 +151,7 @@ public struct DownloadTask: Sendable, Equatable {
         fileName = nil
         validator = nil
         checksum = nil
+        connectionKept = false
     }
 }
 

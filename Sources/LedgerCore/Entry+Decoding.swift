@@ -338,7 +338,11 @@ extension Entry {
     {
         // Strings and lists are taken out of the fields, not copied: nothing is retained twice and released.
         // transferStarted and transferPaused never come here: `progressFact` reads them.
-        if k.equals("transferResolved") {
+        if k.equals("transferHeld") {
+            return .transferHeld(id: try need(f.id, "id", r), bytes: f.bytes ?? 0)
+        } else if k.equals("transferContinued") {
+            return .transferContinued(id: try need(f.id, "id", r))
+        } else if k.equals("transferResolved") {
             return .transferResolved(
                 id: try need(f.id, "id", r), size: f.size, serverName: f.serverName.take(),
                 validator: f.validator.take(),

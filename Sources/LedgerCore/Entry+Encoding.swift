@@ -141,9 +141,11 @@ extension Entry {
             w.field("validator", validator)
             w.field("acceptsRanges", acceptsRanges)
             w.field("restarted", restarted)
-        case .transferPaused(let id, let bytes):
+        case .transferPaused(let id, let bytes), .transferHeld(let id, let bytes):
             w.field("id", id)
             w.field("bytes", bytes)
+        case .transferContinued(let id):
+            w.field("id", id)
         case .transferCompleted(let id, let bytes, let sha256, let fileName):
             w.field("id", id)
             w.field("bytes", bytes)

@@ -36,6 +36,8 @@ extension Event {
         case .transferStarted: return "transferStarted"
         case .transferResolved: return "transferResolved"
         case .transferPaused: return "transferPaused"
+        case .transferHeld: return "transferHeld"
+        case .transferContinued: return "transferContinued"
         case .transferCompleted: return "transferCompleted"
         case .transferFailed: return "transferFailed"
         case .transferRetrying: return "transferRetrying"
@@ -52,6 +54,6 @@ extension Event {
         "maxDownloadsChanged", "speedLimitChanged", "sortChanged", "emptySectionsPolicyChanged",
         "sectionSorted", "tasksErased", "trashPolicyChanged", "groupsAdded",
         "transferStarted", "transferResolved", "transferPaused", "transferCompleted", "transferFailed",
-        "transferRetrying",
+        "transferRetrying", "transferHeld", "transferContinued",
     ]
 }

@@ -100,6 +100,10 @@ public enum Event: Sendable, Equatable {
         id: TaskID, size: Int64?, serverName: String?, validator: String?, acceptsRanges: Bool,
         restartedFromZero: String?)
     case transferPaused(id: TaskID, bytes: Int64)
+    /// A pause kept the connection (`curl_easy_pause`): resumed soon, the same response goes on.
+    case transferHeld(id: TaskID, bytes: Int64)
+    /// A held transfer went on with its kept connection, without a new request.
+    case transferContinued(id: TaskID)
     case transferCompleted(id: TaskID, bytes: Int64, sha256: String, fileName: String)
     case transferFailed(id: TaskID, failure: TaskFailure, bytes: Int64)
     /// An attempt ended with a retryable fault (`failure`, `bytes` in the partial file); the next attempt starts
@@ -110,7 +114,7 @@ public enum Event: Sendable, Equatable {
     public var isTransferFact: Bool {
         switch self {
         case .transferStarted, .transferResolved, .transferPaused, .transferCompleted, .transferFailed,
-            .transferRetrying:
+            .transferRetrying, .transferHeld, .transferContinued:
             return true
         default:
             return false
@@ -134,7 +138,7 @@ public enum Event: Sendable, Equatable {
         case .taskRenamed(let id, _, _, _), .transferStarted(let id, _, _),
             .transferResolved(let id, _, _, _, _, _), .transferPaused(let id, _),
             .transferCompleted(let id, _, _, _), .transferFailed(let id, _, _),
-            .transferRetrying(let id, _, _, _):
+            .transferRetrying(let id, _, _, _), .transferHeld(let id, _), .transferContinued(let id):
             return [id]
         case .ledgerCreated, .sectionInserted, .sectionRenamed, .sectionMoved, .sectionRemoved,
             .maxDownloadsChanged, .speedLimitChanged, .sortChanged, .emptySectionsPolicyChanged,

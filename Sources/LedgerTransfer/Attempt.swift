@@ -32,6 +32,8 @@ final class Attempt {
     var allowance: Double?
     /// Whether the body callback paused the transfer for lack of allowance.
     var paused = false
+    /// When the user's pause started holding the connection (monotonic seconds), while it does.
+    var heldSince: Double?
 
     /// What the body callback tells curl.
     enum Delivery {

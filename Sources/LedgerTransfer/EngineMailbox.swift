@@ -6,6 +6,8 @@ final class EngineMailbox: Sendable {
     enum Command: Sendable {
         case start(TransferRequest, OpenedPartial)
         case cancel(Int64)
+        case hold(Int64)
+        case release(Int64)
         case speedLimit(Int64)
         case shutdown
     }

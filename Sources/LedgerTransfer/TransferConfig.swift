@@ -31,6 +31,11 @@ public struct TransferConfig: Sendable {
     /// instead of placing a copy. Off by default: the partial goes at once.
     public var keepPlacedPartials = false
 
+    /// Seconds a paused transfer keeps its connection (``TransferEngine/hold(id:)``): resumed sooner, it goes on
+    /// with the same response; later, the connection is released and the transfer ends as `.stopped`, to resume
+    /// with a Range request.
+    public var holdLimit: Double = 60
+
     /// The defaults.
     public init() {}
 }

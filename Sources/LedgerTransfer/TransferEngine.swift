@@ -69,6 +69,19 @@ public final class TransferEngine: Sendable {
         mailbox.post(.cancel(id))
     }
 
+    /// Pauses a transfer keeping its connection (libcurl `curl_easy_pause`): it reports ``TransferEvent/held(id:bytes:)``.
+    /// ``release(id:)`` within ``TransferConfig/holdLimit`` seconds goes on with the same response
+    /// (``TransferEvent/continued(id:)``); after that the connection is released and the transfer stops as with
+    /// ``cancel(id:)``. A transfer between attempts, or completing, is cancelled or left to complete instead.
+    public func hold(id: Int64) {
+        mailbox.post(.hold(id))
+    }
+
+    /// Resumes a transfer held by ``hold(id:)`` on its kept connection; ignored when it is not held.
+    public func release(id: Int64) {
+        mailbox.post(.release(id))
+    }
+
     /// Changes the shared speed limit (bytes/s, 0 = none); applies to running transfers too.
     public func setSpeedLimit(_ bytesPerSecond: Int64) {
         mailbox.post(.speedLimit(max(bytesPerSecond, 0)))

@@ -20,6 +20,10 @@ public enum TransferEvent: Sendable, Equatable {
     case failed(id: Int64, reason: FailureReason, retryable: Bool, bytes: Int64)
     /// The transfer stopped after ``TransferEngine/cancel(id:)``; `bytes` are safe in the partial file.
     case stopped(id: Int64, bytes: Int64)
+    /// Paused with the connection kept (``TransferEngine/hold(id:)``); `bytes` have arrived so far.
+    case held(id: Int64, bytes: Int64)
+    /// A held transfer goes on with the same response (``TransferEngine/release(id:)``).
+    case continued(id: Int64)
     /// An attempt ended with a retryable fault; the next attempt starts after `delay` seconds (its `.started`
     /// follows then). `bytes` are safe in the partial file.
     case retrying(id: Int64, reason: FailureReason, bytes: Int64, delay: Double)
@@ -28,7 +32,8 @@ public enum TransferEvent: Sendable, Equatable {
     public var id: Int64 {
         switch self {
         case .started(let id, _, _), .resolved(let id, _, _, _, _, _, _), .completed(let id, _, _, _),
-            .failed(let id, _, _, _), .stopped(let id, _), .received(let id), .retrying(let id, _, _, _):
+            .failed(let id, _, _, _), .stopped(let id, _), .received(let id), .retrying(let id, _, _, _),
+            .held(let id, _), .continued(let id):
             id
         }
     }
@@ -37,7 +42,7 @@ public enum TransferEvent: Sendable, Equatable {
     public var isTerminal: Bool {
         switch self {
         case .completed, .failed, .stopped: true
-        case .started, .resolved, .received, .retrying: false
+        case .started, .resolved, .received, .retrying, .held, .continued: false
         }
     }
 }

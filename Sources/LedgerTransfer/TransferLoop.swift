@@ -31,6 +31,7 @@ final class TransferLoop: @unchecked Sendable {
         while handleCommands() {
             startDueRetries()
             if speedLimit > 0 { refillAllowances() }
+            releaseExpiredHolds()
             multi.perform()
             for (easy, result) in multi.finished() {
                 finish(easy: easy, result: result)
@@ -52,6 +53,8 @@ final class TransferLoop: @unchecked Sendable {
             switch command {
             case .start(let request, let opened): start(request, opened)
             case .cancel(let id): cancel(id: id)
+            case .hold(let id): hold(id: id)
+            case .release(let id): release(id: id)
             case .speedLimit(let limit):
                 speedLimit = limit
                 applySpeedLimit()
@@ -149,6 +152,7 @@ final class TransferLoop: @unchecked Sendable {
 
     private static let bodyCallback: ccurl_data_callback = { data, size, count, context in
         let attempt = Unmanaged<Attempt>.fromOpaque(context!).takeUnretainedValue()
+        if attempt.heldSince != nil { return 0x1000_0001 }  // held by the user: curl keeps the data
         switch attempt.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count)) {
         case .accepted: return size * count
         case .pause: return 0x1000_0001  // CURL_WRITEFUNC_PAUSE: curl keeps the data until unpaused
@@ -194,7 +198,7 @@ final class TransferLoop: @unchecked Sendable {
             if let allowance = attempt.allowance {
                 attempt.allowance = min(allowance + share * elapsed, burst)
             }
-            if attempt.paused && (attempt.allowance ?? 1) > 0 {
+            if attempt.paused && attempt.heldSince == nil && (attempt.allowance ?? 1) > 0 {
                 attempt.paused = false
                 curl_easy_pause(attempt.easy.handle, 0)  // CURLPAUSE_CONT; may deliver the held data at once
             }
@@ -244,6 +248,7 @@ final class TransferLoop: @unchecked Sendable {
         for job in jobs.values {
             if let due = job.retryAt { until = min(until, due) }
             if job.attempt?.paused == true { until = min(until, lastRefill + Self.refillInterval) }
+            if let held = job.attempt?.heldSince { until = min(until, held + config.holdLimit) }
         }
         return Int32(max(((until - now) * 1000).rounded(.up), 1))
     }

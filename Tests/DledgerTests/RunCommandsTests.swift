@@ -51,21 +51,29 @@ import Testing
         let pause = try await box.run("pause", "1")
         #expect(pause.status == 0)
         #expect(pause.out == "paused #1\n")
-        let stopped = try await eventually(5) {
+        // A pause keeps the connection; ls and the log say so.
+        let held = try await eventually(5) {
             try await box.run("log", "--task", "1", "--json").jsonLines.contains {
-                $0["kind"] as? String == "transferPaused"
+                $0["kind"] as? String == "transferHeld"
             }
         }
-        #expect(stopped)
+        #expect(held)
+        let ls = try await box.run("ls").out
+        #expect(ls.contains("paused") && ls.contains("slow.bin  (connection kept)"), "\(ls)")
+        #expect(
+            try await box.run("log", "--task", "1").out.contains(
+                "connection kept (resumes the same response)"))
         runner.interrupt()
         let finished = await runner.wait()
         #expect(finished.status == 130)
         let kinds = try await box.run("log", "--task", "1", "--json").jsonLines.compactMap {
             $0["kind"] as? String
         }
+        // Ctrl-C released the kept connection: the transfer stopped, to resume with a Range request.
         let paused = try #require(kinds.firstIndex(of: "tasksPaused"))
+        let transferHeld = try #require(kinds.firstIndex(of: "transferHeld"))
         let transferPaused = try #require(kinds.firstIndex(of: "transferPaused"))
-        #expect(paused < transferPaused)
+        #expect(paused < transferHeld && transferHeld < transferPaused)
         #expect(try await box.task(1)?["state"] as? String == "paused")
         #expect(finished.out.contains("paused   #1 slow.bin"))
     }

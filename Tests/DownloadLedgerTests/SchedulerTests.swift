@@ -12,8 +12,12 @@ import Testing
     }
 
     /// Starts `run()` in the background; returns the scheduler and its task.
-    func startRunning(_ ledger: Ledger, maxDownloads: Int? = nil) throws -> (Scheduler, Task<Void, Error>) {
-        let scheduler = try Scheduler(ledger: ledger, maxDownloads: maxDownloads)
+    func startRunning(_ ledger: Ledger, maxDownloads: Int? = nil, config: TransferConfig = .init()) throws
+        -> (
+            Scheduler, Task<Void, Error>
+        )
+    {
+        let scheduler = try Scheduler(ledger: ledger, config: config, maxDownloads: maxDownloads)
         scheduler.tick = .milliseconds(50)
         let task = Task { try await scheduler.run() }
         return (scheduler, task)
@@ -63,7 +67,8 @@ import Testing
         #expect(report.filesChecked == 4)
     }
 
-    @Test func pauseFromAnotherProcessThenResumeContinuesWithRange() async throws {
+    /// A pause keeps the connection (curl_easy_pause): the resume goes on with the same response, one request.
+    @Test func pauseFromAnotherProcessKeepsTheConnectionAndResumeGoesOnWithTheSameResponse() async throws {
         let box = try Sandbox()
         let ledger = try box.ledger()
         server.serve(
@@ -74,16 +79,68 @@ import Testing
         #expect(await eventually { fileSize(partial) > 100_000 })
         let other = try Ledger(path: box.ledgerPath)
         try other.execute(.pause(.tasks([id])))
-        #expect(await eventually { (try? ledger.kinds().contains("transferPaused")) == true })
+        #expect(await eventually { (try? ledger.kinds().contains("transferHeld")) == true })
         let paused = try #require(ledger.list.tasks[id])
-        #expect(paused.state == .paused)
+        #expect(paused.state == .paused && paused.connectionKept)
         #expect(paused.bytes > 0)
+        // Held, nothing arrives: the partial file stays as it was.
+        let size = fileSize(partial)
+        try await Task.sleep(for: .milliseconds(400))
+        #expect(fileSize(partial) == size)
         try other.execute(.resume(.tasks([id])))
         #expect(await eventually(15) { ledger.list.tasks[id]?.state == .finished })
         try await stop(running)
         #expect(box.holds("slow.bin", seed: 7, size: 1_000_000))
-        let ranges = server.requests("/slow.bin").compactMap(\.range)
+        #expect(server.requests("/slow.bin").count == 1)
+        let kinds = try ledger.kinds()
+        #expect(kinds.contains("transferContinued") && !kinds.contains("transferPaused"))
+        #expect(ledger.list.tasks[id]?.connectionKept == false)
+    }
+
+    /// A stop closes the connection: the resume is a Range request.
+    @Test func stopClosesTheConnectionAndResumeContinuesWithRange() async throws {
+        let box = try Sandbox()
+        let ledger = try box.ledger()
+        server.serve(
+            "/st.bin", Resource(size: 1_000_000, seed: 8, faults: Faults(throttleBytesPerSecond: 400_000)))
+        let id = try ledger.add([server.url("/st.bin")])[0]
+        let running = try startRunning(ledger)
+        let partial = box.downloads + "/.dledger/partial/\(id).part"
+        #expect(await eventually { fileSize(partial) > 100_000 })
+        try ledger.execute(.stop(.tasks([id])))
+        #expect(await eventually { (try? ledger.kinds().contains("transferPaused")) == true })
+        #expect(ledger.list.tasks[id]?.state == .stopped && ledger.list.tasks[id]?.connectionKept == false)
+        try ledger.execute(.resume(.tasks([id])))
+        #expect(await eventually(15) { ledger.list.tasks[id]?.state == .finished })
+        try await stop(running)
+        #expect(box.holds("st.bin", seed: 8, size: 1_000_000))
+        let ranges = server.requests("/st.bin").compactMap(\.range)
         #expect(ranges.contains { $0.hasPrefix("bytes=") && !$0.hasPrefix("bytes=0-") })
+        #expect(try !ledger.kinds().contains("transferHeld"))
+    }
+
+    /// Past the hold limit a paused transfer releases its connection; the resume falls back to a Range request.
+    @Test func aPauseHeldPastTheLimitReleasesTheConnectionAndResumesWithRange() async throws {
+        let box = try Sandbox()
+        let ledger = try box.ledger()
+        server.serve(
+            "/h.bin", Resource(size: 1_000_000, seed: 9, faults: Faults(throttleBytesPerSecond: 400_000)))
+        let id = try ledger.add([server.url("/h.bin")])[0]
+        var config = TransferConfig()
+        config.holdLimit = 0.3
+        let running = try startRunning(ledger, config: config)
+        let partial = box.downloads + "/.dledger/partial/\(id).part"
+        #expect(await eventually { fileSize(partial) > 100_000 })
+        try ledger.execute(.pause(.tasks([id])))
+        #expect(await eventually { (try? ledger.kinds().contains("transferPaused")) == true })
+        let kinds = try ledger.kinds()
+        #expect(kinds.firstIndex(of: "transferHeld")! < kinds.firstIndex(of: "transferPaused")!)
+        #expect(ledger.list.tasks[id]?.state == .paused && ledger.list.tasks[id]?.connectionKept == false)
+        try ledger.execute(.resume(.tasks([id])))
+        #expect(await eventually(15) { ledger.list.tasks[id]?.state == .finished })
+        try await stop(running)
+        #expect(box.holds("h.bin", seed: 9, size: 1_000_000))
+        #expect(server.requests("/h.bin").compactMap(\.range).contains { !$0.hasPrefix("bytes=0-") })
     }
 
     @Test func deleteWhileDownloadingStopsAndRestoreResumes() async throws {

@@ -82,6 +82,8 @@ let sampleEvents: [Event] = {
             id: 1, size: 12_345, serverName: tricky, validator: "W/\"etag\"", acceptsRanges: true,
             restartedFromZero: "server ignored Range"),
         .transferPaused(id: 1, bytes: 0),
+        .transferHeld(id: 1, bytes: 1_234),
+        .transferContinued(id: 1),
         .transferCompleted(id: 1, bytes: 12_345, sha256: String(repeating: "0", count: 64), fileName: tricky),
         .transferFailed(
             id: 1, failure: TaskFailure(code: "http", detail: tricky, retryable: true), bytes: -1),

@@ -617,3 +617,38 @@ struct ReducerTests {
         ) { _ in }
     }
 }
+
+/// Pause keeps the connection, stop closes it: the facts that say which.
+struct HeldTransferReducerTests {
+    @Test func heldKeepsTheConnectionUntilAnyOtherFact() throws {
+        var log = TestLog()
+        log.add(u("a"))
+        log.fact(.transferStarted(id: 1, attempt: 1, offset: 0))
+        log.run(.pause(.tasks([1])))
+        let s0 = log.list
+        var held = s0
+        held.apply(LoggedEntry(seq: s0.head + 1, time: 9_000, entry: Entry(.transferHeld(id: 1, bytes: 500))))
+        var expected = s0
+        expected.tasks.update(1) { t in
+            t.bytes = 500
+            t.connectionKept = true
+        }
+        expectEqual(held.contents, expected.contents, "held")
+        #expect(held.undoStack == s0.undoStack)
+        // The resume, then the engine going on with the same response.
+        var log2 = log
+        log2.fact(.transferHeld(id: 1, bytes: 500))
+        log2.run(.resume(.tasks([1])))
+        #expect(log2.list.tasks[1]?.state == .waiting && log2.list.tasks[1]?.connectionKept == true)
+        log2.fact(.transferContinued(id: 1))
+        #expect(log2.list.tasks[1]?.state == .downloading && log2.list.tasks[1]?.connectionKept == false)
+        // A hold that expired: the engine stops the transfer; the paused task keeps its bytes, not the connection.
+        var log3 = log
+        log3.fact(.transferHeld(id: 1, bytes: 500))
+        log3.fact(.transferPaused(id: 1, bytes: 700))
+        #expect(log3.list.tasks[1]?.state == .paused && log3.list.tasks[1]?.connectionKept == false)
+        #expect(log3.list.tasks[1]?.bytes == 700)
+        #expect(log3.replayed() == log3.list)
+        #expect(try DownloadList(snapshot: log2.list.snapshotBytes()) == log2.list)
+    }
+}

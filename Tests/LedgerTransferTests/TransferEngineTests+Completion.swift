@@ -34,6 +34,8 @@ extension TransferEngineTests {
             case .failed: "failed"
             case .stopped: "stopped"
             case .retrying: "retrying"
+            case .held: "held"
+            case .continued: "continued"
             }
         }
     }

@@ -129,7 +129,13 @@ enum EventWords {
             if let restarted { parts.append("restarted from zero: \(restarted)") }
             return "#\(id) resolved: " + parts.joined(separator: ", ")
         case .transferPaused(let id, let bytes):
-            return "#\(id) transfer stopped at \(Format.bytes(bytes))"
+            return
+                "#\(id) transfer stopped at \(Format.bytes(bytes)) (connection closed; resumes with a Range request)"
+        case .transferHeld(let id, let bytes):
+            return
+                "#\(id) transfer paused at \(Format.bytes(bytes)), connection kept (resumes the same response)"
+        case .transferContinued(let id):
+            return "#\(id) transfer went on with the kept connection (no new request)"
         case .transferCompleted(let id, let bytes, let sha, let file):
             return
                 "#\(id) finished: \(Format.bytes(bytes)), sha256 \(Format.shortHash(sha)), saved as '\(file)'"

@@ -25,6 +25,7 @@ enum Output {
             "sha256": .opt(t.sha256),
             "expectedSha256": .opt(t.expectedSHA256),
             "attempts": .int(t.attempts),
+            "connectionKept": .bool(t.connectionKept),
             "failure": t.failure.map {
                 .obj([
                     "code": .string($0.code), "detail": .string($0.detail), "retryable": .bool($0.retryable),
@@ -141,6 +142,7 @@ enum Output {
         var line =
             Format.right("#\(t.id)", idWidth) + "  " + styled + " " + Format.right(amount, 19) + " "
             + Format.right(percent, 4) + "  " + (url ? t.url : DownloadList.shownName(t))
+        if t.state == .paused, t.connectionKept { line += console.style("  (connection kept)", .dim) }
         if let failure = t.failure, t.state == .failed {
             line += console.style("  (\(Format.failure(failure)))", .red)
         }

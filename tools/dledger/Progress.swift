@@ -15,6 +15,8 @@ final class Progress: @unchecked Sendable {
     private var states: [TaskID: TaskState] = [:]
     /// Tasks known to be in the to-delete list, to say when one goes there or comes back.
     private var inTrash: Set<TaskID> = []
+    /// Paused tasks whose transfer keeps its connection, to say that a resume went on with it.
+    private var kept: Set<TaskID> = []
     /// The list's head when `states` was last brought up to date.
     private var seenHead: Int64
     private var loop: Task<Void, Never>?
@@ -113,8 +115,11 @@ final class Progress: @unchecked Sendable {
                     lines.append("restored \(name): back in the list, \(t.state.rawValue)")
                     continue
                 }
+                let wasKept = t.connectionKept ? !kept.insert(id).inserted : kept.remove(id) != nil
                 guard old != t.state else { continue }
                 switch t.state {
+                case .downloading where wasKept:
+                    lines.append("resumed  \(name) on the kept connection at \(Format.bytes(t.bytes))")
                 case .downloading:
                     lines.append(
                         "started  \(name)" + (t.bytes > 0 ? " (resuming at \(Format.bytes(t.bytes)))" : ""))

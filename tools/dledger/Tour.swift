@@ -33,14 +33,20 @@ struct Tour {
         guard await background.wait(seconds: 1.2) else { return false }
         heading(3, "Pause and resume (from another command, while run is active)")
         say("This could be another terminal: the running downloader follows the ledger file.")
-        try await dledger(["pause", "2"])
+        say("A pause keeps the connection; a stop closes it.")
+        try await dledger(["pause", "1"])
+        try await dledger(["stop", "2"])
         guard await background.wait(seconds: 0.8) else { return false }
         try await dledger(["ls"])
-        try await dledger(["resume", "2"])
-        say("The partial file stays; the transfer resumes with an HTTP Range request.")
+        try await dledger(["resume", "1", "2"])
+        say(
+            "#1 goes on with the same response; #2's partial file stays and resumes with an HTTP Range request."
+        )
         guard await background.waitUntilDone(timeout: 40) else { return false }
         await background.stop()
         let ranges = server.requests("/media/talk.mp4").compactMap(\.range)
+        let iso = server.requests("/linux/debian-mini.iso").count
+        say("The server saw debian-mini.iso requested \(iso == 1 ? "once" : "\(iso) times").")
         say(
             "The server saw talk.mp4 requested with: "
                 + (ranges.isEmpty ? "no Range header" : "Range: \(ranges[0])"))
