@@ -46,6 +46,12 @@ static inline int ccurl_fsetxattr(int fd, const char *name, const void *value, s
 static inline long ccurl_getxattr(const char *path, const char *name, void *value, size_t size) {
     return (long)getxattr(path, name, value, size);
 }
+static inline long ccurl_fgetxattr(int fd, const char *name, void *value, size_t size) {
+    return (long)fgetxattr(fd, name, value, size);
+}
+static inline int ccurl_fremovexattr(int fd, const char *name) {
+    return fremovexattr(fd, name);
+}
 
 /* LedgerTransfer: reserve blocks past the end of a file without changing its size (fallocate with
    FALLOC_FL_KEEP_SIZE), so appends land in allocated blocks. Declared by glibc only under _GNU_SOURCE. */

@@ -346,6 +346,8 @@ public final class Scheduler: @unchecked Sendable {
             return .transferHeld(id: id, bytes: bytes)
         case .continued(let id):
             return .transferContinued(id: id)
+        case .connections(let id, let count, let detail):
+            return .transferConnections(id: id, connections: max(count, 1), detail: detail)
         case .received:
             return nil
         }
@@ -430,7 +432,7 @@ private final class Intake: @unchecked Sendable {
             completing.insert(id)
             slotsChanged = true
             return .now
-        case .started, .resolved, .retrying, .held, .continued:
+        case .started, .resolved, .retrying, .held, .continued, .connections:
             pending.append(event)
             guard deferredSince == nil else { return .later }
             deferredSince = .now

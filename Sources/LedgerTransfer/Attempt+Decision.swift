@@ -3,6 +3,10 @@ extension Attempt {
     /// Called once, when the final response's headers are complete.
     func decide() {
         decided = true
+        if piece != nil {
+            decidePiece()
+            return
+        }
         switch status {
         case 206: decidePartialContent()
         case 200..<300: decideWholeContent()
@@ -11,13 +15,18 @@ extension Attempt {
         }
     }
 
-    private var etag: String? { headers["etag"] }
-    private var lastModified: String? { headers["last-modified"] }
+    var etag: String? { headers["etag"] }
+    var lastModified: String? { headers["last-modified"] }
     private var contentLength: Int64? { headers["content-length"].flatMap { Int64($0) } }
+
+    /// Whether the response says the server takes byte ranges.
+    var acceptsRanges: Bool {
+        status == 206 || headers["accept-ranges"]?.lowercased().contains("bytes") == true
+    }
 
     /// `Retry-After` in seconds: digits only, as RFC 9110 writes it (not `nan`, `1e9` or the HTTP-date form),
     /// at most a day (the loop caps it further).
-    private var retryAfter: Double? {
+    var retryAfter: Double? {
         guard let raw = headers["retry-after"], !raw.isEmpty,
             raw.utf8.allSatisfy({ (0x30...0x39).contains($0) })
         else { return nil }
@@ -72,7 +81,7 @@ extension Attempt {
         }
     }
 
-    private func resolve(restartedFromZero reason: String?) {
+    func resolve(restartedFromZero reason: String?) {
         let serverName = headers["content-disposition"].flatMap {
             FileNaming.name(fromContentDisposition: $0)
         }
@@ -84,7 +93,7 @@ extension Attempt {
         if let validator = etag ?? lastModified { job.validator = validator }
         // Before the first body byte: a run killed before the facts are logged still knows what the bytes are.
         job.file.mark(PartialMark(generation: job.request.generation, validator: job.validator))
-        let ranges = status == 206 || headers["accept-ranges"]?.lowercased().contains("bytes") == true
+        let ranges = acceptsRanges
         emit(
             .resolved(
                 id: job.request.id, size: total, serverName: serverName, etag: etag,

@@ -10,6 +10,8 @@ final class Attempt {
         case alreadyComplete
         /// The partial file cannot be continued; empty it and ask again without Range.
         case restartFromZero(String)
+        /// The source (a mirror) serves another file than the others: drop it for this transfer.
+        case dropSource(String)
     }
 
     unowned let job: Job
@@ -34,6 +36,13 @@ final class Attempt {
     var paused = false
     /// When the user's pause started holding the connection (monotonic seconds), while it does.
     var heldSince: Double?
+    /// The piece this request fetches, in a segmented transfer (``Attempt+Piece``); set on a sequential request too
+    /// when its transfer is split while it runs.
+    var piece: Piece?
+    /// The URL asked.
+    let url: String
+    /// When the first body byte arrived (monotonic seconds).
+    var firstBodyAt: Double?
 
     /// What the body callback tells curl.
     enum Delivery {
@@ -42,17 +51,25 @@ final class Attempt {
         case abort
     }
 
-    init(job: Job, easy: CurlEasy, number: Int, emit: @escaping (TransferEvent) -> Void) {
+    /// A request for the rest of `job`'s file, or for `piece` of it from `url`.
+    init(
+        job: Job, easy: CurlEasy, number: Int, emit: @escaping (TransferEvent) -> Void, piece: Piece? = nil,
+        url: String? = nil
+    ) {
         self.job = job
         self.easy = easy
         self.number = number
-        self.offset = job.size
-        self.sentValidator = offset > 0 ? job.validator : nil
+        self.piece = piece
+        self.url = url ?? job.request.url
+        self.offset = piece?.position ?? job.size
+        self.sentValidator = offset > 0 || piece != nil ? job.validator : nil
         self.emit = emit
+        piece?.attempt = self
     }
 
-    /// The extra request headers: `Range` and `If-Range` when resuming.
+    /// The extra request headers: `Range` and `If-Range` when resuming or fetching a piece.
     var requestHeaders: [String] {
+        if let piece { return pieceHeaders(piece) }
         guard offset > 0 else { return [] }
         var lines = ["Range: bytes=\(offset)-"]
         if let sentValidator { lines.append("If-Range: \(sentValidator)") }
@@ -111,6 +128,7 @@ final class Attempt {
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Delivery {
         decideIfNeeded()
         guard outcome == nil else { return .abort }
+        if firstBodyAt == nil { firstBodyAt = TransferLoop.now() }
         if let allowance {
             guard allowance > 0 else {
                 paused = true
@@ -118,6 +136,7 @@ final class Attempt {
             }
             self.allowance = allowance - Double(bytes.count)
         }
+        if let piece { return receivePiece(bytes, piece) }
         var accepted = bytes
         if let limit, job.size + Int64(bytes.count) > limit {
             let room = Int(max(limit - job.size, 0))

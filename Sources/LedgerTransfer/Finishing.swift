@@ -14,6 +14,8 @@ struct Finishing: @unchecked Sendable {
     let name: String
     /// Leave the partial file in place after linking it (``TransferConfig/keepPlacedPartials``).
     let keepPartial: Bool
+    /// Bytes kept in the partial file (a segmented file's holes not counted).
+    let kept: Int64
 
     /// fsync, wait for the hash, verify it, then link the file to a free final name and sync the directory.
     func complete() -> TransferEvent {
@@ -36,7 +38,7 @@ struct Finishing: @unchecked Sendable {
             hashes.forget(follower)
             if file.size == 0 { unlink(file.path) }
             let reason = error.reason
-            return .failed(id: id, reason: reason, retryable: reason.isRetryable, bytes: file.size)
+            return .failed(id: id, reason: reason, retryable: reason.isRetryable, bytes: kept)
         }
     }
 
@@ -48,6 +50,6 @@ struct Finishing: @unchecked Sendable {
         } else {
             try? file.sync()
         }
-        return .stopped(id: request.id, bytes: file.size)
+        return .stopped(id: request.id, bytes: kept)
     }
 }

@@ -27,8 +27,16 @@ final class Job {
     private var stage: HashBuffer?
     /// Bytes in `stage`, not yet in the file.
     private var staged = 0
-    /// The request in flight, if any.
+    /// The request in flight, if any (a sequential transfer's; a segmented one's are its pieces').
     var attempt: Attempt?
+    /// The pieces and their connections, once the transfer is segmented (``TransferLoop/considerSplit(_:now:)``).
+    var segments: Segments?
+    /// Whether the connection plan was told (``TransferEvent/connections(id:count:detail:)``) this attempt.
+    var planTold = false
+    /// When the sequential attempt's speed is next looked at for a split (monotonic seconds).
+    var splitCheckAt: Double?
+    /// Bytes received when the split check was armed.
+    var splitCheckBytes: Int64 = 0
     /// When the next attempt is due (monotonic seconds), while waiting out a backoff.
     var retryAt: Double?
     var meter = SpeedMeter()
@@ -54,7 +62,13 @@ final class Job {
     }
 
     /// Bytes received: those in the file and those gathered for its next write.
-    var size: Int64 { file.size + Int64(staged) }
+    var size: Int64 { segments?.receivedBytes ?? file.size + Int64(staged) }
+
+    /// Bytes kept in the partial file (a segmented file's length counts its holes too).
+    var keptBytes: Int64 { segments?.map.doneBytes ?? file.size }
+
+    /// Every request in flight.
+    var inFlight: [Attempt] { segments.map { $0.pieces.compactMap(\.attempt) } ?? (attempt.map { [$0] } ?? []) }
 
     /// Takes body bytes: gathers them in a chunk of ``HashWorker/chunkSize`` that, once full, is written to the
     /// partial file (``PartialFile/maxWrite`` per write) and handed to the hash worker. Without a chunk (the worker's pool is empty), the
@@ -106,6 +120,10 @@ final class Job {
     /// Writes what is gathered to the file and tells the worker the file's size: then the file holds every byte
     /// received. When the write fails, the file keeps what made it, and the worker hashes just that.
     func flush() throws(TransferError) {
+        if let segments {
+            try segments.flushAll()
+            return
+        }
         defer {
             if published != file.size {
                 published = file.size
@@ -120,6 +138,27 @@ final class Job {
         hashes.rewrite(follower, size: 0)
         published = 0
         staged = 0
+        segments = nil
         try file.truncate(to: 0)
+        file.removePieces()
+        try file.setAppending(true)
+    }
+
+    /// Cuts the file to its first `length` bytes (all a piece map vouches for); the hash starts over.
+    func cut(to length: Int64) throws(TransferError) {
+        hashes.rewrite(follower, size: length)
+        published = length
+        staged = 0
+        try file.truncate(to: length)
+    }
+
+    /// Writes what is gathered and hands the file over to segments: from now on bytes are written at offsets
+    /// (the file's `O_APPEND` is turned off) and the hash follows the piece map's prefix.
+    func beginSegments(_ make: (Int64) -> Segments) throws(TransferError) {
+        try flush()
+        let segments = make(file.size)
+        try file.writePieces(segments.map)
+        try file.setAppending(false)
+        self.segments = segments
     }
 }

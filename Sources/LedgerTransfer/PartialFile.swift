@@ -20,9 +20,10 @@ final class PartialFile {
     static let maxWrite = 32 << 10
     static let reserveStep: Int64 = 64 << 20
     let path: String
-    private let fd: Int32
-    /// Bytes in the file.
-    private(set) var size: Int64
+    /// The descriptor (``PartialFile+Pieces`` writes at offsets and keeps the piece map through it).
+    let fd: Int32
+    /// Bytes in the file (its length: with holes, once a segmented transfer writes at offsets).
+    var size: Int64
     /// Where the next writeback starts: bytes before it were already handed to the kernel's writeback.
     private var writebackStart: Int64
     /// The announced end of the body being received (0: unknown).

@@ -12,6 +12,8 @@ public struct TransferActivity: Sendable, Equatable {
     public var eta: Double?
     /// Human-readable progress, e.g. `"10.2 MB / 117 MB"`, or `"10.2 MB"` when the size is unknown.
     public var detail: String
+    /// Connections receiving for it now (more than one once the transfer is split into pieces).
+    public var connections = 1
 
     /// Creates an activity; ``detail`` is derived from `bytes` and `expected`.
     public init(id: Int64, bytes: Int64, expected: Int64?, speed: Double, eta: Double?) {

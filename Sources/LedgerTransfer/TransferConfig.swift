@@ -22,6 +22,19 @@ public struct TransferConfig: Sendable {
     public var lowSpeedTime: Double = 30
     /// Bytes per second shared by all running transfers; 0 means unlimited.
     public var speedLimit: Int64 = 0
+    /// Connections one transfer may use at most (aria2's `split`); 1 keeps every transfer on one connection.
+    /// ``TransferRequest/connections`` overrides it per transfer.
+    public var connectionsPerTask = 8
+    /// Connections one transfer opens to one server (one URL of it) at most (aria2's `max-connection-per-server`).
+    public var connectionsPerServer = 16
+    /// No piece smaller than this is split off, and a range shorter than twice this is not split (aria2's
+    /// `min-split-size`).
+    public var minPieceSize: Int64 = 1 << 20
+    /// Seconds a transfer's one connection is measured before it may be split (and between two looks).
+    public var splitProbe: Double = 0.2
+    /// A transfer whose one connection is at least this fast (bytes/s) is not split: more connections would not
+    /// make it faster but would make its hash wait for the gaps to close (see docs/transfer.md, "Segments").
+    public var splitBelowSpeed: Double = 64_000_000
     /// Verify TLS certificates and host names. On by default; turn off only for a test server you control.
     public var verifyTLS = true
 

@@ -27,13 +27,18 @@ public enum TransferEvent: Sendable, Equatable {
     /// An attempt ended with a retryable fault; the next attempt starts after `delay` seconds (its `.started`
     /// follows then). `bytes` are safe in the partial file.
     case retrying(id: Int64, reason: FailureReason, bytes: Int64, delay: Double)
+    /// How the transfer fetches the file: `count` connections and why (`detail`), when that is worth a line in
+    /// the log: a split into pieces, a server that keeps it on one connection (no ranges, size unknown), a
+    /// connection or mirror dropped, and, before ``received(id:)`` of a segmented transfer, the summary of who
+    /// served how many bytes.
+    case connections(id: Int64, count: Int, detail: String)
 
     /// The task id the event is about.
     public var id: Int64 {
         switch self {
         case .started(let id, _, _), .resolved(let id, _, _, _, _, _, _), .completed(let id, _, _, _),
             .failed(let id, _, _, _), .stopped(let id, _), .received(let id), .retrying(let id, _, _, _),
-            .held(let id, _), .continued(let id):
+            .held(let id, _), .continued(let id), .connections(let id, _, _):
             id
         }
     }
@@ -42,7 +47,7 @@ public enum TransferEvent: Sendable, Equatable {
     public var isTerminal: Bool {
         switch self {
         case .completed, .failed, .stopped: true
-        case .started, .resolved, .received, .retrying, .held, .continued: false
+        case .started, .resolved, .received, .retrying, .held, .continued, .connections: false
         }
     }
 }

@@ -4,7 +4,13 @@ import Glibc
 /// What happens when a request ends: retry, restart, fail, or finish the file.
 extension TransferLoop {
     func finish(easy handle: UnsafeMutableRawPointer, result: CURLcode) {
-        guard let id = idsByHandle[handle], let job = jobs[id], let attempt = job.attempt else { return }
+        guard let id = idsByHandle[handle], let job = jobs[id],
+            let attempt = job.inFlight.first(where: { $0.easy.handle == handle })
+        else { return }
+        if job.segments != nil {
+            finishPiece(job, attempt, result: result)
+            return
+        }
         job.effectiveURL = attempt.easy.effectiveURL ?? job.effectiveURL
         detachAttempt(of: job)
         do {
@@ -19,7 +25,7 @@ extension TransferLoop {
             fault(job, reason, retryAfter: retryAfter)
         case .alreadyComplete:
             complete(job)
-        case .restartFromZero(let reason):
+        case .restartFromZero(let reason), .dropSource(let reason):
             restartFromZero(job, reason: reason)
         case nil:
             if result != CURLE_OK {
@@ -32,7 +38,7 @@ extension TransferLoop {
         }
     }
 
-    private func reason(for result: CURLcode, attempt: Attempt) -> FailureReason {
+    func reason(for result: CURLcode, attempt: Attempt) -> FailureReason {
         let message = attempt.easy.message(for: result)
         switch result {
         case CURLE_OPERATION_TIMEDOUT: return .timeout
@@ -49,7 +55,7 @@ extension TransferLoop {
     }
 
     /// Retries a retryable fault after a backoff (or the server's Retry-After), else fails the job.
-    private func fault(_ job: Job, _ reason: FailureReason, retryAfter: Double?) {
+    func fault(_ job: Job, _ reason: FailureReason, retryAfter: Double?) {
         guard reason.isRetryable, job.retries < config.maxRetries else {
             end(job, failure: reason)
             return
@@ -57,16 +63,16 @@ extension TransferLoop {
         job.retries += 1
         let delay = retryAfter.map { min($0, config.backoffCap) } ?? backoff(retry: job.retries)
         job.retryAt = Self.now() + delay
-        mailbox.emit(.retrying(id: job.request.id, reason: reason, bytes: job.file.size, delay: delay))
+        mailbox.emit(.retrying(id: job.request.id, reason: reason, bytes: job.keptBytes, delay: delay))
     }
 
     /// Exponential backoff with "equal jitter": half the step fixed, half random.
-    private func backoff(retry: Int) -> Double {
+    func backoff(retry: Int) -> Double {
         let step = min(config.backoffBase * Double(1 << min(retry - 1, 30)), config.backoffCap)
         return step / 2 + Double.random(in: 0...(step / 2))
     }
 
-    private func restartFromZero(_ job: Job, reason: String) {
+    func restartFromZero(_ job: Job, reason: String) {
         guard !job.restartedFromZero else {
             end(job, failure: .rangeNotSatisfiable)
             return
@@ -84,7 +90,7 @@ extension TransferLoop {
     }
 
     /// Hands the finished file to the completion queue: fsync, hash, verify, link to a free final name.
-    private func complete(_ job: Job) {
+    func complete(_ job: Job) {
         mailbox.emit(.received(id: job.request.id))
         handOver(job, name: finalName(of: job)) { $0.complete() }
     }

@@ -36,6 +36,7 @@ final class TransferLoop: @unchecked Sendable {
             for (easy, result) in multi.finished() {
                 finish(easy: easy, result: result)
             }
+            considerSplits(now: Self.now())
             publishActivityIfDue()
             multi.poll(milliseconds: waitMilliseconds())
         }
@@ -73,6 +74,12 @@ final class TransferLoop: @unchecked Sendable {
         }
         let job = Job(request: request, file: partial.file, readFD: partial.readFD, hashes: hashes)
         jobs[request.id] = job
+        do {
+            try resumeSegments(job)
+        } catch {
+            end(job, failure: error.reason)
+            return
+        }
         beginAttempt(job)
     }
 
@@ -91,13 +98,17 @@ final class TransferLoop: @unchecked Sendable {
         jobs[job.request.id] = nil
         let finishing = Finishing(
             request: job.request, file: job.file, follower: job.follower, hashes: hashes, name: name,
-            keepPartial: config.keepPlacedPartials)
+            keepPartial: config.keepPlacedPartials, kept: job.keptBytes)
         let mailbox = self.mailbox
         completions.submit { mailbox.emit(end(finishing)) }
     }
 
     /// Sends the next request of `job`, resuming from its partial file.
     func beginAttempt(_ job: Job) {
+        if job.segments != nil {
+            beginSegmentRound(job)
+            return
+        }
         job.retryAt = nil
         job.attempts += 1
         let easy: CurlEasy
@@ -119,8 +130,8 @@ final class TransferLoop: @unchecked Sendable {
         applySpeedLimit()
     }
 
-    private func configure(_ easy: CurlEasy, for attempt: Attempt) {
-        easy.set(CURLOPT_URL, attempt.job.request.url)
+    func configure(_ easy: CurlEasy, for attempt: Attempt) {
+        easy.set(CURLOPT_URL, attempt.url)
         easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
         easy.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
         easy.set(CURLOPT_FOLLOWLOCATION, 1)
@@ -160,12 +171,20 @@ final class TransferLoop: @unchecked Sendable {
         }
     }
 
-    /// Removes the request in flight (if any) from the multi handle.
+    /// Removes the requests in flight (if any) from the multi handle; a segmented job's pieces leave flight, their
+    /// gathered bytes written (best effort: ``cancel(id:)`` and the ends flush first).
     func detachAttempt(of job: Job) {
-        guard let attempt = job.attempt else { return }
-        idsByHandle[attempt.easy.handle] = nil
-        multi.remove(attempt.easy)
+        for attempt in job.inFlight {
+            idsByHandle[attempt.easy.handle] = nil
+            multi.remove(attempt.easy)
+        }
         job.attempt = nil
+        if let segments = job.segments {
+            for piece in segments.pieces {
+                piece.attempt = nil
+                try? segments.remove(piece)
+            }
+        }
         applySpeedLimit()
     }
 
@@ -173,7 +192,7 @@ final class TransferLoop: @unchecked Sendable {
     /// ``refillInterval`` by ``refillAllowances()``. A request out of allowance pauses itself in the body callback,
     /// so the socket is not read (TCP backpressure) until the loop unpauses it.
     func applySpeedLimit() {
-        let active = jobs.values.compactMap(\.attempt)
+        let active = jobs.values.flatMap(\.inFlight)
         for attempt in active {
             if speedLimit == 0 {
                 attempt.allowance = nil
@@ -190,7 +209,7 @@ final class TransferLoop: @unchecked Sendable {
         let now = Self.now()
         let elapsed = min(now - lastRefill, 1)
         lastRefill = now
-        let active = jobs.values.compactMap(\.attempt)
+        let active = jobs.values.flatMap(\.inFlight)
         guard !active.isEmpty else { return }
         let share = Double(speedLimit) / Double(active.count)
         let burst = max(share * Self.refillInterval * 2, 16_384)
@@ -213,13 +232,17 @@ final class TransferLoop: @unchecked Sendable {
         hashes.forget(job.follower)
         if job.file.size == 0 { unlink(job.file.path) }
         mailbox.emit(
-            .failed(id: job.request.id, reason: reason, retryable: reason.isRetryable, bytes: job.file.size))
+            .failed(id: job.request.id, reason: reason, retryable: reason.isRetryable, bytes: job.keptBytes))
     }
 
     private func startDueRetries() {
         let now = Self.now()
         for job in jobs.values.sorted(by: { $0.request.id < $1.request.id }) {
             if let due = job.retryAt, due <= now { beginAttempt(job) }
+            if let segments = job.segments, let due = segments.refillAt, due <= now {
+                segments.refillAt = nil
+                refill(job, now: now)
+            }
         }
     }
 
@@ -233,10 +256,10 @@ final class TransferLoop: @unchecked Sendable {
         for job in jobs.values.sorted(by: { $0.request.id < $1.request.id }) {
             job.meter.record(bytes: job.size, at: now)
             let eta = job.expected.flatMap { job.meter.eta(remaining: $0 - job.size) }
-            snapshot.append(
-                TransferActivity(
-                    id: job.request.id, bytes: job.size, expected: job.expected, speed: job.meter.speed,
-                    eta: eta))
+            var activity = TransferActivity(
+                id: job.request.id, bytes: job.size, expected: job.expected, speed: job.meter.speed, eta: eta)
+            activity.connections = job.inFlight.count
+            snapshot.append(activity)
         }
         mailbox.publish(snapshot)
     }
@@ -247,7 +270,9 @@ final class TransferLoop: @unchecked Sendable {
         var until = nextTick
         for job in jobs.values {
             if let due = job.retryAt { until = min(until, due) }
-            if job.attempt?.paused == true { until = min(until, lastRefill + Self.refillInterval) }
+            if let due = job.segments?.refillAt { until = min(until, due) }
+            if let due = job.splitCheckAt { until = min(until, max(due, now + 0.001)) }
+            if job.inFlight.contains(where: \.paused) { until = min(until, lastRefill + Self.refillInterval) }
             if let held = job.attempt?.heldSince { until = min(until, held + config.holdLimit) }
         }
         return Int32(max(((until - now) * 1000).rounded(.up), 1))

@@ -14,6 +14,10 @@ public struct TransferRequest: Sendable, Equatable {
     public var validator: String?
     /// The task's generation (how many times its data was reset), marked on the partial file (``PartialMark``).
     public var generation: Int
+    /// Connections this transfer may use at most; nil: ``TransferConfig/connectionsPerTask``.
+    public var connections: Int?
+    /// Other URLs serving the same file; pieces are spread over `url` and these (see ``TransferConfig``).
+    public var mirrors: [String] = []
 
     /// Creates a request.
     public init(

@@ -36,6 +36,7 @@ extension TransferEngineTests {
             case .retrying: "retrying"
             case .held: "held"
             case .continued: "continued"
+            case .connections: "connections"
             }
         }
     }

@@ -1,0 +1,76 @@
+/// A request for one piece of a segmented transfer: its own bounded `Range`, and a response that must match the
+/// file as the other pieces know it (the same size, the same validator).
+extension Attempt {
+    /// `Range: bytes=<position>-<end - 1>`, with `If-Range` when a validator is known.
+    func pieceHeaders(_ piece: Piece) -> [String] {
+        var lines = ["Range: bytes=\(piece.position)-\(piece.end - 1)"]
+        if let sentValidator { lines.append("If-Range: \(sentValidator)") }
+        return lines
+    }
+
+    /// Gathers the piece's bytes; a response running past the piece's end (another connection took the rest
+    /// over) is cut there, which ends this request.
+    func receivePiece(_ bytes: UnsafeRawBufferPointer, _ piece: Piece) -> Delivery {
+        guard let segments = job.segments else { return .abort }
+        do {
+            let accepted = try segments.receive(bytes, for: piece)
+            return accepted == bytes.count ? .accepted : .abort
+        } catch {
+            outcome = .fail(error.reason, retryAfter: nil)
+            return .abort
+        }
+    }
+
+    /// What the response to a piece request means. A 206 for exactly the bytes asked, of a file of the map's size
+    /// and with the validator known (if both sides have one), is taken. A different size or validator means the
+    /// file is another one now: the transfer restarts from zero (``Outcome/restartFromZero(_:)``), unless another
+    /// response of this round already matched the map, in which case only this source is at fault
+    /// (``Outcome/dropSource(_:)``). A 200 (Range ignored, or
+    /// `If-Range` refused) is treated the same way.
+    func decidePiece() {
+        guard let segments = job.segments, let piece else { return }
+        let size = segments.map.size
+        let validator = etag ?? lastModified
+        if let known = job.validator, let validator, validator != known {
+            mismatch(segments, "validator changed (\(known) -> \(validator))")
+            return
+        }
+        switch status {
+        case 206:
+            guard let range = ContentRange(headers["content-range"] ?? ""), let total = range.total else {
+                outcome = .fail(.connection("206 without a usable Content-Range"), retryAfter: nil)
+                return
+            }
+            guard total == size else {
+                mismatch(segments, "size changed (\(size) -> \(total) bytes)")
+                return
+            }
+            guard range.first == piece.position, let last = range.last, last < size else {
+                mismatch(segments, "server sent a range not starting at \(piece.position)")
+                return
+            }
+            self.total = total
+            if !segments.confirmed {
+                resolve(restartedFromZero: nil)
+                segments.confirmed = true
+            }
+            limit = last + 1
+        case 200..<300:
+            mismatch(segments, "server ignored Range")
+        case 416:
+            mismatch(segments, "range not satisfiable (asked from \(piece.position) of \(size) bytes)")
+        default:
+            outcome = .fail(.http(status), retryAfter: retryAfter)
+        }
+    }
+
+    /// The response does not fit the map: the whole file starts over, or only this source is dropped when another
+    /// one already matched the map.
+    private func mismatch(_ segments: Segments, _ why: String) {
+        if segments.confirmed && segments.sources.count > 1 {
+            outcome = .dropSource(why)
+        } else {
+            outcome = .restartFromZero(why)
+        }
+    }
+}

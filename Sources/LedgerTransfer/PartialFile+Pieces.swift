@@ -1,0 +1,72 @@
+import CCurl
+import Glibc
+
+/// Writing at offsets, and the piece map kept on the file: what a segmented transfer needs of its partial file.
+///
+/// A sequential transfer appends (the file's size is then its progress). A segmented one writes several pieces at
+/// once, so its file has holes; the written ranges are kept on the file as the extended attribute
+/// `user.dledger.pieces` (``PieceMap``), updated after each write. The map is written before the first write at an
+/// offset and removed only once the file has no hole left (or it is emptied), so a file with holes never lacks one.
+extension PartialFile {
+    static let piecesAttribute = "user.dledger.pieces"
+
+    /// Writes all of `bytes` at `offset` (``maxWrite`` per pwrite(2)); the file grows to cover them.
+    func store(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(TransferError) {
+        guard var base = bytes.baseAddress else { return }
+        var left = bytes.count
+        var at = offset
+        while left > 0 {
+            let written = pwrite(fd, base, min(left, Self.maxWrite), off_t(at))
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw Self.error("cannot write \(path)")
+            }
+            left -= written
+            base += written
+            at += Int64(written)
+        }
+        size = max(size, at)
+    }
+
+    /// Turns appending on or off (`O_APPEND`, under which pwrite(2) would append too).
+    func setAppending(_ on: Bool) throws(TransferError) {
+        let flags = fcntl(fd, F_GETFL)
+        guard flags >= 0, fcntl(fd, F_SETFL, on ? flags | O_APPEND : flags & ~O_APPEND) == 0 else {
+            throw Self.error("cannot change the mode of \(path)")
+        }
+    }
+
+    /// Reserves blocks for the whole rest of a file of `size` bytes at once (a segmented transfer writes all over
+    /// it); best effort, like ``expect(end:)``.
+    func reserve(upTo end: Int64) {
+        guard end > size else { return }
+        _ = ccurl_reserve(fd, size, end - size)
+    }
+
+    /// The piece map kept on the file: nil when there is none; `.failure` when there is one we cannot trust.
+    func readPieces() -> Result<PieceMap, TransferError>? {
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        let count = buffer.withUnsafeMutableBytes {
+            ccurl_fgetxattr(fd, Self.piecesAttribute, $0.baseAddress, $0.count)
+        }
+        if count < 0 {
+            return errno == ENODATA || errno == ENOTSUP ? nil : .failure(Self.error("cannot read the piece map"))
+        }
+        guard let map = PieceMap.decode(Array(buffer[..<count]), fileSize: size) else {
+            return .failure(.fileSystem("the piece map of \(path) is not valid"))
+        }
+        return .success(map)
+    }
+
+    /// Records `map` on the file; throws when the file system refuses (the map is then the last one written).
+    func writePieces(_ map: PieceMap) throws(TransferError) {
+        let bytes = map.encoded()
+        let result = bytes.withUnsafeBytes { ccurl_fsetxattr(fd, Self.piecesAttribute, $0.baseAddress, $0.count) }
+        guard result == 0 else { throw Self.error("cannot record the piece map of \(path)") }
+    }
+
+    /// Removes the piece map (the file has no hole left, or it was emptied).
+    func removePieces() {
+        _ = ccurl_fremovexattr(fd, Self.piecesAttribute)
+    }
+}

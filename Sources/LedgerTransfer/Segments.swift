@@ -1,0 +1,210 @@
+import Glibc
+
+/// The state of a transfer fetched in pieces over several connections: the piece map, the pieces in flight, and
+/// the sources (the URL and its mirrors) they come from. Confined to the loop thread.
+///
+/// Bytes of each piece are gathered per connection and written at their offset; after each write the map is
+/// recorded on the partial file, then the written run from byte 0 (the map's prefix) is published to the hash
+/// worker, which reads it back from the file (still in the page cache) as it grows: the hash follows the prefix
+/// while the pieces after it arrive, and catches up when the gap before them closes.
+final class Segments {
+    /// One URL serving the file, and what became of it.
+    struct Source {
+        let url: String
+        /// Why it was dropped for this transfer, if it was.
+        var dropped: String?
+        /// Body bytes it delivered to the file.
+        var bytes: Int64 = 0
+        /// Connections to it in flight.
+        var active = 0
+    }
+
+    /// Bytes gathered per connection before a write (as a sequential transfer's chunk).
+    static let chunkSize = HashWorker.chunkSize
+    let file: PartialFile
+    let follower: HashFollower
+    let hashes: HashWorker
+    private(set) var map: PieceMap
+    /// Pieces being fetched, each by its own connection.
+    private(set) var pieces: [Piece] = []
+    var sources: [Source]
+    /// Connections wanted at most (the task's), lowered when a connection is dropped.
+    var wanted: Int
+    /// Connections to one source at most.
+    let perSource: Int
+    /// No piece is split into parts smaller than this.
+    let minPiece: Int64
+    /// Whether a response of this round of connections matched the map (size, validator); until then only one
+    /// connection runs.
+    var confirmed = false {
+        didSet { if confirmed && !oldValue { needsRefill = true } }
+    }
+    /// Set when more connections may start (the round was confirmed inside a curl callback, where none can be
+    /// added); the loop starts them after its turn.
+    var needsRefill = false
+    /// The most connections that ran at once.
+    private(set) var peak = 0
+    /// When a connection that failed may be replaced (monotonic seconds).
+    var refillAt: Double?
+    /// When the loop next looks for a stalled connection to replace (monotonic seconds).
+    var nextLook: Double = 0
+    private var spareBuffers: [UnsafeMutableRawBufferPointer] = []
+
+    init(
+        file: PartialFile, follower: HashFollower, hashes: HashWorker, map: PieceMap, sources: [String],
+        wanted: Int, perSource: Int, minPiece: Int64
+    ) {
+        self.file = file
+        self.follower = follower
+        self.hashes = hashes
+        self.map = map
+        self.sources = sources.map { Source(url: $0) }
+        self.wanted = max(wanted, 1)
+        self.perSource = max(perSource, 1)
+        self.minPiece = max(minPiece, 16 * 1024)
+    }
+
+    deinit {
+        for piece in pieces { piece.buffer?.deallocate() }
+        for buffer in spareBuffers { buffer.deallocate() }
+    }
+
+    /// Bytes received: those in the file and those gathered for the next writes.
+    var receivedBytes: Int64 { map.doneBytes + pieces.reduce(0) { $0 + Int64($1.staged) } }
+
+    /// Connections in flight.
+    var active: Int { pieces.count }
+
+    /// The holes no piece in flight covers, in order.
+    func unassigned() -> [Range<Int64>] {
+        var holes = map.missing
+        for piece in pieces {
+            holes = holes.flatMap { hole -> [Range<Int64>] in
+                guard hole.overlaps(piece.start..<piece.end) else { return [hole] }
+                var rest: [Range<Int64>] = []
+                if hole.lowerBound < piece.start { rest.append(hole.lowerBound..<piece.start) }
+                if piece.end < hole.upperBound { rest.append(piece.end..<hole.upperBound) }
+                return rest
+            }
+        }
+        return holes
+    }
+
+    /// The source a new connection should use: the one with the fewest connections in flight, below the limit
+    /// per source, not dropped; nil when there is none.
+    func freeSource() -> Int? {
+        sources.indices.filter { sources[$0].dropped == nil && sources[$0].active < perSource }
+            .min { sources[$0].active < sources[$1].active }
+    }
+
+    /// The range a new connection fetches, if any, and the piece in flight it is cut from (nil when it is a hole
+    /// nobody fetches). In order: the first hole nobody fetches (at most an even share of what is unassigned); else
+    /// the second half of the piece in flight that would take longest, if at least twice ``minPiece`` is left of
+    /// it; else the whole rest of a piece whose connection has stalled (``Piece/isStalled(at:)``) or, when `freed`
+    /// (the speed of a connection that just finished) is given, is less than a quarter as fast and has more than a
+    /// second to go: that connection is then retired. Does not change anything.
+    func nextRange(now: Double, freed: Double?) -> (range: Range<Int64>, from: Piece?, retire: Bool)? {
+        let holes = unassigned()
+        if let hole = holes.first {
+            let total = holes.reduce(Int64(0)) { $0 + Int64($1.count) }
+            let share = max(total / Int64(max(wanted - active, 1)), minPiece)
+            return (hole.lowerBound..<min(hole.upperBound, hole.lowerBound + share), nil, false)
+        }
+        let slowest = pieces.filter { $0.remaining > 0 }.max { $0.eta(at: now) < $1.eta(at: now) }
+        guard let slowest else { return nil }
+        if slowest.remaining >= 2 * minPiece {
+            let middle = slowest.position + slowest.remaining / 2
+            return (middle..<slowest.end, slowest, false)
+        }
+        if let stalled = pieces.first(where: { $0.isStalled(at: now) }) {
+            return (stalled.position..<stalled.end, stalled, true)
+        }
+        if let freed, slowest.eta(at: now) > 1, slowest.speed(at: now) * 4 < freed,
+            now - slowest.startedAt > Piece.stallTime
+        {
+            return (slowest.position..<slowest.end, slowest, true)
+        }
+        return nil
+    }
+
+    /// Takes `range` off the piece it is cut from (`from`'s end moves down to its start).
+    func cut(_ from: Piece, at offset: Int64) {
+        from.end = max(offset, from.position)
+    }
+
+    /// Adds a piece in flight, with a buffer to gather its bytes in.
+    func add(_ piece: Piece) {
+        piece.buffer = spareBuffers.popLast() ?? .allocate(byteCount: Self.chunkSize, alignment: 64)
+        pieces.append(piece)
+        sources[piece.source].active += 1
+        peak = max(peak, pieces.count)
+    }
+
+    /// Writes what `piece` gathered and takes it out of flight: its unreceived rest becomes a hole again.
+    func remove(_ piece: Piece) throws(TransferError) {
+        guard let index = pieces.firstIndex(where: { $0 === piece }) else { return }
+        pieces.remove(at: index)
+        sources[piece.source].active -= 1
+        defer {
+            if let buffer = piece.buffer { spareBuffers.append(buffer) }
+            piece.buffer = nil
+            piece.staged = 0
+        }
+        try writeOut(piece)
+    }
+
+    /// Takes body bytes of `piece`: gathered, written when the chunk is full. Returns how many it took: fewer than
+    /// given when the piece ends before them (its range was cut).
+    func receive(_ bytes: UnsafeRawBufferPointer, for piece: Piece) throws(TransferError) -> Int {
+        guard let buffer = piece.buffer else { return 0 }
+        let accepted = Int(min(Int64(bytes.count), piece.remaining))
+        if accepted > 0 { piece.lastByteAt = TransferLoop.now() }
+        var rest = UnsafeRawBufferPointer(rebasing: bytes[..<accepted])
+        while let source = rest.baseAddress, !rest.isEmpty {
+            let count = min(buffer.count - piece.staged, rest.count)
+            (buffer.baseAddress! + piece.staged).copyMemory(from: source, byteCount: count)
+            piece.staged += count
+            rest = UnsafeRawBufferPointer(rebasing: rest[count...])
+            if piece.staged == buffer.count || piece.remaining == 0 { try writeOut(piece) }
+        }
+        return accepted
+    }
+
+    /// Writes every piece's gathered bytes.
+    func flushAll() throws(TransferError) {
+        for piece in pieces { try writeOut(piece) }
+    }
+
+    /// Writes what `piece` gathered at its offset, then records the map and publishes a grown prefix.
+    private func writeOut(_ piece: Piece) throws(TransferError) {
+        guard piece.staged > 0, let buffer = piece.buffer else { return }
+        let count = piece.staged
+        try file.store(UnsafeRawBufferPointer(rebasing: buffer[..<count]), at: piece.written)
+        piece.staged = 0
+        let range = piece.written..<(piece.written + Int64(count))
+        piece.written = range.upperBound
+        sources[piece.source].bytes += Int64(count)
+        let prefix = map.prefix
+        map.add(range)
+        try file.writePieces(map)
+        if map.prefix > prefix { hashes.publish(follower, size: map.prefix) }
+    }
+
+    /// One line on who served what, e.g. `4 connections; 127.0.0.1:80: 64.0 MB`.
+    var summary: String {
+        let served = sources.filter { $0.bytes > 0 || $0.dropped != nil }.map { source in
+            var line = "\(Segments.host(of: source.url)): \(TransferActivity.formatBytes(source.bytes))"
+            if let dropped = source.dropped { line += " (dropped: \(dropped))" }
+            return line
+        }
+        return (["\(peak) connection\(peak == 1 ? "" : "s")"] + served).joined(separator: "; ")
+    }
+
+    /// The `host[:port]` of a URL, for the log; the URL itself when it has none.
+    static func host(of url: String) -> String {
+        guard let scheme = url.range(of: "://") else { return url }
+        let rest = url[scheme.upperBound...]
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        return String(authority.split(separator: "@").last ?? authority)
+    }
+}

@@ -1,0 +1,200 @@
+import CCurl
+import Glibc
+
+/// Segmented transfers: when to split, starting and ending the connections of the pieces, and stealing.
+///
+/// A transfer starts on one connection. Once its server has shown that it takes ranges and the size is known, and
+/// the connection, measured for ``TransferConfig/splitProbe``, is slower than ``TransferConfig/splitBelowSpeed``,
+/// the rest is split into even pieces over up to ``TransferConfig/connectionsPerTask`` connections (the running
+/// request keeps the first). A connection whose piece is done takes the next work (``Segments/nextRange(now:freed:)``).
+extension TransferLoop {
+    /// Connections `job` may use.
+    func connections(for job: Job) -> Int {
+        max(job.request.connections ?? config.connectionsPerTask, 1)
+    }
+
+    /// Splits the sequential transfers that qualify; tells once why one cannot be split.
+    func considerSplits(now: Double) {
+        for job in jobs.values {
+            guard let segments = job.segments else {
+                considerSplit(job, now: now)
+                continue
+            }
+            // More connections when the round is confirmed; a stalled connection replaced when one is free.
+            if segments.needsRefill || (segments.active < segments.wanted && now >= segments.nextLook) {
+                segments.needsRefill = false
+                segments.nextLook = now + config.splitProbe
+                refill(job, now: now)
+            }
+        }
+    }
+
+    private func considerSplit(_ job: Job, now: Double) {
+        guard let attempt = job.attempt, attempt.decided, attempt.outcome == nil, let started = attempt.firstBodyAt,
+            connections(for: job) > 1, job.splitCheckAt != .infinity
+        else { return }
+        guard let check = job.splitCheckAt else {
+            job.splitCheckAt = started + config.splitProbe
+            job.splitCheckBytes = attempt.offset
+            return
+        }
+        guard now >= check else { return }
+        let why: String? =
+            !attempt.acceptsRanges
+            ? "server does not accept ranges"
+            : job.expected == nil || attempt.limit != job.expected ? "size unknown" : nil
+        if let why {
+            job.splitCheckAt = .infinity
+            mailbox.emit(.connections(id: job.request.id, count: 1, detail: "one connection: \(why)"))
+            return
+        }
+        let window = now - (check - config.splitProbe)
+        let speed = Double(job.size - job.splitCheckBytes) / max(window, 0.001)
+        job.splitCheckAt = now + config.splitProbe
+        job.splitCheckBytes = job.size
+        guard let total = job.expected, total - job.size >= 2 * config.minPieceSize, speed < config.splitBelowSpeed
+        else { return }
+        split(job, attempt: attempt, total: total, speed: speed, now: now)
+    }
+
+    private func split(_ job: Job, attempt: Attempt, total: Int64, speed: Double, now: Double) {
+        do {
+            try job.beginSegments { prefix in
+                Segments(
+                    file: job.file, follower: job.follower, hashes: hashes, map: PieceMap(size: total, prefix: prefix),
+                    sources: [job.request.url] + job.request.mirrors, wanted: connections(for: job),
+                    perSource: config.connectionsPerServer, minPiece: config.minPieceSize)
+            }
+        } catch {
+            job.splitCheckAt = .infinity
+            let detail = "one connection: cannot record piece progress (\(error.reason))"
+            mailbox.emit(.connections(id: job.request.id, count: 1, detail: detail))
+            return
+        }
+        guard let segments = job.segments else { return }
+        // Every byte received so far is in the file now.
+        let before = job.file.size
+        segments.confirmed = true
+        segments.sources[0].bytes = max(before - attempt.offset, 0)
+        job.file.reserve(upTo: total)
+        // The running request keeps the first even share; the others start now.
+        let pieces = min(Int64(segments.wanted), (total - before) / config.minPieceSize)
+        let first = Piece(start: before, end: before + (total - before) / max(pieces, 1), startedAt: now, source: 0)
+        segments.add(first)
+        attempt.piece = first
+        first.attempt = attempt
+        job.attempt = nil
+        refill(job, now: now)
+        let rate = TransferActivity.formatBytes(Int64(speed))
+        mailbox.emit(
+            .connections(
+                id: job.request.id, count: segments.active,
+                detail: "split into \(segments.active) connections (one gave \(rate)/s)"))
+    }
+
+    /// Starts connections for `job` while it wants more and there is work: one until a response of this round
+    /// matched the map, then up to the wanted count. `freed`: the speed of a connection that just finished its
+    /// piece, which may then take over a much slower one's rest.
+    func refill(_ job: Job, now: Double, freed: Double? = nil) {
+        guard let segments = job.segments else { return }
+        var freed = freed
+        while segments.active < (segments.confirmed ? segments.wanted : 1),
+            let next = segments.nextRange(now: now, freed: freed)
+        {
+            if let from = next.from {
+                if next.retire, let slow = from.attempt {
+                    detach(slow, of: job)
+                    do {
+                        try segments.remove(from)
+                    } catch {
+                        end(job, failure: error.reason)
+                        return
+                    }
+                } else {
+                    segments.cut(from, at: next.range.lowerBound)
+                }
+            }
+            guard let source = segments.freeSource() else { return }
+            freed = nil
+            let piece = Piece(start: next.range.lowerBound, end: next.range.upperBound, startedAt: now, source: source)
+            guard startPiece(piece, of: job) else { return }
+        }
+    }
+
+    /// Sends the request for `piece`; false when it cannot be sent (the job then failed).
+    private func startPiece(_ piece: Piece, of job: Job) -> Bool {
+        guard let segments = job.segments else { return false }
+        let easy: CurlEasy
+        do {
+            easy = try CurlEasy()
+        } catch {
+            end(job, failure: error.reason)
+            return false
+        }
+        let url = segments.sources[piece.source].url
+        let attempt = Attempt(job: job, easy: easy, number: job.attempts, emit: mailbox.emit, piece: piece, url: url)
+        configure(easy, for: attempt)
+        segments.add(piece)
+        guard multi.add(easy) else {
+            end(job, failure: .connection("curl_multi_add_handle failed"))
+            return false
+        }
+        idsByHandle[easy.handle] = job.request.id
+        applySpeedLimit()
+        return true
+    }
+
+    /// Takes one request of `job` off the multi handle.
+    func detach(_ attempt: Attempt, of job: Job) {
+        idsByHandle[attempt.easy.handle] = nil
+        multi.remove(attempt.easy)
+        attempt.piece?.attempt = nil
+        applySpeedLimit()
+    }
+
+    /// A new round of connections for a segmented `job` (its first at a start, or after every connection
+    /// failed): one connection first; the others once its response matched the map.
+    func beginSegmentRound(_ job: Job) {
+        guard let segments = job.segments else { return }
+        job.retryAt = nil
+        job.attempts += 1
+        segments.confirmed = false
+        mailbox.emit(.started(id: job.request.id, attempt: job.attempts, offset: job.keptBytes))
+        refill(job, now: Self.now())
+        if jobs[job.request.id] != nil && segments.active == 0 {
+            end(job, failure: .connection("no source left to fetch the missing pieces from"))
+        }
+    }
+
+    /// At a start: a partial file with a piece map resumes in pieces; one whose map shows no hole after the
+    /// written run from byte 0 is a sequential file again; one whose map cannot be trusted starts from zero.
+    func resumeSegments(_ job: Job) throws(TransferError) {
+        guard let result = job.file.readPieces() else { return }
+        let map: PieceMap
+        switch result {
+        case .failure(let error):
+            job.pendingRestartReason = "piece map not usable (\(error.reason))"
+            try job.discardPartial()
+            return
+        case .success(let read): map = read
+        }
+        guard job.file.size <= map.size else {
+            job.pendingRestartReason = "partial file longer than its piece map says (\(job.file.size) > \(map.size))"
+            try job.discardPartial()
+            return
+        }
+        if map.doneBytes == map.prefix {
+            try job.cut(to: map.prefix)
+            job.file.removePieces()
+            return
+        }
+        let segments = Segments(
+            file: job.file, follower: job.follower, hashes: hashes, map: map,
+            sources: [job.request.url] + job.request.mirrors, wanted: connections(for: job),
+            perSource: config.connectionsPerServer, minPiece: config.minPieceSize)
+        try job.file.setAppending(false)
+        hashes.rewrite(job.follower, size: map.prefix)
+        job.segments = segments
+    }
+}
+
