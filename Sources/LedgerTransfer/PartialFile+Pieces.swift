@@ -60,7 +60,11 @@ extension PartialFile {
 
     /// Records `map` on the file; throws when the file system refuses (the map is then the last one written).
     func writePieces(_ map: PieceMap) throws(TransferError) {
-        let bytes = map.encoded()
+        try writePieces(bytes: map.encoded())
+    }
+
+    /// Records `bytes` as the piece map (tests write tampered ones through it).
+    func writePieces(bytes: [UInt8]) throws(TransferError) {
         let result = bytes.withUnsafeBytes { ccurl_fsetxattr(fd, Self.piecesAttribute, $0.baseAddress, $0.count) }
         guard result == 0 else { throw Self.error("cannot record the piece map of \(path)") }
     }

@@ -19,8 +19,10 @@ struct PieceMap: Equatable {
 
     /// Records `range` as written (clipped to the file).
     mutating func add(_ range: Range<Int64>) {
-        let range = max(range.lowerBound, 0)..<min(range.upperBound, size)
-        guard !range.isEmpty else { return }
+        let lower = max(range.lowerBound, 0)
+        let upper = min(range.upperBound, size)
+        guard lower < upper else { return }
+        let range = lower..<upper
         // The first range that ends at or after the new one's start: everything before it stays.
         var low = 0
         var high = done.count
@@ -86,7 +88,7 @@ struct PieceMap: Equatable {
                 first < end, end <= size, first > previousEnd
             else { return nil }
             previousEnd = end
-            map.add(first..<min(end, fileSize))
+            if first < fileSize { map.add(first..<min(end, fileSize)) }
         }
         return map
     }
