@@ -66,7 +66,7 @@ extension DownloadList {
             .tasksRedownloaded,
             .transferStarted, .transferResolved,
             .transferPaused, .transferCompleted, .transferFailed, .transferRetrying, .transferHeld,
-            .transferContinued:
+            .transferContinued, .transferConnections:
             return nil
         }
     }

@@ -181,6 +181,9 @@ extension DownloadList {
         case .transferStarted, .transferResolved, .transferPaused, .transferCompleted, .transferFailed,
             .transferRetrying, .transferHeld, .transferContinued:
             reduceTransfer(event, time: time)
+        case .transferConnections:
+            // The log's account of how the bytes came; the list holds nothing of it.
+            return
         }
     }
 

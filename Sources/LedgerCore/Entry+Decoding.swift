@@ -38,6 +38,7 @@ private struct PayloadFields {
     var flag: Bool?
     var bytesPerSecond: Int64?
     var delayMs: Int64?
+    var connections: Int64?
     var undoes: Int64?
     var redoes: Int64?
 }
@@ -194,6 +195,8 @@ extension Entry {
             f.bytesPerSecond = try r.int()
         } else if key.equals("delayMs") {
             f.delayMs = try r.int()
+        } else if key.equals("connections") {
+            f.connections = try r.int()
         } else if key.equals("undoes") {
             f.undoes = try r.int()
         } else if key.equals("redoes") {
@@ -360,6 +363,11 @@ extension Entry {
                 code: f.code.take() ?? "unknown", detail: f.detail.take() ?? "", retryable: true)
             return .transferRetrying(
                 id: try need(f.id, "id", r), failure: failure, bytes: f.bytes ?? 0, delayMs: f.delayMs ?? 0)
+        } else if k.equals("transferConnections") {
+            let connections = try need(f.connections, "connections", r)
+            guard (1...1024).contains(connections) else { throw r.fail("bad connections") }
+            return .transferConnections(
+                id: try need(f.id, "id", r), connections: Int(connections), detail: f.detail.take() ?? "")
         } else if k.equals("tasksAdded") {
             return .tasksAdded(
                 tasks: f.tasks.take() ?? [], section: Int(try need(f.section, "section", r)),

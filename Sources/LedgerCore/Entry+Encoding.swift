@@ -163,6 +163,10 @@ extension Entry {
             w.field("detail", failure.detail)
             w.field("bytes", bytes)
             w.field("delayMs", delayMs)
+        case .transferConnections(let id, let connections, let detail):
+            w.field("id", id)
+            w.field("connections", Int64(connections))
+            w.field("detail", detail)
         }
         w.field("undoes", undoes)
         w.field("redoes", redoes)

@@ -41,6 +41,7 @@ extension Event {
         case .transferCompleted: return "transferCompleted"
         case .transferFailed: return "transferFailed"
         case .transferRetrying: return "transferRetrying"
+        case .transferConnections: return "transferConnections"
         }
     }
 
@@ -54,6 +55,6 @@ extension Event {
         "maxDownloadsChanged", "speedLimitChanged", "sortChanged", "emptySectionsPolicyChanged",
         "sectionSorted", "tasksErased", "trashPolicyChanged", "groupsAdded",
         "transferStarted", "transferResolved", "transferPaused", "transferCompleted", "transferFailed",
-        "transferRetrying", "transferHeld", "transferContinued",
+        "transferRetrying", "transferHeld", "transferContinued", "transferConnections",
     ]
 }

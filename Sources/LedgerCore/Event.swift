@@ -109,12 +109,16 @@ public enum Event: Sendable, Equatable {
     /// An attempt ended with a retryable fault (`failure`, `bytes` in the partial file); the next attempt starts
     /// after `delayMs` (backoff with jitter, or the server's Retry-After).
     case transferRetrying(id: TaskID, failure: TaskFailure, bytes: Int64, delayMs: Int64)
+    /// How a transfer fetches its file: `connections` at once and why (`detail`): split into pieces, kept on one
+    /// connection by its server (no ranges, size unknown), a connection or mirror dropped, or the summary of who
+    /// served how many bytes when every byte is in.
+    case transferConnections(id: TaskID, connections: Int, detail: String)
 
     /// True for the downloader's facts, which undo never touches.
     public var isTransferFact: Bool {
         switch self {
         case .transferStarted, .transferResolved, .transferPaused, .transferCompleted, .transferFailed,
-            .transferRetrying, .transferHeld, .transferContinued:
+            .transferRetrying, .transferHeld, .transferContinued, .transferConnections:
             return true
         default:
             return false
@@ -138,7 +142,7 @@ public enum Event: Sendable, Equatable {
         case .taskRenamed(let id, _, _, _), .transferStarted(let id, _, _),
             .transferResolved(let id, _, _, _, _, _), .transferPaused(let id, _),
             .transferCompleted(let id, _, _, _), .transferFailed(let id, _, _),
-            .transferRetrying(let id, _, _, _), .transferHeld(let id, _), .transferContinued(let id):
+            .transferRetrying(let id, _, _, _), .transferHeld(let id, _), .transferContinued(let id), .transferConnections(let id, _, _):
             return [id]
         case .ledgerCreated, .sectionInserted, .sectionRenamed, .sectionMoved, .sectionRemoved,
             .maxDownloadsChanged, .speedLimitChanged, .sortChanged, .emptySectionsPolicyChanged,

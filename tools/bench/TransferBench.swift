@@ -21,12 +21,16 @@ enum TransferBench {
         var parallel = 8
         var parent = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
         var keep = false
-        var workloads: Set<String> = ["big", "small"]
+        var workloads: Set<String> = ["big", "small", "slow"]
+        var slowBytes: Int64 = 64 << 20
+        /// Bytes per second the throttling server sends on each connection.
+        var slowRate = 4_000_000
     }
 
     static let usage = """
         usage: ledger-bench transfer [--runs N] [--big-mib N] [--small N] [--small-kib N] [-j N]
-                                     [--only big|small] [--work PARENT] [--keep]
+                                     [--slow-mib N] [--slow-rate BYTES/S] [--only big|small|slow]
+                                     [--work PARENT] [--keep]
         """
 
     static func run(arguments: [String]) -> Int32 {
@@ -59,13 +63,17 @@ enum TransferBench {
             case "--small": o.smallCount = Int(number ?? 0)
             case "--small-kib": o.smallBytes = (number ?? 0) << 10
             case "-j": o.parallel = Int(number ?? 0)
+            case "--slow-mib": o.slowBytes = (number ?? 0) << 20
+            case "--slow-rate": o.slowRate = Int(min(number ?? 0, 1 << 40))
             case "--only": o.workloads = [value]
             case "--work": o.parent = value
             default: return nil
             }
         }
-        let valid = o.runs > 0 && o.bigBytes > 0 && o.smallCount > 0 && o.smallBytes > 0 && o.parallel > 0
-        return valid && o.workloads.isSubset(of: ["big", "small"]) ? o : nil
+        let valid =
+            o.runs > 0 && o.bigBytes > 0 && o.smallCount > 0 && o.smallBytes > 0 && o.parallel > 0
+            && o.slowBytes > 0 && o.slowRate > 0
+        return valid && o.workloads.isSubset(of: ["big", "small", "slow"]) ? o : nil
     }
 
     private static func bench(_ o: Options) throws {
@@ -83,12 +91,15 @@ enum TransferBench {
         print("generating \(o.bigBytes >> 20) MiB + \(o.smallCount) × \(o.smallBytes >> 10) KiB in \(work)")
         let fixtures = try TransferFixtures.make(
             root: work + "/www", bigBytes: o.bigBytes, smallCount: o.smallCount, smallBytes: o.smallBytes,
-            scratch: scratch)
+            slowBytes: o.workloads.contains("slow") ? o.slowBytes : 0, scratch: scratch)
         let nginx = try TransferNginx(root: fixtures.root, work: work)
         defer { nginx.stop() }
         let interrupts = cleanUpOnInterrupt(nginx: nginx.pid, work: o.keep ? nil : work)
         defer { interrupts.forEach { $0.cancel() } }
 
+        let throttled = try TransferSlowServer(fixtures: fixtures, rate: o.slowRate)
+        defer { throttled.stop() }
+        try (throttled.url + "\n").write(toFile: work + "/slow.list", atomically: true, encoding: .utf8)
         let bigURL = nginx.url(fixtures.bigName)
         let smallURLs = fixtures.smallNames.map { nginx.url("small/" + $0) }
         try (bigURL + "\n").write(toFile: work + "/big.list", atomically: true, encoding: .utf8)
@@ -99,11 +110,13 @@ enum TransferBench {
 
         let cases = TransferCase.all(
             bench: try executablePath(), parallel: o.parallel, bigURL: bigURL, bigList: work + "/big.list",
-            smallList: work + "/small.list", curlConfig: work + "/small.curl"
-        ).filter { o.workloads.contains($0.workload == .big ? "big" : "small") }
+            smallList: work + "/small.list", curlConfig: work + "/small.curl", slowURL: throttled.url,
+            slowList: work + "/slow.list"
+        ).filter { o.workloads.contains("\($0.workload)") }
         let expected: [TransferCase.Workload: [String: String]] = [
             .big: [fixtures.bigName: fixtures.bigName],
             .small: Dictionary(uniqueKeysWithValues: fixtures.smallNames.map { ($0, "small/" + $0) }),
+            .slow: [fixtures.slowName: fixtures.slowName],
         ]
         var results: [TransferCase.Key: [TransferMeasurement]] = [:]
         let directory = work + "/downloads"
@@ -126,7 +139,8 @@ enum TransferBench {
         try reset(directory, recreate: false)
         let report = TransferReport(
             results: results, labels: Dictionary(uniqueKeysWithValues: cases.map { ($0.key, $0.label) }),
-            bigBytes: o.bigBytes, smallCount: o.smallCount, smallBytes: o.smallBytes, runs: o.runs)
+            bigBytes: o.bigBytes, smallCount: o.smallCount, smallBytes: o.smallBytes, slowBytes: o.slowBytes,
+            slowRate: o.slowRate, runs: o.runs)
         print("")
         print(report.render())
     }

@@ -5,12 +5,15 @@ struct TransferCase {
         case big
         /// The many small files, 8 at a time.
         case small
+        /// One file from a server that paces every connection (LoopbackHTTP).
+        case slow
     }
 
     /// Which row of the report it fills.
     enum Key: String, CaseIterable {
         case oursBig, curlBig, ariaBigSingle, ariaBigDefault
         case oursSmall, ariaSmall, curlSmall
+        case oursSlow, ariaSlow, curlSlow
     }
 
     let key: Key
@@ -27,7 +30,7 @@ struct TransferCase {
     ///   - curlConfig: a curl config with a `url` and an `output` line per small file.
     static func all(
         bench: String, parallel: Int, bigURL: String, bigList: String, smallList: String,
-        curlConfig: String
+        curlConfig: String, slowURL: String, slowList: String
     ) -> [TransferCase] {
         let aria = [
             "aria2c", "-q", "--file-allocation=none", "--summary-interval=0", "--allow-overwrite=true",
@@ -35,6 +38,17 @@ struct TransferCase {
         let ours = { (list: String, directory: String) in
             [bench, "transfer-child", "--list", list, "--dir", directory, "-j", "\(parallel)"]
         }
+        let slow = [
+            TransferCase(key: .oursSlow, workload: .slow, label: "ours --connections 16") {
+                ours(slowList, $0) + ["--connections", "16"]
+            },
+            TransferCase(key: .ariaSlow, workload: .slow, label: "aria2c -x16 -s16 -k1M") {
+                aria + ["-x16", "-s16", "-k1M", "-d", $0, slowURL]
+            },
+            TransferCase(key: .curlSlow, workload: .slow, label: "curl -o (one connection)") {
+                ["curl", "-sS", "-f", "-o", $0 + "/slow.bin", slowURL]
+            },
+        ]
         return [
             TransferCase(key: .oursBig, workload: .big, label: "ours (Ledger + Scheduler)") {
                 ours(bigList, $0)
@@ -60,6 +74,6 @@ struct TransferCase {
                     curlConfig,
                 ]
             },
-        ]
+        ] + slow
     }
 }

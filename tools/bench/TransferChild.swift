@@ -7,7 +7,7 @@ import Foundation
 /// the scheduler's polling tick, for diagnosis only: the benchmark runs the library's default.
 enum TransferChild {
     static let usage =
-        "usage: ledger-bench transfer-child --list FILE --dir DIR [-j N] [--ledger PATH] [--tick-ms N]"
+        "usage: ledger-bench transfer-child --list FILE --dir DIR [-j N] [--connections N] [--ledger PATH] [--tick-ms N]"
 
     static func run(arguments: [String]) async -> Int32 {
         var list: String?
@@ -15,6 +15,7 @@ enum TransferChild {
         var ledgerPath: String?
         var parallel = 8
         var tick: Duration?
+        var connections: Int?
         var rest = arguments[...]
         while let flag = rest.popFirst() {
             guard let value = rest.popFirst() else {
@@ -31,6 +32,12 @@ enum TransferChild {
                     return 64
                 }
                 parallel = n
+            case "--connections":
+                guard let n = Int(value), (1...64).contains(n) else {
+                    print("error: --connections wants a count from 1 to 64")
+                    return 64
+                }
+                connections = n
             case "--tick-ms":
                 guard let n = Int(value), n > 0 else {
                     print("error: --tick-ms wants a positive count")
@@ -51,7 +58,7 @@ enum TransferChild {
             let urls = text.split(whereSeparator: \.isNewline).map(String.init).filter { !$0.isEmpty }
             return try await download(
                 urls, into: directory, ledger: ledgerPath ?? directory + ".ledger", parallel: parallel,
-                tick: tick)
+                tick: tick, connections: connections)
         } catch {
             print("error: \(error)")
             return 1
@@ -59,11 +66,14 @@ enum TransferChild {
     }
 
     private static func download(
-        _ urls: [String], into directory: String, ledger path: String, parallel: Int, tick: Duration?
+        _ urls: [String], into directory: String, ledger path: String, parallel: Int, tick: Duration?,
+        connections: Int?
     ) async throws -> Int32 {
         let ledger = try Ledger(path: path, creatingWithDirectory: directory)
         try ledger.execute(.add(urls: urls, placement: .end, name: nil, sha256: nil, directory: nil))
-        let scheduler = try Scheduler(ledger: ledger, maxDownloads: parallel)
+        var config = TransferConfig()
+        if let connections { config.connectionsPerTask = connections }
+        let scheduler = try Scheduler(ledger: ledger, config: config, maxDownloads: parallel)
         if let tick { scheduler.tick = tick }
         try await scheduler.run(untilIdle: true)
         let unfinished = ledger.list.orderedTasks.filter { $0.state != .finished }

@@ -13,11 +13,16 @@ struct TransferFixtures {
     let bigSize: Int64
     let smallNames: [String]
     let smallSize: Int64
+    /// The file the throttling server serves (`slow.bin`, absent when its size is 0).
+    let slowName = "slow.bin"
+    let slowSize: Int64
     /// SHA-256 of every served file, keyed by its path relative to `root` ("big.bin", "small/f000.bin").
     let digests: [String: String]
 
     /// Generates `root/big.bin` and `root/small/f000.bin…` and hashes them.
-    static func make(root: String, bigBytes: Int64, smallCount: Int, smallBytes: Int64, scratch: String)
+    static func make(
+        root: String, bigBytes: Int64, smallCount: Int, smallBytes: Int64, slowBytes: Int64, scratch: String
+    )
         throws
         -> TransferFixtures
     {
@@ -28,7 +33,8 @@ struct TransferFixtures {
         for name in names {
             try write(root + "/small/" + name, bytes: smallBytes, with: &generator)
         }
-        let relative = ["big.bin"] + names.map { "small/" + $0 }
+        if slowBytes > 0 { try write(root + "/slow.bin", bytes: slowBytes, with: &generator) }
+        let relative = ["big.bin"] + names.map { "small/" + $0 } + (slowBytes > 0 ? ["slow.bin"] : [])
         let byPath = try TransferProcess.sha256(of: relative.map { root + "/" + $0 }, scratch: scratch)
         var digests: [String: String] = [:]
         for path in relative {
@@ -39,7 +45,7 @@ struct TransferFixtures {
         }
         return TransferFixtures(
             root: root, bigName: "big.bin", bigSize: bigBytes, smallNames: names, smallSize: smallBytes,
-            digests: digests)
+            slowSize: slowBytes, digests: digests)
     }
 
     /// Checks that `directory` holds exactly `expected` (names → source path relative to `root`), each with the
@@ -52,7 +58,7 @@ struct TransferFixtures {
         guard extra.isEmpty else { throw TransferBenchError("unexpected files: \(extra.sorted().prefix(5))") }
         for (name, source) in expected {
             let size = Self.fileSize(directory + "/" + name)
-            let want = source == bigName ? bigSize : smallSize
+            let want = source == bigName ? bigSize : source == slowName ? slowSize : smallSize
             guard size == want else { throw TransferBenchError("\(name): \(size) bytes, expected \(want)") }
         }
         let actual = try TransferProcess.sha256(

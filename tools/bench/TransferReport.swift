@@ -8,6 +8,8 @@ struct TransferReport {
     let bigBytes: Int64
     let smallCount: Int
     let smallBytes: Int64
+    let slowBytes: Int64
+    let slowRate: Int
     let runs: Int
 
     /// The RSS ceiling of issue 3, in bytes.
@@ -43,7 +45,24 @@ struct TransferReport {
             }
             lines.append("")
         }
-        lines.append("| target (issue 3) | measured | verdict |")
+        let slowKeys: [TransferCase.Key] = [.oursSlow, .ariaSlow, .curlSlow]
+        if slowKeys.contains(where: { results[$0] != nil }) {
+            lines.append(
+                "1 file of \(mib(slowBytes)) from LoopbackHTTP pacing each connection at "
+                    + "\(f(Double(slowRate) / 1e6, 1)) MB/s, median of \(runs) runs:")
+            lines.append("")
+            lines.append("| client | MB/s | wall s | wall min–max | CPU s (user+sys) | peak RSS MB |")
+            lines.append("|---|---:|---:|---:|---:|---:|")
+            for key in slowKeys {
+                guard let m = median(key) else { continue }
+                let rate = Double(slowBytes) / m.wall / 1e6
+                let figures =
+                    "\(f(rate, 1)) | \(f(m.wall, 3)) | \(range(key)) | \(f(m.cpu, 3)) | \(mb(m.peakRSS))"
+                lines.append("| \(labels[key]!) | \(figures) |")
+            }
+            lines.append("")
+        }
+        lines.append("| target (issues 3, 14) | measured | verdict |")
         lines.append("|---|---:|---|")
         lines += targets().map { "| \($0.name) | \($0.value) | \($0.ok ? "ok" : "MISSED") |" }
         return lines.joined(separator: "\n")
@@ -76,7 +95,16 @@ struct TransferReport {
                 rows.append(("\(small): wall ours / curl ≤ 1.5", f(ours / curl, 2), ours / curl <= 1.5))
             }
         }
-        let ourRuns = (results[.oursBig] ?? []) + (results[.oursSmall] ?? [])
+        let slow = "\(mib(slowBytes)) paced per connection"
+        if let ours = median(.oursSlow)?.wall {
+            if let aria = median(.ariaSlow)?.wall {
+                rows.append(("\(slow): throughput ours / aria2c -x16 ≥ 1", f(aria / ours, 2), aria / ours >= 1))
+            }
+            if let curl = median(.curlSlow)?.wall {
+                rows.append(("\(slow): throughput ours / one connection ≥ 8", f(curl / ours, 2), curl / ours >= 8))
+            }
+        }
+        let ourRuns = (results[.oursBig] ?? []) + (results[.oursSmall] ?? []) + (results[.oursSlow] ?? [])
         if let peak = ourRuns.map(\.peakRSS).max() {
             rows.append(("peak RSS of ours, every run ≤ 64 MB", mb(peak) + " MB", peak <= Self.rssTarget))
         }

@@ -147,6 +147,8 @@ enum EventWords {
             return "#\(id) attempt failed: \(Format.failure(failure))"
                 + (bytes > 0 ? " at \(Format.bytes(bytes))" : "")
                 + ", retrying in \(String(format: "%.1f", Double(delayMs) / 1000)) s"
+        case .transferConnections(let id, _, let detail):
+            return "#\(id) \(detail)"
         }
     }
 
