@@ -68,7 +68,9 @@ final class Job {
     var keptBytes: Int64 { segments?.map.doneBytes ?? file.size }
 
     /// Every request in flight.
-    var inFlight: [Attempt] { segments.map { $0.pieces.compactMap(\.attempt) } ?? (attempt.map { [$0] } ?? []) }
+    var inFlight: [Attempt] {
+        segments.map { $0.pieces.compactMap(\.attempt) } ?? (attempt.map { [$0] } ?? [])
+    }
 
     /// Takes body bytes: gathers them in a chunk of ``HashWorker/chunkSize`` that, once full, is written to the
     /// partial file (``PartialFile/maxWrite`` per write) and handed to the hash worker. Without a chunk (the worker's pool is empty), the

@@ -50,7 +50,8 @@ extension PartialFile {
             ccurl_fgetxattr(fd, Self.piecesAttribute, $0.baseAddress, $0.count)
         }
         if count < 0 {
-            return errno == ENODATA || errno == ENOTSUP ? nil : .failure(Self.error("cannot read the piece map"))
+            return errno == ENODATA || errno == ENOTSUP
+                ? nil : .failure(Self.error("cannot read the piece map"))
         }
         guard let map = PieceMap.decode(Array(buffer[..<count]), fileSize: size) else {
             return .failure(.fileSystem("the piece map of \(path) is not valid"))
@@ -65,7 +66,9 @@ extension PartialFile {
 
     /// Records `bytes` as the piece map (tests write tampered ones through it).
     func writePieces(bytes: [UInt8]) throws(TransferError) {
-        let result = bytes.withUnsafeBytes { ccurl_fsetxattr(fd, Self.piecesAttribute, $0.baseAddress, $0.count) }
+        let result = bytes.withUnsafeBytes {
+            ccurl_fsetxattr(fd, Self.piecesAttribute, $0.baseAddress, $0.count)
+        }
         guard result == 0 else { throw Self.error("cannot record the piece map of \(path)") }
     }
 

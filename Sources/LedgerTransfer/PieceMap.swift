@@ -33,7 +33,8 @@ struct PieceMap: Equatable {
         var merged = range
         var last = low
         while last < done.count && done[last].lowerBound <= merged.upperBound {
-            merged = min(merged.lowerBound, done[last].lowerBound)..<max(merged.upperBound, done[last].upperBound)
+            merged =
+                min(merged.lowerBound, done[last].lowerBound)..<max(merged.upperBound, done[last].upperBound)
             last += 1
         }
         done.replaceSubrange(low..<last, with: [merged])
@@ -76,7 +77,8 @@ struct PieceMap: Equatable {
     /// (`fileSize`) are cut to it: those bytes never reached the file.
     static func decode(_ bytes: [UInt8], fileSize: Int64) -> PieceMap? {
         guard bytes.count <= 64 * 1024 else { return nil }
-        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = String(decoding: bytes, as: UTF8.self).split(
+            separator: "\n", omittingEmptySubsequences: false)
         guard lines.count >= 3, lines[0] == "dledger-pieces 1", lines.last == "",
             let size = number(lines[1]), size > 0, lines.count - 3 <= maxRanges
         else { return nil }
@@ -95,7 +97,9 @@ struct PieceMap: Equatable {
 
     /// A non-negative decimal without sign or spaces, below 2^62.
     private static func number(_ text: Substring) -> Int64? {
-        guard !text.isEmpty, text.count <= 18, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
+        guard !text.isEmpty, text.count <= 18, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
+            return nil
+        }
         return Int64(text)
     }
 }

@@ -190,21 +190,23 @@ final class Segments {
         if map.prefix > prefix { hashes.publish(follower, size: map.prefix) }
     }
 
-    /// One line on who served what, e.g. `4 connections; 127.0.0.1:80: 64.0 MB`.
+    /// One line on who served what, e.g. `4 connections; example.org/a.iso: 64.0 MB`.
     var summary: String {
         let served = sources.filter { $0.bytes > 0 || $0.dropped != nil }.map { source in
-            var line = "\(Segments.host(of: source.url)): \(TransferActivity.formatBytes(source.bytes))"
+            var line = "\(Segments.name(of: source.url)): \(TransferActivity.formatBytes(source.bytes))"
             if let dropped = source.dropped { line += " (dropped: \(dropped))" }
             return line
         }
         return (["\(peak) connection\(peak == 1 ? "" : "s")"] + served).joined(separator: "; ")
     }
 
-    /// The `host[:port]` of a URL, for the log; the URL itself when it has none.
-    static func host(of url: String) -> String {
-        guard let scheme = url.range(of: "://") else { return url }
-        let rest = url[scheme.upperBound...]
-        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        return String(authority.split(separator: "@").last ?? authority)
+    /// A URL as the log names a source: `host[:port]/path`, without the scheme, user name or password, query or
+    /// fragment (they may hold secrets), at most 100 characters.
+    static func name(of url: String) -> String {
+        let rest = url.range(of: "://").map { url[$0.upperBound...] } ?? url[...]
+        let plain = rest.prefix { $0 != "?" && $0 != "#" }
+        let authority = plain.prefix { $0 != "/" }
+        let host = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? authority
+        return String((host + plain.dropFirst(authority.count)).prefix(100))
     }
 }

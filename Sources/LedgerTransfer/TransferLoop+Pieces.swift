@@ -53,7 +53,9 @@ extension TransferLoop {
     /// transfer retries as a sequential one does (backoff, ``TransferConfig/maxRetries``), or fails.
     private func connectionFailed(_ job: Job, _ reason: FailureReason, retryAfter: Double?, source: Int) {
         guard let segments = job.segments else { return }
-        if !reason.isRetryable && segments.sources.count > 1 && Self.isSourceFault(reason) {
+        // A mirror that fails is dropped while another source is left; the last one is retried as one URL is.
+        let left = segments.sources.filter { $0.dropped == nil }.count
+        if left > 1 && Self.isSourceFault(reason) {
             drop(source: source, of: job, why: reason.description)
             return
         }
@@ -90,7 +92,7 @@ extension TransferLoop {
             mailbox.emit(
                 .connections(
                     id: job.request.id, count: segments.active,
-                    detail: "dropped \(Segments.host(of: segments.sources[source].url)): \(why)"))
+                    detail: "dropped \(Segments.name(of: segments.sources[source].url)): \(why)"))
         }
         for piece in segments.pieces where piece.source == source {
             if let attempt = piece.attempt { detach(attempt, of: job) }

@@ -30,7 +30,8 @@ extension TransferLoop {
     }
 
     private func considerSplit(_ job: Job, now: Double) {
-        guard let attempt = job.attempt, attempt.decided, attempt.outcome == nil, let started = attempt.firstBodyAt,
+        guard let attempt = job.attempt, attempt.decided, attempt.outcome == nil,
+            let started = attempt.firstBodyAt,
             connections(for: job) > 1, job.splitCheckAt != .infinity
         else { return }
         guard let check = job.splitCheckAt else {
@@ -52,7 +53,8 @@ extension TransferLoop {
         let speed = Double(job.size - job.splitCheckBytes) / max(window, 0.001)
         job.splitCheckAt = now + config.splitProbe
         job.splitCheckBytes = job.size
-        guard let total = job.expected, total - job.size >= 2 * config.minPieceSize, speed < config.splitBelowSpeed
+        guard let total = job.expected, total - job.size >= 2 * config.minPieceSize,
+            speed < config.splitBelowSpeed
         else { return }
         split(job, attempt: attempt, total: total, speed: speed, now: now)
     }
@@ -61,7 +63,8 @@ extension TransferLoop {
         do {
             try job.beginSegments { prefix in
                 Segments(
-                    file: job.file, follower: job.follower, hashes: hashes, map: PieceMap(size: total, prefix: prefix),
+                    file: job.file, follower: job.follower, hashes: hashes,
+                    map: PieceMap(size: total, prefix: prefix),
                     sources: [job.request.url] + job.request.mirrors, wanted: connections(for: job),
                     perSource: config.connectionsPerServer, minPiece: config.minPieceSize)
             }
@@ -79,7 +82,8 @@ extension TransferLoop {
         job.file.reserve(upTo: total)
         // The running request keeps the first even share; the others start now.
         let pieces = min(Int64(segments.wanted), (total - before) / config.minPieceSize)
-        let first = Piece(start: before, end: before + (total - before) / max(pieces, 1), startedAt: now, source: 0)
+        let first = Piece(
+            start: before, end: before + (total - before) / max(pieces, 1), startedAt: now, source: 0)
         segments.add(first)
         attempt.piece = first
         first.attempt = attempt
@@ -103,11 +107,21 @@ extension TransferLoop {
         {
             if let from = next.from {
                 if next.retire, let slow = from.attempt {
+                    let speed = from.speed(at: now)
                     detach(slow, of: job)
                     do {
                         try segments.remove(from)
                     } catch {
                         end(job, failure: error.reason)
+                        return
+                    }
+                    // A mirror much slower than the connection that takes its piece over goes for this transfer.
+                    if let freed, segments.sources.filter({ $0.dropped == nil }).count > 1 {
+                        let rates =
+                            "\(TransferActivity.formatBytes(Int64(speed)))/s against "
+                            + "\(TransferActivity.formatBytes(Int64(freed)))/s"
+                        // Dropping refills the connections itself.
+                        drop(source: from.source, of: job, why: "much slower (\(rates))")
                         return
                     }
                 } else {
@@ -116,7 +130,8 @@ extension TransferLoop {
             }
             guard let source = segments.freeSource() else { return }
             freed = nil
-            let piece = Piece(start: next.range.lowerBound, end: next.range.upperBound, startedAt: now, source: source)
+            let piece = Piece(
+                start: next.range.lowerBound, end: next.range.upperBound, startedAt: now, source: source)
             guard startPiece(piece, of: job) else { return }
         }
     }
@@ -132,7 +147,8 @@ extension TransferLoop {
             return false
         }
         let url = segments.sources[piece.source].url
-        let attempt = Attempt(job: job, easy: easy, number: job.attempts, emit: mailbox.emit, piece: piece, url: url)
+        let attempt = Attempt(
+            job: job, easy: easy, number: job.attempts, emit: mailbox.emit, piece: piece, url: url)
         configure(easy, for: attempt)
         segments.add(piece)
         guard multi.add(easy) else {
@@ -179,7 +195,8 @@ extension TransferLoop {
         case .success(let read): map = read
         }
         guard job.file.size <= map.size else {
-            job.pendingRestartReason = "partial file longer than its piece map says (\(job.file.size) > \(map.size))"
+            job.pendingRestartReason =
+                "partial file longer than its piece map says (\(job.file.size) > \(map.size))"
             try job.discardPartial()
             return
         }
@@ -197,4 +214,3 @@ extension TransferLoop {
         job.segments = segments
     }
 }
-

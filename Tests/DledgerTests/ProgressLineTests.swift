@@ -42,6 +42,14 @@ import Testing
         #expect(long.hasSuffix("…"))
     }
 
+    @Test func aSplitTransferShowsItsConnections() {
+        var split = activity
+        split.connections = 16
+        let l = ProgressLine(width: 120, longestName: 9).line(split, name: "song.flac")
+        #expect(l.contains("300 KB/s ×16"), "\(l)")
+        #expect(!line(120).contains("×"))
+    }
+
     @Test func linesOfOneLayoutAlign() {
         let layout = ProgressLine(width: 80, longestName: 12)
         let a = layout.line(activity, name: "a.iso")

@@ -34,7 +34,8 @@ import Testing
         let bad = [
             "", "dledger-pieces 2\n10\n", "dledger-pieces 1\n0\n", "dledger-pieces 1\n10\n0-5\n3-8\n",
             "dledger-pieces 1\n10\n5-3\n", "dledger-pieces 1\n10\n0-11\n", "dledger-pieces 1\n10\n0-5",
-            "dledger-pieces 1\n10\n-1-5\n", "dledger-pieces 1\n10\n 0-5\n", "dledger-pieces 1\n99999999999999999999\n",
+            "dledger-pieces 1\n10\n-1-5\n", "dledger-pieces 1\n10\n 0-5\n",
+            "dledger-pieces 1\n99999999999999999999\n",
             "dledger-pieces 1\n10\n4-6\n0-2\n", "dledger-pieces 1\n10\n0-5\n5-8\n",
         ]
         for text in bad {

@@ -20,7 +20,8 @@ extension SegmentTests {
         let request = first.request(7, "/r.bin")
 
         first.engine.start(request)
-        #expect(await Harness.eventually { Self.connectionDetails(first, 7).contains { $0.hasPrefix("split") } })
+        #expect(
+            await Harness.eventually { Self.connectionDetails(first, 7).contains { $0.hasPrefix("split") } })
         try await Task.sleep(for: .milliseconds(600))
         first.engine.cancel(id: 7)
         guard case .stopped(_, let kept) = await first.events.terminal(7) else {

@@ -98,10 +98,12 @@ struct TransferReport {
         let slow = "\(mib(slowBytes)) paced per connection"
         if let ours = median(.oursSlow)?.wall {
             if let aria = median(.ariaSlow)?.wall {
-                rows.append(("\(slow): throughput ours / aria2c -x16 ≥ 1", f(aria / ours, 2), aria / ours >= 1))
+                rows.append(
+                    ("\(slow): throughput ours / aria2c -x16 ≥ 1", f(aria / ours, 2), aria / ours >= 1))
             }
             if let curl = median(.curlSlow)?.wall {
-                rows.append(("\(slow): throughput ours / one connection ≥ 8", f(curl / ours, 2), curl / ours >= 8))
+                rows.append(
+                    ("\(slow): throughput ours / one connection ≥ 8", f(curl / ours, 2), curl / ours >= 8))
             }
         }
         let ourRuns = (results[.oursBig] ?? []) + (results[.oursSmall] ?? []) + (results[.oursSlow] ?? [])

@@ -13,7 +13,8 @@ final class TransferSlowServer {
         var faults = Faults()
         faults.throttleBytesPerSecond = rate
         if fixtures.slowSize > 0 {
-            let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: fixtures.root + "/" + fixtures.slowName)))
+            let bytes = try [UInt8](
+                Data(contentsOf: URL(fileURLWithPath: fixtures.root + "/" + fixtures.slowName)))
             server.serve("/" + fixtures.slowName, Resource(bytes: bytes, etag: "\"slow-1\"", faults: faults))
         }
         url = server.url("/" + fixtures.slowName)

@@ -11,7 +11,7 @@ struct Arguments {
         "--ledger", "--dir", "--section", "--section-index", "--at", "--name", "--sha256", "--from-file",
         "-j",
         "--to", "--mode", "--task", "--since", "--limit", "--recent", "--sort", "--by", "--new-section",
-        "--at-section", "--rpc-listen-port", "--rpc-secret",
+        "--at-section", "--rpc-listen-port", "--rpc-secret", "--connections",
     ]
     /// Options that take none.
     static let flagOptions: Set<String> = [

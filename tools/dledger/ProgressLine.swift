@@ -1,21 +1,22 @@
 import DownloadLedger
 
 /// The live line of one running transfer, laid out for a terminal width: id and name first, then the fields by
-/// how much they tell: percent, ETA, speed, bytes (`10.2 MB / 117 MB`), bar. When the width is short the least
-/// useful go first (bar, then bytes, speed, ETA, percent), so the name keeps its length as long as anything
-/// else can give way.
+/// how much they tell: percent, ETA, speed, bytes (`10.2 MB / 117 MB`), the connections of a transfer split into
+/// pieces (`×16`, blank for one), bar. When the width is short the least useful go first (bar, then connections,
+/// bytes, speed, ETA, percent), so the name keeps its length as long as anything else can give way.
 struct ProgressLine {
     /// One field after the name, in display order; `rank` says which goes first when space runs out (lowest).
     enum Field: CaseIterable {
-        case bar, percent, bytes, speed, eta
+        case bar, percent, bytes, speed, connections, eta
 
         var rank: Int {
             switch self {
             case .bar: return 0
-            case .bytes: return 1
-            case .speed: return 2
-            case .eta: return 3
-            case .percent: return 4
+            case .connections: return 1
+            case .bytes: return 2
+            case .speed: return 3
+            case .eta: return 4
+            case .percent: return 5
             }
         }
 
@@ -26,6 +27,7 @@ struct ProgressLine {
             case .percent: return 1 + 4
             case .bytes: return 2 + 19
             case .speed: return 2 + 10
+            case .connections: return 1 + 3
             case .eta: return 2 + 9
             }
         }
@@ -62,6 +64,7 @@ struct ProgressLine {
             case .percent: line += " " + Format.right(fraction.map { "\(Int($0 * 100))%" } ?? "", 4)
             case .bytes: line += "  " + Format.right(a.detail, 19)
             case .speed: line += "  " + Format.right(Format.rate(a.speed), 10)
+            case .connections: line += " " + Format.right(a.connections > 1 ? "×\(a.connections)" : "", 3)
             case .eta: line += "  " + Format.fit(a.eta.map { "ETA " + Format.duration($0) } ?? "", 9)
             }
         }

@@ -5,10 +5,11 @@ import Foundation
 enum RunCommands {
     static let get = CommandSpec(
         name: "get", abstract: "Add URLs and download them now; exit when they are finished or failed.",
-        usage: "get <url>... [add options] [-j <n>]",
+        usage: "get <url>... [add options] [-j <n>] [--connections <n>]",
         arguments: [("<url>", "An http or https URL (one already in the list is downloaded as that task).")],
         options: AddCommand.placementOptions + [
-            ("-j <n>", "Download at most N at a time (default: the ledger's limit).")
+            ("-j <n>", "Download at most N at a time (default: the ledger's limit)."),
+            connectionsOption,
         ],
         discussion:
             "Exit status: 0 when all finished, 1 when some failed or were paused, 130 on Ctrl-C (the\n"
@@ -19,8 +20,9 @@ enum RunCommands {
 
     static let run = CommandSpec(
         name: "run", abstract: "Run the downloader for the whole ledger (follows other dledger commands).",
-        usage: "run [--until-idle] [-j <n>]",
+        usage: "run [--until-idle] [-j <n>] [--connections <n>]",
         options: [
+            connectionsOption,
             ("--until-idle", "Exit when nothing is waiting or downloading."),
             ("-j <n>", "Download at most N at a time (default: the ledger's limit, see 'dledger limit')."),
         ],
@@ -32,9 +34,21 @@ enum RunCommands {
         json: true, writes: true,
         run: { try await runRun($0) })
 
+    static let connectionsOption = (
+        "--connections <n>",
+        "Connections per download, 1 to 64 (default 8): a slow transfer whose server takes ranges is split\n"
+            + "into pieces fetched at once; 1 keeps every download on one connection."
+    )
+
+    /// `--connections N`, checked: 1 to 64.
+    static func connections(_ inv: Invocation) throws -> Int? {
+        try inv.int("--connections", in: 1...64)
+    }
+
     static func runGet(_ inv: Invocation) async throws -> Int32 {
         let command = try AddCommand.command(inv)
         let jobs = try inv.int("-j", in: Numbers.jobs)
+        let connections = try connections(inv)
         let ledger = try inv.context.openForWriting()
         var ids: [TaskID] = []
         var skipped: [(url: String, reason: String)] = []
@@ -53,7 +67,8 @@ enum RunCommands {
         let result: (interrupted: Bool, failed: Set<TaskID>)
         do {
             result = try await download(
-                ledger, console: inv.console, only: scope, jobs: jobs, untilIdle: true, json: json)
+                ledger, console: inv.console, only: scope, jobs: jobs, untilIdle: true, json: json,
+                connections: connections)
         } catch LedgerOpenError.runnerActive(let pid, _) {
             narrate(
                 "another downloader (pid \(pid.map(String.init) ?? "?")) runs this ledger: watching it", inv)
@@ -118,6 +133,7 @@ enum RunCommands {
 
     static func runRun(_ inv: Invocation) async throws -> Int32 {
         let jobs = try inv.int("-j", in: Numbers.jobs)
+        let connections = try connections(inv)
         try inv.require([])
         let ledger = try inv.context.openForWriting()
         let untilIdle = inv.args.has("--until-idle")
@@ -130,7 +146,8 @@ enum RunCommands {
         let result =
             ledger.isOnDisk
             ? try await download(
-                ledger, console: inv.console, only: nil, jobs: jobs, untilIdle: untilIdle, json: json)
+                ledger, console: inv.console, only: nil, jobs: jobs, untilIdle: untilIdle, json: json,
+                connections: connections)
             : (interrupted: false, failed: Set<TaskID>())
         let list = ledger.list
         if json {
@@ -168,10 +185,11 @@ enum RunCommands {
     /// Runs a scheduler with progress until idle (or stopped by Ctrl-C / SIGTERM).
     static func download(
         _ ledger: Ledger, console: Console, only: Set<TaskID>?, jobs: Int?, untilIdle: Bool,
-        json: Bool = false
+        json: Bool = false, connections: Int? = nil
     ) async throws -> (interrupted: Bool, failed: Set<TaskID>) {
-        let scheduler = try Scheduler(
-            ledger: ledger, config: TransferConfig(), maxDownloads: jobs, only: only)
+        var config = TransferConfig()
+        if let connections { config.connectionsPerTask = connections }
+        let scheduler = try Scheduler(ledger: ledger, config: config, maxDownloads: jobs, only: only)
         let interrupt = Interrupt()
         interrupt.install { scheduler.requestStop() }
         defer { interrupt.remove() }
