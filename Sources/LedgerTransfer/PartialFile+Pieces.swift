@@ -77,3 +77,30 @@ extension PartialFile {
         _ = ccurl_fremovexattr(fd, Self.piecesAttribute)
     }
 }
+
+/// What the piece map of a partial file says: the file's size and its written and missing byte ranges. For
+/// inspection (a test, a report); the engine reads the map itself through the open file.
+public struct PartialPieces: Sendable, Equatable {
+    /// Size of the whole file.
+    public let size: Int64
+    /// The written ranges, in order.
+    public let written: [Range<Int64>]
+    /// The holes, in order.
+    public let missing: [Range<Int64>]
+
+    /// The piece map of the file at `path` (no symbolic link followed); nil when it has none or an unusable one.
+    public static func read(path: String) -> PartialPieces? {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        let count = buffer.withUnsafeMutableBytes {
+            ccurl_fgetxattr(fd, PartialFile.piecesAttribute, $0.baseAddress, $0.count)
+        }
+        guard count > 0, let map = PieceMap.decode(Array(buffer[..<count]), fileSize: Int64(info.st_size))
+        else { return nil }
+        return PartialPieces(size: map.size, written: map.done, missing: map.missing)
+    }
+}
