@@ -28,6 +28,12 @@ extension PartialFile {
         size = max(size, at)
     }
 
+    /// Asks the kernel to start writing every dirty byte of the file out, without waiting (a segmented transfer
+    /// calls it every ``writebackStep`` bytes, as appending does), so the final fsync finds little to write.
+    func startWriteback() {
+        _ = ccurl_start_writeback(fd, 0, 0)
+    }
+
     /// Turns appending on or off (`O_APPEND`, under which pwrite(2) would append too).
     func setAppending(_ on: Bool) throws(TransferError) {
         let flags = fcntl(fd, F_GETFL)

@@ -49,6 +49,8 @@ final class Segments {
     /// When the loop next looks for a stalled connection to replace (monotonic seconds).
     var nextLook: Double = 0
     private var spareBuffers: [UnsafeMutableRawBufferPointer] = []
+    /// Bytes written since the kernel was last asked to start writing them out.
+    private var unsynced: Int64 = 0
 
     init(
         file: PartialFile, follower: HashFollower, hashes: HashWorker, map: PieceMap, sources: [String],
@@ -184,6 +186,11 @@ final class Segments {
         let range = piece.written..<(piece.written + Int64(count))
         piece.written = range.upperBound
         sources[piece.source].bytes += Int64(count)
+        unsynced += Int64(count)
+        if unsynced >= PartialFile.writebackStep {
+            unsynced = 0
+            file.startWriteback()
+        }
         let prefix = map.prefix
         map.add(range)
         try file.writePieces(map)

@@ -32,6 +32,10 @@ public struct TransferConfig: Sendable {
     public var minPieceSize: Int64 = 1 << 20
     /// Seconds a transfer's one connection is measured before it may be split (and between two looks).
     public var splitProbe: Double = 0.2
+    /// Split as soon as the first response shows ranges and a size, however fast the connection (aria2's way): set
+    /// when the user asked for a number of connections (`dledger get/run --connections N`), and for a request
+    /// with its own ``TransferRequest/connections``.
+    public var splitAtOnce = false
     /// A transfer whose one connection is at least this fast (bytes/s) is not split: more connections would not
     /// make it faster but would make its hash wait for the gaps to close (see docs/transfer.md, "Segments").
     public var splitBelowSpeed: Double = 64_000_000

@@ -34,8 +34,11 @@ extension TransferLoop {
             let started = attempt.firstBodyAt,
             connections(for: job) > 1, job.splitCheckAt != .infinity
         else { return }
+        // Asked for connections: split at once; else only a slow connection is split, once measured.
+        let atOnce = config.splitAtOnce || job.request.connections != nil
+        let probe = atOnce ? 0 : config.splitProbe
         guard let check = job.splitCheckAt else {
-            job.splitCheckAt = started + config.splitProbe
+            job.splitCheckAt = started + probe
             job.splitCheckBytes = attempt.offset
             return
         }
@@ -49,12 +52,12 @@ extension TransferLoop {
             mailbox.emit(.connections(id: job.request.id, count: 1, detail: "one connection: \(why)"))
             return
         }
-        let window = now - (check - config.splitProbe)
+        let window = now - (check - probe)
         let speed = Double(job.size - job.splitCheckBytes) / max(window, 0.001)
         job.splitCheckAt = now + config.splitProbe
         job.splitCheckBytes = job.size
         guard let total = job.expected, total - job.size >= 2 * config.minPieceSize,
-            speed < config.splitBelowSpeed
+            atOnce || speed < config.splitBelowSpeed
         else { return }
         split(job, attempt: attempt, total: total, speed: speed, now: now)
     }

@@ -90,6 +90,7 @@ let sampleEvents: [Event] = {
         .transferRetrying(
             id: 1, failure: TaskFailure(code: "http", detail: "HTTP 503", retryable: true), bytes: 4_096,
             delayMs: 1_250),
+        .transferConnections(id: 1, connections: 16, detail: "16 connections; " + tricky),
     ]
 }()
 

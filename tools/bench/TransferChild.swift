@@ -72,7 +72,10 @@ enum TransferChild {
         let ledger = try Ledger(path: path, creatingWithDirectory: directory)
         try ledger.execute(.add(urls: urls, placement: .end, name: nil, sha256: nil, directory: nil))
         var config = TransferConfig()
-        if let connections { config.connectionsPerTask = connections }
+        if let connections {
+            config.connectionsPerTask = connections
+            config.splitAtOnce = true
+        }
         let scheduler = try Scheduler(ledger: ledger, config: config, maxDownloads: parallel)
         if let tick { scheduler.tick = tick }
         try await scheduler.run(untilIdle: true)

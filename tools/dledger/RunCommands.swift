@@ -36,8 +36,9 @@ enum RunCommands {
 
     static let connectionsOption = (
         "--connections <n>",
-        "Connections per download, 1 to 64 (default 8): a slow transfer whose server takes ranges is split\n"
-            + "into pieces fetched at once; 1 keeps every download on one connection."
+        "Connections per download, 1 to 64. Given, a download whose server takes ranges is split into that\n"
+            + "many pieces at once (as aria2c -x/-s); by default one that proves slow (< 64 MB/s) is split over up\n"
+            + "to 8. 1 keeps every download on one connection."
     )
 
     /// `--connections N`, checked: 1 to 64.
@@ -188,7 +189,10 @@ enum RunCommands {
         json: Bool = false, connections: Int? = nil
     ) async throws -> (interrupted: Bool, failed: Set<TaskID>) {
         var config = TransferConfig()
-        if let connections { config.connectionsPerTask = connections }
+        if let connections {
+            config.connectionsPerTask = connections
+            config.splitAtOnce = true
+        }
         let scheduler = try Scheduler(ledger: ledger, config: config, maxDownloads: jobs, only: only)
         let interrupt = Interrupt()
         interrupt.install { scheduler.requestStop() }
