@@ -142,7 +142,8 @@ public enum Event: Sendable, Equatable {
         case .taskRenamed(let id, _, _, _), .transferStarted(let id, _, _),
             .transferResolved(let id, _, _, _, _, _), .transferPaused(let id, _),
             .transferCompleted(let id, _, _, _), .transferFailed(let id, _, _),
-            .transferRetrying(let id, _, _, _), .transferHeld(let id, _), .transferContinued(let id), .transferConnections(let id, _, _):
+            .transferRetrying(let id, _, _, _), .transferHeld(let id, _), .transferContinued(let id),
+            .transferConnections(let id, _, _):
             return [id]
         case .ledgerCreated, .sectionInserted, .sectionRenamed, .sectionMoved, .sectionRemoved,
             .maxDownloadsChanged, .speedLimitChanged, .sortChanged, .emptySectionsPolicyChanged,
