@@ -17,7 +17,9 @@ struct TransferReport {
 
     func render() -> String {
         var lines: [String] = []
-        let bigKeys: [TransferCase.Key] = [.oursBig, .curlBig, .ariaBigSingle, .ariaBigDefault]
+        let bigKeys: [TransferCase.Key] = [
+            .oursBig, .oursBigSplit, .curlBig, .ariaBigSingle, .ariaBigDefault,
+        ]
         if bigKeys.contains(where: { results[$0] != nil }) {
             lines.append("1 file of \(mib(bigBytes)), median of \(runs) runs:")
             lines.append("")
