@@ -20,20 +20,8 @@ struct TransferReport {
         let bigKeys: [TransferCase.Key] = [
             .oursBig, .oursBigSplit, .curlBig, .ariaBigSingle, .ariaBigDefault,
         ]
-        if bigKeys.contains(where: { results[$0] != nil }) {
-            lines.append("1 file of \(mib(bigBytes)), median of \(runs) runs:")
-            lines.append("")
-            lines.append("| client | MB/s | wall s | wall min–max | CPU s (user+sys) | peak RSS MB |")
-            lines.append("|---|---:|---:|---:|---:|---:|")
-            for key in bigKeys {
-                guard let m = median(key) else { continue }
-                let rate = Double(bigBytes) / m.wall / 1e6
-                let figures =
-                    "\(f(rate, 0)) | \(f(m.wall, 3)) | \(range(key)) | \(f(m.cpu, 3)) | \(mb(m.peakRSS))"
-                lines.append("| \(labels[key]!) | \(figures) |")
-            }
-            lines.append("")
-        }
+        lines += throughputTable(
+            bigKeys, bytes: bigBytes, digits: 0, title: "1 file of \(mib(bigBytes)), median of \(runs) runs:")
         let smallKeys: [TransferCase.Key] = [.oursSmall, .ariaSmall, .curlSmall]
         if smallKeys.contains(where: { results[$0] != nil }) {
             lines.append("\(smallCount) files of \(mib(smallBytes)), median of \(runs) runs:")
@@ -48,26 +36,31 @@ struct TransferReport {
             lines.append("")
         }
         let slowKeys: [TransferCase.Key] = [.oursSlow, .ariaSlow, .curlSlow]
-        if slowKeys.contains(where: { results[$0] != nil }) {
-            lines.append(
-                "1 file of \(mib(slowBytes)) from LoopbackHTTP pacing each connection at "
-                    + "\(f(Double(slowRate) / 1e6, 1)) MB/s, median of \(runs) runs:")
-            lines.append("")
-            lines.append("| client | MB/s | wall s | wall min–max | CPU s (user+sys) | peak RSS MB |")
-            lines.append("|---|---:|---:|---:|---:|---:|")
-            for key in slowKeys {
-                guard let m = median(key) else { continue }
-                let rate = Double(slowBytes) / m.wall / 1e6
-                let figures =
-                    "\(f(rate, 1)) | \(f(m.wall, 3)) | \(range(key)) | \(f(m.cpu, 3)) | \(mb(m.peakRSS))"
-                lines.append("| \(labels[key]!) | \(figures) |")
-            }
-            lines.append("")
-        }
+        let slowTitle =
+            "1 file of \(mib(slowBytes)) from LoopbackHTTP pacing each connection at "
+            + "\(f(Double(slowRate) / 1e6, 1)) MB/s, median of \(runs) runs:"
+        lines += throughputTable(slowKeys, bytes: slowBytes, digits: 1, title: slowTitle)
         lines.append("| target (issues 3, 14) | measured | verdict |")
         lines.append("|---|---:|---|")
         lines += targets().map { "| \($0.name) | \($0.value) | \($0.ok ? "ok" : "MISSED") |" }
         return lines.joined(separator: "\n")
+    }
+
+    /// A table of one file's clients (throughput, wall, CPU, RSS), or nothing when none of `keys` ran.
+    private func throughputTable(_ keys: [TransferCase.Key], bytes: Int64, digits: Int, title: String)
+        -> [String]
+    {
+        guard keys.contains(where: { results[$0] != nil }) else { return [] }
+        var lines = [title, "", "| client | MB/s | wall s | wall min–max | CPU s (user+sys) | peak RSS MB |"]
+        lines.append("|---|---:|---:|---:|---:|---:|")
+        for key in keys {
+            guard let m = median(key) else { continue }
+            let rate = Double(bytes) / m.wall / 1e6
+            let figures =
+                "\(f(rate, digits)) | \(f(m.wall, 3)) | \(range(key)) | \(f(m.cpu, 3)) | \(mb(m.peakRSS))"
+            lines.append("| \(labels[key]!) | \(figures) |")
+        }
+        return lines + [""]
     }
 
     /// Each target whose figures were measured.
