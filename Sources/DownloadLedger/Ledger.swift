@@ -194,17 +194,19 @@ public final class Ledger: @unchecked Sendable {
     /// Validates `command` against the current list and appends its event.
     ///
     /// When another process appended meanwhile, the command is validated again on the new list and retried, so
-    /// concurrent writers lose nothing and never produce an invalid list.
+    /// concurrent writers lose nothing and never produce an invalid list. `origin` names the front end the user
+    /// acted through (`"rpc"`), logged with the event.
     /// - Throws: `LedgerError` or `NothingAdded` for an invalid command (nothing appended); `StoreError`.
     @discardableResult
-    public func execute(_ command: Command) throws -> Outcome {
+    public func execute(_ command: Command, origin: String? = nil) throws -> Outcome {
         lock.lock()
         defer { lock.unlock() }
         guard !isReadOnly else { throw StoreError.readOnly }
         while true {
             try fold()
             let before = state
-            let decision = try state.decide(command)
+            var decision = try state.decide(command)
+            decision.entry.origin = origin
             let undoRename = try prepareFiles(for: decision.entry.event, in: before)
             let seq: Int64
             do {

@@ -41,6 +41,7 @@ private struct PayloadFields {
     var connections: Int64?
     var undoes: Int64?
     var redoes: Int64?
+    var origin: String?
 }
 
 extension Entry {
@@ -57,9 +58,9 @@ extension Entry {
         try r.object { r, key in try read(key, into: &f, &r) }
         guard r.atEnd() else { throw r.fail("bytes after the payload") }
         let k = kind.bindMemory(to: UInt8.self)
-        let (undoes, redoes) = (f.undoes, f.redoes)
+        let (undoes, redoes, origin) = (f.undoes, f.redoes, f.origin)
         // The fields are handed over, not copied: their strings and lists move into the event.
-        return Entry(try event(kind: k, consume f, r), undoes: undoes, redoes: redoes)
+        return Entry(try event(kind: k, consume f, r), undoes: undoes, redoes: redoes, origin: origin)
     }
 
     /// The two facts a download logs most (started, paused: most of a long log), read into a few integers
@@ -201,6 +202,8 @@ extension Entry {
             f.undoes = try r.int()
         } else if key.equals("redoes") {
             f.redoes = try r.int()
+        } else if key.equals("origin") {
+            f.origin = try r.string()
         } else {
             try r.skip()
         }

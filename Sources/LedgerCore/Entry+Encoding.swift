@@ -170,6 +170,7 @@ extension Entry {
         }
         w.field("undoes", undoes)
         w.field("redoes", redoes)
+        w.field("origin", origin)
         w.endObject()
         return w.bytes
     }

@@ -158,11 +158,15 @@ public struct Entry: Sendable, Equatable {
     public var event: Event
     public var undoes: Int64?
     public var redoes: Int64?
+    /// Which front end the user acted through, when not the CLI or the library (`"rpc"`): shown by `log` and
+    /// `audit`. Facts never carry one.
+    public var origin: String?
 
-    public init(_ event: Event, undoes: Int64? = nil, redoes: Int64? = nil) {
+    public init(_ event: Event, undoes: Int64? = nil, redoes: Int64? = nil, origin: String? = nil) {
         self.event = event
         self.undoes = undoes
         self.redoes = redoes
+        self.origin = origin
     }
 }
 

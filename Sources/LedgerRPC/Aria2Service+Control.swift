@@ -42,7 +42,7 @@ extension Aria2Service {
         let gid = GID.of(task.id)
         if trashed { throw RPCError.failed(refused(gid)) }
         do {
-            try ledger.execute(make(task.id))
+            try ledger.execute(make(task.id), origin: Self.origin)
         } catch LedgerError.nothingToDo {
             throw RPCError.failed(refused(gid))
         } catch let e as LedgerError {

@@ -100,7 +100,7 @@ extension Aria2Service {
     @discardableResult
     func execute(_ command: Command) throws -> Outcome {
         do {
-            return try ledger.execute(command)
+            return try ledger.execute(command, origin: Self.origin)
         } catch let e as LedgerError {
             throw RPCError.failed(e.description)
         } catch let e as NothingAdded {
@@ -111,7 +111,7 @@ extension Aria2Service {
     /// A command over every task: "OK", also when there was nothing to do (as aria2 answers).
     func all(_ command: Command) throws -> RPCValue {
         do {
-            try ledger.execute(command)
+            try ledger.execute(command, origin: Self.origin)
         } catch LedgerError.nothingToDo {
         } catch let e as LedgerError {
             throw RPCError.failed(e.description)

@@ -66,7 +66,7 @@ extension Aria2Service {
         }
         for command in commands {
             do {
-                try ledger.execute(command)
+                try ledger.execute(command, origin: Self.origin)
             } catch LedgerError.nothingToDo {
             } catch let e as LedgerError {
                 throw RPCError.failed(e.description)

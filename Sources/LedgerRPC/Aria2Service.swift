@@ -16,6 +16,8 @@ public final class Aria2Service: Sendable {
     public static let aria2Version = "1.36.0"
     /// DownloadLedger's own version, reported beside it.
     public static let version = "0.1.0"
+    /// What the events of RPC calls carry as their origin (`dledger log` and `audit` show it).
+    public static let origin = "rpc"
 
     public let ledger: Ledger
     let activity: @Sendable () -> [TransferActivity]

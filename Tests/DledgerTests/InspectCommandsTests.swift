@@ -33,7 +33,7 @@ import Testing
         for line in lines {
             #expect(
                 Array(line.keys).sorted() == [
-                    "kind", "payload", "redoes", "seq", "tasks", "text", "time", "timeMs", "undoes",
+                    "kind", "origin", "payload", "redoes", "seq", "tasks", "text", "time", "timeMs", "undoes",
                 ])
             let time = try #require(line["time"] as? String)
             #expect(time.hasSuffix("Z") && time.count == 24)

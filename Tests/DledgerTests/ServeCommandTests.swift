@@ -85,13 +85,19 @@ import Testing
         func call(_ body: String) async throws -> [String: Any] {
             let p = Process()
             p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-            p.arguments = ["-s", "--data-binary", body, "http://127.0.0.1:\(port)/jsonrpc"]
+            p.arguments = ["-sS", "--data-binary", body, "http://127.0.0.1:\(port)/jsonrpc"]
             let out = Pipe()
+            let err = Pipe()
             p.standardOutput = out
+            p.standardError = err
             try p.run()
             let data = out.fileHandleForReading.readDataToEndOfFile()
+            let why = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             p.waitUntilExit()
-            return (try JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
+            guard let reply = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+                throw CLIFailure("curl \(p.terminationStatus) \(why) for \(body)")
+            }
+            return reply
         }
         let url = files.url("/a.bin")
         let added = try await call(
@@ -109,7 +115,18 @@ import Testing
         #expect(bye["result"] as? String == "OK")
         let finished = await server.wait()
         #expect(finished.status == 0)
-        let kinds = try await box.run("log", "--json").jsonLines.compactMap { $0["kind"] as? String }
-        #expect(kinds.contains("tasksAdded") && kinds.contains("transferCompleted"))
+        let log = try await box.run("log", "--json").jsonLines
+        #expect(log.contains { $0["kind"] as? String == "tasksAdded" && $0["origin"] as? String == "rpc" })
+        #expect(
+            log.contains { $0["kind"] as? String == "transferCompleted" && $0["origin"] as? String == nil })
+        // `dledger audit` tells which of a task's events came over RPC.
+        let audit = try await box.run("audit", "1")
+        #expect(audit.out.contains("(via rpc)"), "\(audit.out)")
     }
+}
+
+/// Why a call to the server failed, with what curl said.
+struct CLIFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ d: String) { description = d }
 }

@@ -32,6 +32,9 @@ import Testing
         let url = h.file("a.bin")
         let gid = try #require(try h.result("aria2.addUri", #"[["\#(url)"],{"out":"named.bin"}]"#) as? String)
         #expect(try h.eventCount() == before + 1)
+        // The event says it came over RPC, and reads back so from the file.
+        #expect(try h.ledger.log().last?.entry.origin == "rpc")
+        #expect(try Ledger(path: h.ledgerPath, readOnly: true).log().last?.entry.origin == "rpc")
         let id = try #require(GID.id(of: gid))
         let task = try #require(h.ledger.list.tasks[id])
         #expect(task.url == url && task.displayName == "named.bin")

@@ -7,13 +7,15 @@ enum EventWords {
     ///
     /// An undo or redo says which action it undid or redid, in words when `before` knows it, then what came back.
     static func describe(_ entry: Entry, before: DownloadList? = nil) -> String {
+        let via = entry.origin.map { " (via \($0))" } ?? ""
         let sentence = text(entry.event, before: before)
         if let undone = entry.undoes {
             let action = before?.undoStack.last { $0.seq == undone }?.action
             return "undid #\(undone)" + (action.map { " (\(text($0, before: nil)))" } ?? "") + ": " + sentence
+                + via
         }
-        if let redone = entry.redoes { return "redid #\(redone): " + sentence }
-        return sentence
+        if let redone = entry.redoes { return "redid #\(redone): " + sentence + via }
+        return sentence + via
     }
 
     /// The width of the kind column: the longest kind in the catalog.
@@ -157,7 +159,8 @@ enum EventWords {
         let entry = logged.entry
         var payload = JSON.parse(entry.encodedPayload()) ?? .null
         if case .object(let fields) = payload {
-            payload = .object(fields.filter { $0.key != "undoes" && $0.key != "redoes" })
+            payload = .object(
+                fields.filter { $0.key != "undoes" && $0.key != "redoes" && $0.key != "origin" })
         }
         return .obj([
             "seq": .int(logged.seq),
@@ -167,6 +170,7 @@ enum EventWords {
             "tasks": .ids(entry.event.taskIDs),
             "undoes": .opt(entry.undoes),
             "redoes": .opt(entry.redoes),
+            "origin": .opt(entry.origin),
             "text": .string(describe(entry, before: before)),
             "payload": payload,
         ])

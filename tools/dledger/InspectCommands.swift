@@ -17,7 +17,7 @@ enum InspectCommands {
                     ("--limit <n>", "At most N events."),
                 ],
                 discussion:
-                    "With --json: one JSON object per line (seq, time, timeMs, kind, tasks, undoes, redoes, text, payload).",
+                    "With --json: one JSON object per line (seq, time, timeMs, kind, tasks, undoes, redoes, origin, text, payload).",
                 json: true, run: { try log($0) }),
             CommandSpec(
                 name: "audit", abstract: "One task's whole history, from its add to now.",

@@ -43,7 +43,12 @@ enum ServeCommand {
         let scheduler = try Scheduler(ledger: ledger, config: TransferConfig(), maxDownloads: jobs)
         let service = Aria2Service(
             ledger: ledger, secret: secret, activity: { scheduler.currentActivity() },
-            onShutdown: { _ in scheduler.requestStop() })
+            onShutdown: { _ in
+                // The reply ("OK") is written after this returns: stop once it had time to go out.
+                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(300)) {
+                    scheduler.requestStop()
+                }
+            })
         let server: RPCServer
         do {
             server = try RPCServer(
