@@ -101,10 +101,10 @@ final class TmuxTerminal: @unchecked Sendable {
 
     /// The visible screen, one string per row.
     func screen() throws -> [String] {
-        try tmux(["capture-pane", "-p", "-t", "0"], output: true).split(
-            separator: "\n", omittingEmptySubsequences: false
-        )
-        .map(String.init)
+        var rows = try tmux(["capture-pane", "-p", "-t", "0"], output: true)
+            .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        if rows.last == "" { rows.removeLast() }
+        return rows
     }
 
     func resize(columns: Int, rows: Int) throws {
