@@ -40,7 +40,7 @@ let package = Package(
             path: "tools/dledger"),
         .executableTarget(
             name: "ledger-bench",
-            dependencies: ["DownloadLedger", "LoopbackHTTP", "LedgerStore", "CSQLite"],
+            dependencies: ["DownloadLedger", "LedgerUI", "LoopbackHTTP", "LedgerStore", "CSQLite"],
             path: "tools/bench", exclude: ["transfer-bench.sh"]),
         .testTarget(name: "LedgerCoreTests", dependencies: ["LedgerCore"]),
         .testTarget(name: "LedgerStoreTests", dependencies: ["LedgerStore", "LedgerCore", "CSQLite"]),

@@ -125,7 +125,7 @@ public struct UIModel: Sendable {
         var c: [TaskState: Int] = [:]
         for s in list.sections {
             for id in s.tasks {
-                if let t = list.tasks[id] { c[t.state, default: 0] += 1 }
+                if let state = list.tasks.state(of: id) { c[state, default: 0] += 1 }
             }
         }
         counts = c
@@ -179,7 +179,10 @@ public struct UIModel: Sendable {
     mutating func reindex() {
         let keep = cursorTask
         rows = RowIndex(list: list, filter: filter, now: now, utcOffsetSeconds: utcOffsetSeconds)
-        if let keep, let row = rows.row(of: keep, in: list) {
+        // The cursor's row usually still shows its task: look for it only when it moved.
+        if let keep, rows.row(cursor, in: list) != .task(keep, group: rows.group(containing: cursor)),
+            let row = rows.row(of: keep, in: list)
+        {
             cursor = row
         }
         clampCursor()

@@ -10,6 +10,7 @@ let usage = """
       store [events]   event store: batched append rate, durable append vs raw SQLite, raw scan floor
       ledger [tasks]   replay vs raw scan, open with a snapshot vs full replay, projection peak RSS,
                        dledger ls start-up (10 events per task: 100,000 tasks = 1,000,001 events)
+      ui [tasks]       dledger ui: a screen update with 100,000 tasks vs 100; idle CPU vs dledger run
       transfer [...]   1 GiB and 200 × 1 MiB from nginx: ours vs curl and aria2c (tools/bench/transfer-bench.sh)
     """
 
@@ -51,6 +52,9 @@ do {
         print("read \(read * 1000) ms, read + decode \(both * 1000) ms, \(size) bytes")
     case "rss-replay":
         try LedgerBench.rssReplay(path: arguments[1])
+    case "ui":
+        print("ledger-bench ui")
+        try UIBench.run(arguments: Array(arguments.dropFirst()))
     case "transfer":
         exit(TransferBench.run(arguments: Array(arguments.dropFirst())))
     case "transfer-child":

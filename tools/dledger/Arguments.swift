@@ -21,6 +21,7 @@ struct Arguments {
         "--urls", "--rpc-listen-all", "--rpc-allow-origin-all",
         "--man",
         "--watch",
+        "--ui",
     ]
     /// Options that may be given several times, each value kept (none today).
     static let repeatable: Set<String> = []

@@ -7,8 +7,11 @@ import LoopbackHTTP
 enum DemoCommand {
     static let spec = CommandSpec(
         name: "demo", abstract: "A narrated tour on a local test server (no network, about 5 seconds).",
-        usage: "demo [--keep]",
-        options: [("--keep", "Keep the temporary ledger and downloads (their place is printed).")],
+        usage: "demo [--keep] [--ui]",
+        options: [
+            ("--keep", "Keep the temporary ledger and downloads (their place is printed)."),
+            ("--ui", "Instead of the tour: the demo's files in 'dledger ui', downloading (q quits)."),
+        ],
         discussion: "Sections, parallel downloads with progress, pause and resume with a Range request, the\n"
             + "to-delete list, undo, replay of an earlier moment, audit and verify.",
         run: { try await run($0) })
@@ -40,6 +43,10 @@ enum DemoCommand {
             server.serve(
                 file.0, Resource(size: file.1, seed: UInt64(i + 1), etag: "\"demo-\(i + 1)\"", faults: file.2)
             )
+        }
+        if inv.args.has("--ui") {
+            return try await DemoCommand.ui(
+                server: server, ledgerPath: root + "/ledger.sqlite", downloads: downloads, inv: inv)
         }
         let tour = Tour(
             console: inv.console, ledgerPath: root + "/ledger.sqlite", downloads: downloads,
