@@ -15,7 +15,7 @@ public enum KeyHelp {
             [
                 ("Enter", "the accessory button: pause a running task, resume a paused/stopped/failed one"),
                 ("p r x", "pause / resume / stop"), ("P R X", "pause / resume / stop the cursor's section"),
-                ("A p  A r  A x", "pause / resume / stop all"),
+                ("A p  A r  A x  A d", "pause / resume / stop / delete all"),
                 ("d", "delete: 1 to the to-delete list, 2 same but keep the file, 3 the file only"),
                 ("w", "download again from zero (asks)"), ("e", "rename the task (inline)"),
                 ("a", "add URLs to the cursor's section (paste many lines)"),

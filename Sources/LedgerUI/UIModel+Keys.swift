@@ -126,7 +126,9 @@ extension UIModel {
         case .char("A"):
             pendingAll = true
             report(
-                trashView ? "all: r restores, d purges the to-delete list" : "all: p pause, r resume, x stop")
+                trashView
+                    ? "all: r restores, d purges the to-delete list"
+                    : "all: p pause, r resume, x stop, d delete")
             return []
         case .char("q"): return [.quit]
         case .char("?"):
@@ -193,6 +195,11 @@ extension UIModel {
         case .char("p"): return [.execute(.pause(.all))]
         case .char("r"): return [.execute(.resume(.all))]
         case .char("x"): return [.execute(.stop(.all))]
+        case .char("d"):
+            let ids = list.orderedTasks.map(\.id)
+            guard !ids.isEmpty else { return noTarget() }
+            overlay = .deleteMenu(ids)
+            return []
         default: return []
         }
     }

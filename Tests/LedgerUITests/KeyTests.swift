@@ -73,6 +73,10 @@ import Testing
         #expect(m.press(.char("3")) == [.execute(.delete(.tasks([1]), mode: .file))])
         #expect(m.press(.char("d"), .char("1")) == [.execute(.delete(.tasks([1]), mode: .all))])
         #expect(m.press(.char("d"), .escape).isEmpty)
+        #expect(
+            m.press(.char("A"), .char("d"), .char("2")) == [
+                .execute(.delete(.tasks([1, 2, 3, 4]), mode: .record))
+            ])
         #expect(!m.lines().joined().contains("Move to the to-delete list"))
     }
 
