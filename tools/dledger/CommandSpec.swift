@@ -68,9 +68,13 @@ struct CommandSpec: Sendable {
 
     static func row(_ left: String, _ right: String) -> String {
         let padded = "  " + left
+        let column = String(repeating: " ", count: 26)
+        // A help text of several lines keeps its continuation lines in the help column.
+        let text = right.split(separator: "\n", omittingEmptySubsequences: false)
+            .joined(separator: "\n" + column)
         return padded.count >= 26
-            ? padded + "\n" + String(repeating: " ", count: 26) + right
-            : padded + String(repeating: " ", count: 26 - padded.count) + right
+            ? padded + "\n" + column + text
+            : padded + String(repeating: " ", count: 26 - padded.count) + text
     }
 }
 
