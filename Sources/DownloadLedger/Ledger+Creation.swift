@@ -42,12 +42,12 @@ extension Ledger {
     func openCreatedFile() throws {
         let file = try SQLiteEventStore(path: path, existing: true)
         var list = try Self.startingPoint(file, atOrBefore: nil)
-        try Self.fold(file, into: &list, through: nil)
+        lastSnapshotSeq = list.head
+        workSinceSnapshot = try Self.fold(file, into: &list, through: nil)
         store = file
         state = list
         pendingCreation = nil
         factDurability = false
-        lastSnapshotSeq = list.head
         lastToken = try file.changeToken()
     }
 

@@ -48,8 +48,29 @@ extension Ledger {
     }
 
     /// Every event that touched one task, in order: its audit trail.
-    public func audit(_ id: TaskID) throws -> [LoggedEntry] {
-        try withLock { try logged(try store.events(touching: id)) }
+    public func audit(_ id: TaskID) throws -> [LoggedEntry] { try auditTrail(id).entries }
+
+    /// A task's audit trail, and where it was read from.
+    public struct AuditTrail: Sendable {
+        public var entries: [LoggedEntry]
+        /// False when the audit index disagreed with the log (rows removed or slipped in) and the trail was
+        /// read from the events themselves: `verify` names the damage.
+        public var fromIndex: Bool
+    }
+
+    /// Every event that touched one task, in order, read through the audit index when the index agrees with
+    /// the log: it must return exactly as many events up to the list's head as the projection counted for the
+    /// task, each of them naming it. Otherwise the events are scanned (O(n)).
+    public func auditTrail(_ id: TaskID) throws -> AuditTrail {
+        try withLock {
+            let head = list.head
+            let indexed = try store.events(touching: id)
+            let upToHead = indexed.prefix { $0.seq <= head }
+            if upToHead.count == list.eventCounts[id], indexed.allSatisfy({ $0.tasks.contains(id) }) {
+                return AuditTrail(entries: try logged(indexed), fromIndex: true)
+            }
+            return AuditTrail(entries: try logged(try store.events(listing: id)), fromIndex: false)
+        }
     }
 
     /// The list exactly as it was after event `seq` (from the nearest snapshot at or before it, then the log).
@@ -67,10 +88,15 @@ extension Ledger {
         try replay(through: try seq(atOrBefore: time))
     }
 
-    static func fold(_ store: EventStore, into list: inout DownloadList, through: Int64?) throws {
+    /// Folds the events after the list's head (through `through`) into it.
+    /// - Returns: the replay work done: payload bytes plus `eventWork` per event.
+    @discardableResult
+    static func fold(_ store: EventStore, into list: inout DownloadList, through: Int64?) throws -> Int {
         var failure: LedgerOpenError?
+        var work = 0
         try store.scan(after: list.head, through: through) { view in
             guard failure == nil else { return }
+            work += view.payload.count + eventWork
             do {
                 let entry = try Entry.decode(kind: view.kind, payload: view.payload)
                 list.apply(LoggedEntry(seq: view.seq, time: view.time, entry: entry))
@@ -79,10 +105,12 @@ extension Ledger {
             }
         }
         if let failure { throw failure }
+        return work
     }
 
-    /// Checks everything the log promises: the hash chain holds and every seq is present; replay from zero
-    /// equals the latest snapshot and the live projection; finished tasks' files exist with their size
+    /// Checks everything the log promises: the hash chain holds and every seq is present; the audit index
+    /// records exactly the tasks each event lists; every snapshot's seal holds (tied to the chain, unedited);
+    /// replay from zero equals the latest snapshot and the live projection; finished tasks' files exist with their size
     /// (and, with `checksums`, their SHA-256).
     public func verify(checkFiles: Bool = true, checksums: Bool = false) throws -> VerifyReport {
         try withLock {
@@ -91,6 +119,9 @@ extension Ledger {
             if let p = chain.firstProblem {
                 problems.append("hash chain broken at event #\(p.seq): \(p.reason)")
             }
+            if let index = try store.verifyIndex() { problems.append("\(index)") }
+            problems += try store.snapshotProblems(reducerVersion: DownloadList.reducerVersion).map(
+                \.description)
             let snapshot = try store.latestSnapshot(
                 reducerVersion: DownloadList.reducerVersion, atOrBefore: nil)
             var replayed = DownloadList()

@@ -43,6 +43,8 @@ public final class Ledger: @unchecked Sendable {
     private let lock = NSRecursiveLock()
     var state: DownloadList
     var lastSnapshotSeq: Int64 = 0
+    /// Replay work folded in since the latest snapshot (see `snapshotWork`).
+    var workSinceSnapshot = 0
     var lastToken: Int64 = 0
     /// Whether the store commits with `synchronous=NORMAL` (downloader facts) rather than `FULL` (everything
     /// else, and how the store opens). Switched only when the next write needs the other mode.
@@ -50,8 +52,12 @@ public final class Ledger: @unchecked Sendable {
     private var observers: [UUID: AsyncStream<DownloadList>.Continuation] = [:]
     /// Milliseconds since the Unix epoch. Injected so tests can move time.
     public let clock: @Sendable () -> Int64
-    /// A snapshot is cached after this many events are folded since the last one.
-    public var snapshotInterval: Int64 = 10_000
+    /// A snapshot is cached once the events folded since the last one amount to this much replay work: the
+    /// bytes of their payloads plus `eventWork` per event. An add of 100,000 URLs is snapshotted at once; about
+    /// 4,000 single-task events, or 6 adds of 1,000 URLs, make one. What a later open replays stays under it.
+    public var snapshotWork = 512 * 1024
+    /// The work counted for one event besides its payload (decoding and applying it).
+    public static let eventWork = 64
 
     /// Wall-clock milliseconds since the Unix epoch.
     public static let wallClock: @Sendable () -> Int64 = {
@@ -100,7 +106,8 @@ public final class Ledger: @unchecked Sendable {
         if state.head == 0, let directory, !readOnly {
             try appendCreation(directory: directory)
         }
-        try saveSnapshotIfDue(force: state.head - lastSnapshotSeq >= 1_000)
+        // A writer that finds a tail a tenth of the way to the next snapshot saves one: readers then start there.
+        try saveSnapshotIfDue(force: workSinceSnapshot >= snapshotWork / 10)
     }
 
     /// Opens an existing store (tests: the in-memory store).
@@ -153,18 +160,19 @@ public final class Ledger: @unchecked Sendable {
     @discardableResult
     func fold() throws -> Bool {
         let before = state.head
-        try Self.fold(store, into: &state, through: nil)
+        workSinceSnapshot += try Self.fold(store, into: &state, through: nil)
         return state.head != before
     }
 
     private func saveSnapshotIfDue(force: Bool = false) throws {
         guard !isReadOnly, pendingCreation == nil, state.head > lastSnapshotSeq,
-            force || state.head - lastSnapshotSeq >= snapshotInterval
+            force || workSinceSnapshot >= snapshotWork
         else { return }
         try useFactDurability(false)
         try store.saveSnapshot(
             seq: state.head, reducerVersion: DownloadList.reducerVersion, bytes: state.snapshotBytes())
         lastSnapshotSeq = state.head
+        workSinceSnapshot = 0
     }
 
     /// Folds in what other processes appended. Returns true when the list changed.

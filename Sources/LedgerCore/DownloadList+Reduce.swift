@@ -38,6 +38,7 @@ extension DownloadList {
         }
         head = logged.seq
         headTime = logged.time
+        eventCounts.add(event.taskIDs)
         guard !event.isTransferFact else { return }
         recordUndo(logged, inverse: inverse)
     }

@@ -4,7 +4,7 @@ public struct SnapshotError: Error, Sendable, CustomStringConvertible {
 }
 
 extension DownloadList {
-    private static let snapshotMagic: [UInt8] = Array("DLS5".utf8)
+    private static let snapshotMagic: [UInt8] = Array("DLS6".utf8)
 
     /// The whole projection as compact bytes: the snapshot cache. Reading it back gives an equal list.
     /// - Complexity: O(tasks + sections + trash).
@@ -61,6 +61,7 @@ extension DownloadList {
                 }
             }
         }
+        eventCounts.write(to: &w)
         return w.bytes
     }
 
@@ -183,6 +184,7 @@ extension DownloadList {
             }
             undoStack = try Self.readSteps(&r)
             redoStack = try Self.readSteps(&r)
+            eventCounts = try EventCounts(reading: &r)
             guard r.offset == bytes.count else { throw SnapshotError() }
         } catch {
             throw SnapshotError()

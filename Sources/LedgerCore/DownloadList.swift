@@ -54,6 +54,8 @@ public struct DownloadList: Sendable, Equatable {
     public internal(set) var headTime: Int64 = 0
     public internal(set) var undoStack: [UndoStep] = []
     public internal(set) var redoStack: [UndoStep] = []
+    /// How many events named each task id so far: the length of its audit trail.
+    public internal(set) var eventCounts = EventCounts()
     /// URL identity (``Validation/identity(_:)``) → task, over the list and the to-delete list: a URL appears at
     /// most once.
     public internal(set) var urlIndex: [String: TaskID] {

@@ -37,6 +37,11 @@ public protocol EventStore: AnyObject {
     /// Every event that touches `task`, in seq order (the task's audit trail).
     func events(touching task: Int64) throws -> [StoredEvent]
 
+    /// The same events found without the audit index, from the tasks each event lists: for when the index is
+    /// in doubt.
+    /// - Complexity: O(n).
+    func events(listing task: Int64) throws -> [StoredEvent]
+
     /// The last seq committed at or before `time` (ms since the Unix epoch), 0 if none: replay "as of" a time.
     /// - Complexity: O(log n).
     func lastSeq(atOrBefore time: Int64) throws -> Int64
@@ -56,6 +61,15 @@ public protocol EventStore: AnyObject {
 
     /// The seq of that snapshot alone, without reading its bytes.
     func latestSnapshotSeq(reducerVersion: Int, atOrBefore seq: Int64?) throws -> Int64?
+
+    /// The stored snapshots of `reducerVersion` that are not loaded because their seal fails (edited, or not
+    /// taken on this log), newest first; empty when every snapshot checks out.
+    func snapshotProblems(reducerVersion: Int) throws -> [SnapshotProblem]
+
+    /// Checks the audit index behind `events(touching:)` against the tasks every event lists; nil when they
+    /// agree.
+    /// - Complexity: O(n).
+    func verifyIndex() throws -> IndexProblem?
 
     /// Recomputes the whole hash chain and reports the first row that breaks it.
     /// - Complexity: O(n).

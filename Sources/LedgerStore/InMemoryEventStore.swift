@@ -59,6 +59,8 @@ public final class InMemoryEventStore: EventStore {
         log.filter { $0.tasks.contains(task) }
     }
 
+    public func events(listing task: Int64) throws -> [StoredEvent] { try events(touching: task) }
+
     public func lastSeq(atOrBefore time: Int64) throws -> Int64 {
         var low = 0
         var high = log.count
@@ -91,6 +93,12 @@ public final class InMemoryEventStore: EventStore {
     public func latestSnapshotSeq(reducerVersion: Int, atOrBefore seq: Int64?) throws -> Int64? {
         snapshots[reducerVersion]?.last(where: { $0.seq <= seq ?? Int64.max })?.seq
     }
+
+    /// Snapshots held in memory cannot be edited behind the store's back.
+    public func snapshotProblems(reducerVersion: Int) throws -> [SnapshotProblem] { [] }
+
+    /// `events(touching:)` filters the log itself: there is no separate index to disagree with it.
+    public func verifyIndex() throws -> IndexProblem? { nil }
 
     public func verifyChain() throws -> ChainReport {
         hasher.restart(from: nil)

@@ -47,6 +47,16 @@ extension SQLiteEventStore {
         }
     }
 
+    public func events(listing task: Int64) throws -> [StoredEvent] {
+        try translatingErrors {
+            // The tasks column is "7,8": the id with commas around it matches whole ids only.
+            let statement = try db.cachedStatement(
+                Self.selectColumns + " WHERE instr(',' || tasks || ',', ?) > 0 ORDER BY seq")
+            try statement.bind(",\(task),", at: 1)
+            return try collect(statement)
+        }
+    }
+
     public func lastSeq(atOrBefore time: Int64) throws -> Int64 {
         try translatingErrors {
             // Commit times never decrease along the log, so a binary search over seq finds the boundary.

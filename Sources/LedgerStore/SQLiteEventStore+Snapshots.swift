@@ -5,19 +5,26 @@ extension SQLiteEventStore {
     static let snapshotMapSize = 1 << 30
 
     public func saveSnapshot(seq: Int64, reducerVersion: Int, bytes: [UInt8]) throws {
-        guard !isReadOnly, hasSnapshotsTable else { throw StoreError.readOnly }
+        guard !isReadOnly, hasSealedSnapshots else { throw StoreError.readOnly }
         try translatingErrors {
             try db.immediateTransaction {
                 let head = try db.int64("SELECT max(seq) FROM events") ?? 0
                 guard seq <= head else { throw StoreError.snapshotBeyondHead(seq: seq, head: head) }
+                let seal = try bytes.withUnsafeBytes { bytes in
+                    try withChainHash(at: seq) { hash in
+                        SnapshotSeal(reducerVersion: reducerVersion, seq: seq, eventHash: hash, bytes: bytes)
+                    }
+                }
                 let save = try db.cachedStatement(
                     """
-                    INSERT OR REPLACE INTO snapshots(reducer_version, seq, created_at, bytes)
-                    VALUES (?, ?, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER), ?)
+                    INSERT OR REPLACE INTO snapshots(reducer_version, seq, created_at, bytes, event_hash, digest)
+                    VALUES (?, ?, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER), ?, ?, ?)
                     """)
                 try save.bind(Int64(reducerVersion), at: 1)
                 try save.bind(seq, at: 2)
                 try bytes.withUnsafeBytes { try save.bindBlob($0, at: 3) }
+                try seal.eventHash.withUnsafeBytes { try save.bindBlob($0, at: 4) }
+                try seal.digest.withUnsafeBytes { try save.bindBlob($0, at: 5) }
                 try save.run()
                 let prune = try db.cachedStatement(
                     """
@@ -31,41 +38,102 @@ extension SQLiteEventStore {
         }
     }
 
+    /// Calls `body` with the chain's hash at `seq` (32 zero bytes for 0). Caller is inside a transaction.
+    private func withChainHash<T>(at seq: Int64, _ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {
+        guard seq > 0 else { return try ChainHasher.zeroHash.withUnsafeBytes(body) }
+        let statement = try db.cachedStatement("SELECT hash FROM events WHERE seq = ?")
+        defer { statement.reset() }
+        try statement.bind(seq, at: 1)
+        guard try statement.step(), statement.rawBytes(at: 0).count == ChainHasher.digestLength else {
+            throw StoreError.corrupt(path, "the hash of seq \(seq) is missing or not 32 bytes")
+        }
+        return try body(statement.rawBytes(at: 0))
+    }
+
+    /// The snapshot rows of `reducerVersion` at or before `seq`, newest first, each with the chain's hash at
+    /// its seq; `visit` returns false to stop.
+    private func eachSnapshot(
+        reducerVersion: Int, atOrBefore seq: Int64?,
+        _ visit: (_ seq: Int64, _ bytes: UnsafeRawBufferPointer, _ problem: SnapshotSeal.Problem?) throws ->
+            Bool
+    ) throws {
+        let statement = try db.cachedStatement(
+            """
+            SELECT s.seq, s.bytes, s.event_hash, s.digest, e.hash FROM snapshots s LEFT JOIN events e ON e.seq = s.seq
+            WHERE s.reducer_version = ? AND s.seq <= ? ORDER BY s.seq DESC
+            """)
+        defer { statement.reset() }
+        try statement.bind(Int64(reducerVersion), at: 1)
+        try statement.bind(seq ?? Int64.max, at: 2)
+        while try statement.step() {
+            let seq = statement.int64(at: 0)
+            let bytes = statement.rawBytes(at: 1)
+            let problem = SnapshotSeal.check(
+                reducerVersion: reducerVersion, seq: seq, bytes: bytes,
+                eventHash: statement.isNull(at: 2) ? nil : statement.rawBytes(at: 2),
+                digest: statement.isNull(at: 3) ? nil : statement.rawBytes(at: 3),
+                chainHash: statement.isNull(at: 4) ? nil : statement.rawBytes(at: 4))
+            guard try visit(seq, bytes, problem) else { return }
+        }
+    }
+
     public func withLatestSnapshot<T>(
         reducerVersion: Int, atOrBefore seq: Int64?,
         _ body: (_ seq: Int64, _ bytes: UnsafeRawBufferPointer) throws -> T
     ) throws -> T? {
-        guard hasSnapshotsTable else { return nil }
+        // A ledger of an older schema, opened read-only, has only unsealed snapshots: none is trusted.
+        guard hasSealedSnapshots else { return nil }
         return try translatingErrors {
             // A snapshot of tens of MB is read through a memory map, without a pread copy per page. The map is
             // only open for this read: it is not counted in the process's memory afterwards, and a file changed
             // under the map by another program cannot fault a later read.
             try db.execute("PRAGMA mmap_size = \(Self.snapshotMapSize)")
             defer { try? db.execute("PRAGMA mmap_size = 0") }
-            let statement = try db.cachedStatement(
-                """
-                SELECT seq, bytes FROM snapshots WHERE reducer_version = ? AND seq <= ?
-                ORDER BY seq DESC LIMIT 1
-                """)
-            defer { statement.reset() }
-            try statement.bind(Int64(reducerVersion), at: 1)
-            try statement.bind(seq ?? Int64.max, at: 2)
-            guard try statement.step() else { return nil }
-            // Straight from SQLite's buffer: the blob is not copied again.
-            return try body(statement.int64(at: 0), statement.rawBytes(at: 1))
+            var result: T?
+            // The newest snapshot whose seal holds; one that fails is skipped (verify names it), never trusted.
+            try eachSnapshot(reducerVersion: reducerVersion, atOrBefore: seq) { seq, bytes, problem in
+                guard problem == nil else { return true }
+                result = try body(seq, bytes)
+                return false
+            }
+            return result
         }
     }
 
     public func latestSnapshotSeq(reducerVersion: Int, atOrBefore seq: Int64?) throws -> Int64? {
-        guard hasSnapshotsTable else { return nil }
+        guard hasSealedSnapshots else { return nil }
         return try translatingErrors {
-            let statement = try db.cachedStatement(
-                "SELECT max(seq) FROM snapshots WHERE reducer_version = ? AND seq <= ?")
-            defer { statement.reset() }
-            try statement.bind(Int64(reducerVersion), at: 1)
-            try statement.bind(seq ?? Int64.max, at: 2)
-            guard try statement.step(), !statement.isNull(at: 0) else { return nil }
-            return statement.int64(at: 0)
+            var found: Int64?
+            try eachSnapshot(reducerVersion: reducerVersion, atOrBefore: seq) { seq, _, problem in
+                guard problem == nil else { return true }
+                found = seq
+                return false
+            }
+            return found
+        }
+    }
+
+    public func snapshotProblems(reducerVersion: Int) throws -> [SnapshotProblem] {
+        guard hasSnapshotsTable else { return [] }
+        return try translatingErrors {
+            guard hasSealedSnapshots else {
+                let count =
+                    try db.int64(
+                        "SELECT count(*) FROM snapshots WHERE reducer_version = ?", Int64(reducerVersion))
+                    ?? 0
+                return count == 0
+                    ? []
+                    : [
+                        SnapshotProblem(
+                            seq: 0, reason: "\(count) unsealed snapshots of an older schema (not used)")
+                    ]
+            }
+            var problems: [SnapshotProblem] = []
+            try eachSnapshot(reducerVersion: reducerVersion, atOrBefore: nil) { seq, _, problem in
+                if let problem { problems.append(SnapshotProblem(seq: seq, reason: problem.description)) }
+                return true
+            }
+            return problems
         }
     }
 }

@@ -26,6 +26,8 @@ public final class SQLiteEventStore: EventStore {
     let hasSnapshotsTable: Bool
     /// The folder of a private copy read in place of `path` (see `openReadOnly`), removed with the store.
     let privateCopy: String?
+    /// Whether snapshots carry their seal (schema 3 on): without it none is loaded.
+    let hasSealedSnapshots: Bool
     let hasher = ChainHasher()
     /// (task, seq) pairs of the append in progress, reused.
     var links: [Int64] = []
@@ -79,6 +81,8 @@ public final class SQLiteEventStore: EventStore {
                 try db.execute("PRAGMA synchronous = \(synchronous.rawValue)")
             }
             hasSnapshotsTable = try Self.hasTable("snapshots", in: db)
+            hasSealedSnapshots =
+                try db.int64("SELECT count(*) FROM pragma_table_info('snapshots') WHERE name = 'digest'") == 1
         } catch let error as DatabaseError {
             throw StoreError(error, path: path)
         }

@@ -89,7 +89,7 @@ import Testing
     @Test func snapshotsAreOnlyACache() throws {
         let box = try Sandbox()
         let ledger = try box.ledger()
-        ledger.snapshotInterval = 5
+        ledger.snapshotWork = 5 * (Ledger.eventWork + 100)
         for i in 0..<23 { try ledger.add(["https://example.com/\(i)"]) }
         let withSnapshots = try Ledger(path: box.ledgerPath).list
         #expect(withSnapshots == ledger.list)

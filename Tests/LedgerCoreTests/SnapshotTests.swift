@@ -118,7 +118,7 @@ struct SnapshotTests {
         }
         for _ in 0..<500 {
             let noise =
-                Array("DLS4".utf8) + (0..<rng.below(200)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+                Array("DLS6".utf8) + (0..<rng.below(200)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
             _ = try? DownloadList(snapshot: noise)
         }
     }

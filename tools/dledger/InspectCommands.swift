@@ -84,8 +84,14 @@ enum InspectCommands {
         try inv.require(["<id>"])
         let id = try inv.ids()[0]
         let ledger = try inv.context.openForReading()
-        let entries = try ledger.audit(id)
+        let trail = try ledger.auditTrail(id)
+        let entries = trail.entries
         guard !entries.isEmpty else { throw LedgerError.noSuchTask(id) }
+        if !trail.fromIndex {
+            inv.console.err(
+                "warning: the audit index of this ledger disagrees with its log: #\(id)'s history was read from the log itself ('dledger verify' names the damage)"
+            )
+        }
         if !inv.context.json {
             let list = ledger.list
             if let t = list.tasks[id] {

@@ -1,0 +1,84 @@
+import CCrypto
+
+/// What ties a snapshot to the hash chain: the hash of the event it was taken at, and a digest of the snapshot
+/// itself over that hash, its seq and its reducer version.
+///
+/// `digest = SHA-256(reducer_version (8 bytes BE) ‖ seq (8 BE) ‖ event_hash ‖ bytes)`. A snapshot whose
+/// `event_hash` is not the chain's hash at its seq (taken from another log, or the log was rewritten) or whose
+/// digest does not match its bytes (edited) is not loaded. Like the chain itself, the digest is not keyed: it
+/// shows an edit by anyone who did not also recompute it, and `verify` compares the snapshot with a replay.
+struct SnapshotSeal: Equatable {
+    var eventHash: [UInt8]
+    var digest: [UInt8]
+
+    /// Why a stored snapshot is not loaded.
+    enum Problem: Equatable, CustomStringConvertible {
+        /// The chain has no event at the snapshot's seq, or its hash there is another.
+        case notOnChain
+        /// The snapshot's bytes (or seq, or version) are not the ones that were sealed.
+        case digestMismatch
+        /// No seal: the row was not written by this build's `saveSnapshot`.
+        case unsealed
+
+        var description: String {
+            switch self {
+            case .notOnChain: "it was not taken on this log (the event hash it records is not the chain's)"
+            case .digestMismatch: "its bytes were changed after it was saved (digest mismatch)"
+            case .unsealed: "it has no seal (event hash and digest)"
+            }
+        }
+    }
+
+    /// Seals `bytes` taken at `seq`, whose event hash is `eventHash`.
+    init(reducerVersion: Int, seq: Int64, eventHash: UnsafeRawBufferPointer, bytes: UnsafeRawBufferPointer) {
+        self.eventHash = Array(eventHash)
+        self.digest = Self.digest(
+            reducerVersion: reducerVersion, seq: seq, eventHash: eventHash, bytes: bytes)
+    }
+
+    /// Checks a stored snapshot: `chainHash` is the chain's hash at `seq` (nil when there is no such event).
+    static func check(
+        reducerVersion: Int, seq: Int64, bytes: UnsafeRawBufferPointer, eventHash: UnsafeRawBufferPointer?,
+        digest: UnsafeRawBufferPointer?, chainHash: UnsafeRawBufferPointer?
+    ) -> Problem? {
+        guard let eventHash, let digest, eventHash.count == ChainHasher.digestLength,
+            digest.count == ChainHasher.digestLength
+        else { return .unsealed }
+        let onChain =
+            seq == 0
+            ? eventHash.elementsEqual(ChainHasher.zeroHash) : chainHash.map(eventHash.elementsEqual) ?? false
+        guard onChain else { return .notOnChain }
+        let expected = Self.digest(
+            reducerVersion: reducerVersion, seq: seq, eventHash: eventHash, bytes: bytes)
+        return digest.elementsEqual(expected) ? nil : .digestMismatch
+    }
+
+    private static func digest(
+        reducerVersion: Int, seq: Int64, eventHash: UnsafeRawBufferPointer, bytes: UnsafeRawBufferPointer
+    ) -> [UInt8] {
+        var header = [UInt8]()
+        header.reserveCapacity(16)
+        for value in [UInt64(truncatingIfNeeded: reducerVersion), UInt64(bitPattern: seq)] {
+            for shift in stride(from: 56, through: 0, by: -8) {
+                header.append(UInt8(truncatingIfNeeded: value >> shift))
+            }
+        }
+        var out = [UInt8](repeating: 0, count: ChainHasher.digestLength)
+        guard let context = EVP_MD_CTX_new(), let sha256 = EVP_MD_fetch(nil, "SHA256", nil) else {
+            preconditionFailure("OpenSSL cannot provide SHA-256")
+        }
+        defer {
+            EVP_MD_CTX_free(context)
+            EVP_MD_free(sha256)
+        }
+        let ok = out.withUnsafeMutableBufferPointer { digest in
+            EVP_DigestInit_ex2(context, sha256, nil) == 1
+                && EVP_DigestUpdate(context, header, header.count) == 1
+                && EVP_DigestUpdate(context, eventHash.baseAddress, eventHash.count) == 1
+                && EVP_DigestUpdate(context, bytes.baseAddress, bytes.count) == 1
+                && EVP_DigestFinal_ex(context, digest.baseAddress, nil) == 1
+        }
+        precondition(ok, "OpenSSL SHA-256 failed")
+        return out
+    }
+}
