@@ -16,6 +16,8 @@ private func assertReduce(
     var expected = s0
     expected.head = s0.head + Int64(events.count)
     expected.headTime = time
+    // Every event counts once for each task it names: the audit trail's length.
+    for event in events { expected.eventCounts.add(event.taskIDs) }
     change(&expected)
     expectEqual(list, expected, "state", sourceLocation: sourceLocation)
 }

@@ -102,6 +102,7 @@ extension DownloadList {
         copy.headTime = 0
         copy.undoStack = []
         copy.redoStack = []
+        copy.eventCounts = EventCounts()
         return copy
     }
 
