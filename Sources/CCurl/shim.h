@@ -30,6 +30,10 @@ static inline CURLMcode ccurlm_setopt_long(CURLM *m, CURLMoption o, long v) { re
 static inline int ccurl_rename_noreplace(const char *from, const char *to) {
     return (int)syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, 1u /* RENAME_NOREPLACE */);
 }
+/* The same relative to open folders (DownloadFolder: nothing resolved through a path that may cross a link). */
+static inline int ccurl_renameat_noreplace(int fromDir, const char *from, int toDir, const char *to) {
+    return (int)syscall(SYS_renameat2, fromDir, from, toDir, to, 1u /* RENAME_NOREPLACE */);
+}
 
 /* LedgerTransfer: start writeback of a written range without waiting for it (sync_file_range with
    SYNC_FILE_RANGE_WRITE), so the completion fsync finds little dirty data. Also _GNU_SOURCE-only in glibc. */
@@ -43,8 +47,8 @@ static inline int ccurl_start_writeback(int fd, long long offset, long long leng
 static inline int ccurl_fsetxattr(int fd, const char *name, const void *value, size_t size) {
     return fsetxattr(fd, name, value, size, 0);
 }
-static inline long ccurl_getxattr(const char *path, const char *name, void *value, size_t size) {
-    return (long)getxattr(path, name, value, size);
+static inline long ccurl_fgetxattr(int fd, const char *name, void *value, size_t size) {
+    return (long)fgetxattr(fd, name, value, size);
 }
 static inline long ccurl_fgetxattr(int fd, const char *name, void *value, size_t size) {
     return (long)fgetxattr(fd, name, value, size);

@@ -9,6 +9,16 @@ enum FileDigest {
             throw LedgerError.fileSystem("cannot read \(path)")
         }
         defer { try? handle.close() }
+        return try sha256(handle)
+    }
+
+    /// Lowercase hex SHA-256 of what an open file holds from its current offset on; nil when it cannot be read.
+    /// The descriptor stays open.
+    static func sha256(fd: Int32) -> String? {
+        try? sha256(FileHandle(fileDescriptor: fd, closeOnDealloc: false))
+    }
+
+    private static func sha256(_ handle: FileHandle) throws -> String {
         guard let ctx = EVP_MD_CTX_new() else { throw LedgerError.fileSystem("no digest context") }
         defer { EVP_MD_CTX_free(ctx) }
         EVP_DigestInit_ex(ctx, EVP_sha256(), nil)

@@ -8,70 +8,104 @@ extension DownloadTask {
     public var filePath: String? { fileName.map { directory + "/" + $0 } }
 }
 
-/// File operations that never overwrite: the ledger's side of invariant 7.
-enum SafeFiles {
-    /// Renames `from` to `to`, failing if `to` exists (link then unlink: atomic no-replace on one file system).
-    static func renameNoReplace(_ from: String, _ to: String) throws {
-        if link(from, to) == 0 {
-            unlink(from)
-            return
-        }
-        let error = errno
-        if error == EEXIST { throw LedgerError.fileExists(to) }
-        if error == ENOENT { throw LedgerError.fileSystem("cannot rename \(from): no such file") }
-        // File systems without hard links: check, then rename (a narrow race, documented).
-        guard !FileManager.default.fileExists(atPath: to) else { throw LedgerError.fileExists(to) }
-        guard rename(from, to) == 0 else {
-            throw LedgerError.fileSystem("cannot rename \(from): \(String(cString: strerror(errno)))")
-        }
-    }
-
-    static func remove(_ path: String) {
-        unlink(path)
-    }
-}
-
 extension Ledger {
-    /// Disk work that must happen before the event is appended (renaming a finished file); returns how to take it
-    /// back if the append does not happen.
-    func prepareFiles(for event: Event, in list: DownloadList) throws -> (() -> Void)? {
-        guard case .taskRenamed(let id, _, let fileName?, _) = event, let task = list.tasks[id],
-            let oldName = task.fileName, oldName != fileName
-        else { return nil }
-        let from = task.directory + "/" + oldName
-        let to = task.directory + "/" + fileName
-        try SafeFiles.renameNoReplace(from, to)
-        return { try? SafeFiles.renameNoReplace(to, from) }
+    /// Disk work that must happen before the event is appended: renaming a finished file (returning how to take
+    /// it back if the append does not happen), and deciding which finished files a purge, redownload or file
+    /// delete must leave because they are no longer the files the downloader placed (`entry` then says so).
+    func prepareFiles(for entry: inout Entry, in list: DownloadList) throws -> (() -> Void)? {
+        switch entry.event {
+        case .taskRenamed(let id, _, let fileName?, _):
+            guard let task = list.tasks[id], let oldName = task.fileName, oldName != fileName else {
+                return nil
+            }
+            // Under the folder's lock (see execute): no other process renames in this directory meanwhile.
+            let folder: DownloadFolder
+            do {
+                folder = try DownloadFolder(directory: task.directory)
+                try folder.rename(oldName, to: fileName)
+            } catch {
+                throw FileOwnership.ledgerError(error, directory: task.directory, name: fileName)
+            }
+            return { try? folder.rename(fileName, to: oldName) }
+        case .filesDeleted(let ids, _):
+            entry.event = .filesDeleted(ids: ids, kept: try filesToKeep(ids, in: list))
+        case .tasksRedownloaded(let ids, _):
+            entry.event = .tasksRedownloaded(ids: ids, kept: try filesToKeep(ids, in: list))
+        case .trashPurged(let ids, _):
+            let withFiles = ids.filter { id in list.trash.first { $0.id == id }?.mode ?? .all == .all }
+            entry.event = .trashPurged(ids: ids, kept: try filesToKeep(withFiles, in: list))
+        case .tasksErased(let ids, let modes, _):
+            let withFiles = ids.enumerated().filter { n, _ in (modes.count == 1 ? modes[0] : modes[n]) == .all
+            }
+            entry.event = .tasksErased(
+                ids: ids, modes: modes, kept: try filesToKeep(withFiles.map(\.1), in: list))
+        default:
+            break
+        }
+        return nil
     }
 
-    /// Disk work after the event is logged: files of purged, redownloaded and file-deleted tasks go.
+    /// The tasks among `ids` whose finished file exists but must stay: not the file the downloader placed.
+    private func filesToKeep(_ ids: [TaskID], in list: DownloadList) throws -> [TaskID] {
+        var kept: [TaskID] = []
+        for id in ids {
+            guard let t = list.tasks[id], t.fileName != nil else { continue }
+            if case .notOurs = FileOwnership.check(t, placed: try placedIdentity(of: id)) { kept.append(id) }
+        }
+        return kept
+    }
+
+    /// The device and inode the last `transferCompleted` of `id` recorded, if any.
+    func placedIdentity(of id: TaskID) throws -> FileIdentity? {
+        for stored in try store.events(touching: id).reversed() where stored.kind == "transferCompleted" {
+            guard
+                case .transferCompleted(_, _, _, _, let placed) = try Entry.decode(
+                    kind: stored.kind, payload: stored.payload
+                ).event
+            else { return nil }
+            return placed
+        }
+        return nil
+    }
+
+    /// Disk work after the event is logged: the partial files of undone adds, purged, redownloaded and
+    /// file-deleted tasks go, and their finished files unless kept (checked once more just before).
+    /// Everything happens inside the tasks' real hidden folders and directories (``DownloadFolder``).
     func cleanUpFiles(after event: Event, before list: DownloadList) {
         switch event {
         case .tasksRemoved(let ids, _):
             // An undone add: only partial data can exist (undo refuses once a task has downloaded bytes).
-            for id in ids { list.tasks[id].map { SafeFiles.remove($0.partialPath) } }
-        case .filesDeleted(let ids), .tasksRedownloaded(let ids):
+            for id in ids { list.tasks[id].map { FileOwnership.removePartial(of: $0) } }
+        case .filesDeleted(let ids, let kept), .tasksRedownloaded(let ids, let kept):
             for id in ids {
                 guard let t = list.tasks[id] else { continue }
-                if let path = t.filePath { SafeFiles.remove(path) }
-                SafeFiles.remove(t.partialPath)
+                if !kept.contains(id) { removeFinishedFile(of: t) }
+                FileOwnership.removePartial(of: t)
             }
-        case .tasksErased(let ids, let modes):
+        case .tasksErased(let ids, let modes, let kept):
             for (n, id) in ids.enumerated() {
                 guard let t = list.tasks[id] else { continue }
                 let mode = modes.count == 1 ? modes[0] : modes[n]
-                if mode == .all, let path = t.filePath { SafeFiles.remove(path) }
-                SafeFiles.remove(t.partialPath)
+                if mode == .all && !kept.contains(id) { removeFinishedFile(of: t) }
+                FileOwnership.removePartial(of: t)
             }
-        case .trashPurged(let ids):
+        case .trashPurged(let ids, let kept):
             for id in ids {
                 guard let t = list.tasks[id] else { continue }
                 let mode = list.trash.first { $0.id == id }?.mode ?? .all
-                if mode == .all, let path = t.filePath { SafeFiles.remove(path) }
-                SafeFiles.remove(t.partialPath)
+                if mode == .all && !kept.contains(id) { removeFinishedFile(of: t) }
+                FileOwnership.removePartial(of: t)
             }
         default:
             break
         }
+    }
+
+    /// Removes the finished file of `t` if it is still the file the downloader placed.
+    private func removeFinishedFile(of t: DownloadTask) {
+        guard let name = t.fileName, let folder = try? DownloadFolder(directory: t.directory),
+            case .ours = FileOwnership.check(t, placed: try? placedIdentity(of: t.id), in: folder)
+        else { return }
+        folder.removeFile(name)
     }
 }

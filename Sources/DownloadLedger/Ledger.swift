@@ -210,12 +210,16 @@ public final class Ledger: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard !isReadOnly else { throw StoreError.readOnly }
+        // Renames of finished files take turns per directory (a lock on its `.dledger`), so that processes
+        // renaming one task at once never leave a second name behind: each sees the name the last one logged.
+        let renameLock = try lockForRename(command)
+        defer { renameLock?.unlock() }
         while true {
             try fold()
             let before = state
             var decision = try state.decide(command)
             decision.entry.origin = origin
-            let undoRename = try prepareFiles(for: decision.entry.event, in: before)
+            let undoRename = try prepareFiles(for: &decision.entry, in: before)
             let seq: Int64
             do {
                 seq = try appendCommand([Self.newEvent(decision.entry)], time: clock())
@@ -253,8 +257,8 @@ public final class Ledger: @unchecked Sendable {
             let now = clock()
             for (n, command) in commands.enumerated() {
                 do {
-                    let decision = try trial.decide(command)
-                    if let undo = try prepareFiles(for: decision.entry.event, in: trial) {
+                    var decision = try trial.decide(command)
+                    if let undo = try prepareFiles(for: &decision.entry, in: trial) {
                         undoRenames.append(undo)
                     }
                     decisions.append(decision)
@@ -293,6 +297,14 @@ public final class Ledger: @unchecked Sendable {
                     decision: decision)
             }
         }
+    }
+
+    /// The locked folder of the task a rename names, when that task has a file on disk. Caller holds the lock.
+    private func lockForRename(_ command: Command) throws -> DownloadFolder? {
+        guard case .rename(let id, _) = command else { return nil }
+        try fold()
+        guard let task = state.tasks[id], task.fileName != nil else { return nil }
+        return try FileOwnership.lockedFolder(task.directory)
     }
 
     /// Appends a downloader fact. Facts about tasks that are gone are dropped (a purge won the race).

@@ -213,7 +213,7 @@ public final class Scheduler: @unchecked Sendable {
         for id in toRelease { engine.release(id: id) }
         for var request in toStart {
             request.validator = Self.resumeValidator(for: request, logged: list.tasks[request.id])
-            if !Self.isDirectory(request.directory) {
+            if FileNaming.isSafeDirectory(request.directory) && !Self.isDirectory(request.directory) {
                 try? FileManager.default.createDirectory(
                     atPath: request.directory, withIntermediateDirectories: true)
             }
@@ -232,18 +232,20 @@ public final class Scheduler: @unchecked Sendable {
     /// validator; an older generation's (a redownload's predecessor) are removed. Without a mark (a file system
     /// without extended attributes), a task the log never saw start has no partial worth keeping.
     static func resumeValidator(for request: TransferRequest, logged t: DownloadTask?) -> String? {
-        let path = request.partialPath
-        if let mark = PartialMark.read(path: path) {
+        // Only the real hidden folder is looked at: a link there is refused (the engine then fails the task).
+        guard let folder = try? DownloadFolder(directory: request.directory), folder.hasPartials else {
+            return t?.validator
+        }
+        if let mark = folder.partialMark(id: request.id) {
             guard mark.generation == request.generation else {
-                SafeFiles.remove(path)
+                folder.removePartial(id: request.id)
                 return t?.validator
             }
             return t?.validator ?? mark.validator
         }
-        if let t, t.attempts == 0, t.bytes == 0 {
-            // lstat first: unlink of a missing name takes the folder's lock, which the engine wants too.
-            var info = stat()
-            if lstat(path, &info) == 0 { SafeFiles.remove(path) }
+        // fstatat first: unlink of a missing name takes the folder's lock, which the engine wants too.
+        if let t, t.attempts == 0, t.bytes == 0, folder.partialStatus(id: request.id) != nil {
+            folder.removePartial(id: request.id)
         }
         return t?.validator
     }
@@ -260,13 +262,14 @@ public final class Scheduler: @unchecked Sendable {
         let list = ledger.list
         var seen: Set<String> = []
         for t in list.tasks.values where seen.insert(t.directory).inserted {
-            let folder = t.directory + "/.dledger/partial"
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { continue }
-            for name in names where name.hasSuffix(".part") {
-                guard let id = TaskID(name.dropLast(5)), let task = list.tasks[id], task.state == .finished,
-                    task.directory == t.directory
+            // The real `.dledger/partial` only: a link there (or at `.dledger`) is never followed.
+            guard let folder = try? DownloadFolder(directory: t.directory), folder.hasPartials else {
+                continue
+            }
+            for id in folder.partialIDs() {
+                guard let task = list.tasks[id], task.state == .finished, task.directory == t.directory
                 else { continue }
-                SafeFiles.remove(folder + "/" + name)
+                folder.removePartial(id: id)
             }
         }
     }
@@ -311,7 +314,7 @@ public final class Scheduler: @unchecked Sendable {
             if !facts.isEmpty { try ledger.record(facts) }
             // Recorded: the completed partials (second links to the placed files) can go.
             for case .completed(let id, _, _, _) in events {
-                if let t = ledger.list.tasks[id] { SafeFiles.remove(t.partialPath) }
+                if let t = ledger.list.tasks[id] { FileOwnership.removePartial(of: t) }
             }
         } catch {
             lock.withLock { failure = failure ?? error }
@@ -332,7 +335,9 @@ public final class Scheduler: @unchecked Sendable {
                 acceptsRanges: acceptsRanges, restartedFromZero: why)
         case .completed(let id, let bytes, let sha256, let fileName):
             let name = placeUserName(id: id, fileName: fileName)
-            return .transferCompleted(id: id, bytes: bytes, sha256: sha256, fileName: name)
+            return .transferCompleted(
+                id: id, bytes: bytes, sha256: sha256, fileName: name,
+                placed: placedIdentity(id: id, name: name))
         case .failed(let id, let reason, let retryable, let bytes):
             let failure = TaskFailure(code: reason.code, detail: reason.detail, retryable: retryable)
             return .transferFailed(id: id, failure: failure, bytes: bytes)
@@ -365,15 +370,27 @@ public final class Scheduler: @unchecked Sendable {
 
     /// A user who renamed the task while it downloaded gets that name, if free; else the engine's name stands.
     private func placeUserName(id: TaskID, fileName: String) -> String {
-        guard let t = ledger.list.tasks[id], t.nameIsUserChosen, t.displayName != fileName else {
+        guard let t = ledger.list.tasks[id], t.nameIsUserChosen, t.displayName != fileName,
+            let folder = try? FileOwnership.lockedFolder(t.directory)
+        else {
             return fileName
         }
+        defer { folder.unlock() }
         do {
-            try SafeFiles.renameNoReplace(t.directory + "/" + fileName, t.directory + "/" + t.displayName)
+            try folder.rename(fileName, to: t.displayName)
             return t.displayName
         } catch {
             return fileName
         }
+    }
+
+    /// The device, inode and modification time of the file just placed at `name`: those of its partial, a second link to it until
+    /// the fact is recorded (the placed name itself on a file system without hard links).
+    private func placedIdentity(id: TaskID, name: String) -> FileIdentity? {
+        guard let t = ledger.list.tasks[id], let folder = try? DownloadFolder(directory: t.directory),
+            let info = folder.partialStatus(id: id) ?? folder.status(of: name)
+        else { return nil }
+        return FileOwnership.identity(info)
     }
 }
 

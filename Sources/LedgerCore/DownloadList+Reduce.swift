@@ -132,7 +132,7 @@ extension DownloadList {
             sections[index].tasks = sorted
         case .tasksDeleted(let ids, let modes):
             deleteTasks(ids, modes: modes, time: time)
-        case .filesDeleted(let ids), .tasksRedownloaded(let ids):
+        case .filesDeleted(let ids, _), .tasksRedownloaded(let ids, _):
             for id in ids { tasks[id]?.resetTransfer() }
         case .tasksRestored(let ids, let to, let recreating):
             if to == nil {
@@ -144,9 +144,9 @@ extension DownloadList {
             restore(ids, to: to)
         case .tasksTrashed(let entries, let positions, let created):
             putBack(entries, positions: positions, removingSections: created)
-        case .trashPurged(let ids):
+        case .trashPurged(let ids, _):
             purge(Set(ids.filter(isTrashed)))
-        case .tasksErased(let ids, _):
+        case .tasksErased(let ids, _, _):
             let live = Set(ids.filter { tasks.contains($0) && !isTrashed($0) })
             removeEmptied(detach(live))
             purge(live)
@@ -411,7 +411,7 @@ extension DownloadList {
                 t.bytes = bytes
                 if t.state == .downloading { t.state = .waiting }
             }
-        case .transferCompleted(let id, let bytes, let sha256, let fileName):
+        case .transferCompleted(let id, let bytes, let sha256, let fileName, _):
             update(id) { t in
                 t.state = .finished
                 t.bytes = bytes

@@ -39,6 +39,10 @@ private struct PayloadFields {
     var bytesPerSecond: Int64?
     var delayMs: Int64?
     var connections: Int64?
+    var kept: [TaskID]?
+    var dev: Int64?
+    var ino: Int64?
+    var mtime: Int64?
     var undoes: Int64?
     var redoes: Int64?
     var origin: String?
@@ -198,6 +202,14 @@ extension Entry {
             f.delayMs = try r.int()
         } else if key.equals("connections") {
             f.connections = try r.int()
+        } else if key.equals("kept") {
+            f.kept = try list(&r) { r in try r.int() }
+        } else if key.equals("dev") {
+            f.dev = try r.int()
+        } else if key.equals("ino") {
+            f.ino = try r.int()
+        } else if key.equals("mtime") {
+            f.mtime = try r.int()
         } else if key.equals("undoes") {
             f.undoes = try r.int()
         } else if key.equals("redoes") {
@@ -337,6 +349,12 @@ extension Entry {
         return modes
     }
 
+    /// The identity of a placed file, when all three of its fields were logged.
+    private static func placedFile(_ dev: Int64?, _ ino: Int64?, _ mtime: Int64?) -> FileIdentity? {
+        guard let dev, let ino, let mtime else { return nil }
+        return FileIdentity(device: UInt64(bitPattern: dev), inode: UInt64(bitPattern: ino), modified: mtime)
+    }
+
     private static func event(
         kind k: UnsafeBufferPointer<UInt8>, _ f: consuming PayloadFields, _ r: JSONReader
     ) throws
@@ -356,7 +374,8 @@ extension Entry {
         } else if k.equals("transferCompleted") {
             return .transferCompleted(
                 id: try need(f.id, "id", r), bytes: f.bytes ?? 0, sha256: f.sha256.take() ?? "",
-                fileName: try need(f.file.take(), "file", r))
+                fileName: try need(f.file.take(), "file", r),
+                placed: placedFile(f.dev, f.ino, f.mtime))
         } else if k.equals("transferFailed") {
             let failure = TaskFailure(
                 code: f.code.take() ?? "unknown", detail: f.detail.take() ?? "", retryable: f.flag ?? false)
@@ -404,11 +423,11 @@ extension Entry {
         } else if k.equals("sectionSorted") {
             return .sectionSorted(index: Int(try need(f.index, "index", r)), order: f.ids ?? [])
         } else if k.equals("tasksErased") {
-            return .tasksErased(ids: f.ids ?? [], modes: try modes(f, r))
+            return .tasksErased(ids: f.ids ?? [], modes: try modes(f, r), kept: f.kept ?? [])
         } else if k.equals("tasksDeleted") {
             return .tasksDeleted(ids: f.ids ?? [], modes: try modes(f, r))
         } else if k.equals("filesDeleted") {
-            return .filesDeleted(ids: f.ids ?? [])
+            return .filesDeleted(ids: f.ids ?? [], kept: f.kept ?? [])
         } else if k.equals("tasksRestored") {
             return .tasksRestored(ids: f.ids ?? [], to: f.to, recreating: f.recreate ?? [])
         } else if k.equals("tasksTrashed") {
@@ -418,9 +437,9 @@ extension Entry {
             return .tasksTrashed(
                 f.entries ?? [], positions: f.positions ?? [], removingSections: f.sections ?? [])
         } else if k.equals("trashPurged") {
-            return .trashPurged(ids: f.ids ?? [])
+            return .trashPurged(ids: f.ids ?? [], kept: f.kept ?? [])
         } else if k.equals("tasksRedownloaded") {
-            return .tasksRedownloaded(ids: f.ids ?? [])
+            return .tasksRedownloaded(ids: f.ids ?? [], kept: f.kept ?? [])
         } else if k.equals("taskRenamed") {
             return .taskRenamed(
                 id: try need(f.id, "id", r), name: try need(f.name, "name", r), fileName: f.file,

@@ -74,15 +74,19 @@ extension Entry {
         case .sectionSorted(let index, let order):
             w.field("index", index)
             w.field("ids", ids: order)
-        case .tasksDeleted(let ids, let modes), .tasksErased(let ids, let modes):
+        case .tasksDeleted(let ids, let modes), .tasksErased(let ids, let modes, _):
             w.field("ids", ids: ids)
             if modes.count == 1 {
                 w.field("mode", modes[0].rawValue)
             } else {
                 w.field("modes", strings: modes.map(\.rawValue))
             }
-        case .filesDeleted(let ids), .trashPurged(let ids), .tasksRedownloaded(let ids),
-            .tasksPaused(let ids), .tasksResumed(let ids), .tasksStopped(let ids):
+            if case .tasksErased(_, _, let kept) = event, !kept.isEmpty { w.field("kept", ids: kept) }
+        case .filesDeleted(let ids, let kept), .trashPurged(let ids, let kept),
+            .tasksRedownloaded(let ids, let kept):
+            w.field("ids", ids: ids)
+            if !kept.isEmpty { w.field("kept", ids: kept) }
+        case .tasksPaused(let ids), .tasksResumed(let ids), .tasksStopped(let ids):
             w.field("ids", ids: ids)
         case .tasksRestored(let ids, let to, let recreating):
             w.field("ids", ids: ids)
@@ -146,11 +150,16 @@ extension Entry {
             w.field("bytes", bytes)
         case .transferContinued(let id):
             w.field("id", id)
-        case .transferCompleted(let id, let bytes, let sha256, let fileName):
+        case .transferCompleted(let id, let bytes, let sha256, let fileName, let placed):
             w.field("id", id)
             w.field("bytes", bytes)
             w.field("sha256", sha256)
             w.field("file", fileName)
+            if let placed {
+                w.field("dev", Int64(bitPattern: placed.device))
+                w.field("ino", Int64(bitPattern: placed.inode))
+                w.field("mtime", placed.modified)
+            }
         case .transferFailed(let id, let failure, let bytes):
             w.field("id", id)
             w.field("code", failure.code)

@@ -4,6 +4,21 @@ public enum SortMode: String, Sendable, CaseIterable {
     case manual, added, name, size, type, finished
 }
 
+/// Which file a path named when the downloader placed it: its device and inode numbers and its modification time.
+/// Inode numbers are reused as soon as a file is deleted, so the time tells a new file under the same inode apart.
+public struct FileIdentity: Sendable, Equatable, Hashable {
+    public var device: UInt64
+    public var inode: UInt64
+    /// Nanoseconds since the Unix epoch.
+    public var modified: Int64
+
+    public init(device: UInt64, inode: UInt64, modified: Int64) {
+        self.device = device
+        self.inode = inode
+        self.modified = modified
+    }
+}
+
 /// A task as an add event records it.
 public struct NewTask: Sendable, Equatable {
     public var id: TaskID
@@ -67,19 +82,23 @@ public enum Event: Sendable, Equatable {
     case sectionSorted(index: Int, order: [TaskID])
     /// To the to-delete list. `modes` has one mode for all tasks, or one per task.
     case tasksDeleted(ids: [TaskID], modes: [DeleteMode])
-    /// Only the files went; the tasks stay and wait again.
-    case filesDeleted(ids: [TaskID])
+    /// Only the files went; the tasks stay and wait again. `kept`: tasks whose finished file was left on disk
+    /// because it is no longer the file the downloader placed (replaced or changed since, or an unsafe name).
+    case filesDeleted(ids: [TaskID], kept: [TaskID] = [])
     /// Out of the to-delete list: to `to`, or where each task was when nil. `recreating` (the inverse of a delete):
     /// the sections the delete removed, inserted anew first at their indexes, titled after their entries.
     case tasksRestored(ids: [TaskID], to: Location?, recreating: [Int] = [])
     /// Back into the to-delete list exactly as they were: the inverse of a restore. Each entry goes to its
     /// position in the list (ascending); `removingSections`, the sections the restore recreated, go when empty.
     case tasksTrashed([TrashEntry], positions: [Int], removingSections: [Int])
-    case trashPurged(ids: [TaskID])
+    /// Gone for good, files too (unless deleted with mode `record`); `kept` as for ``filesDeleted(ids:kept:)``.
+    case trashPurged(ids: [TaskID], kept: [TaskID] = [])
     /// Deleted at once, without the to-delete list (`rm --now`, or with the to-delete list turned off): the tasks
-    /// are forgotten and, for mode `all`, their files go. Nothing is kept, so it cannot be undone.
-    case tasksErased(ids: [TaskID], modes: [DeleteMode])
-    case tasksRedownloaded(ids: [TaskID])
+    /// are forgotten and, for mode `all`, their files go. Nothing is kept in the
+    /// list, so it cannot be undone; `kept` as for ``filesDeleted(ids:kept:)``.
+    case tasksErased(ids: [TaskID], modes: [DeleteMode], kept: [TaskID] = [])
+    /// Files and partial data discarded, downloaded again from zero; `kept` as for ``filesDeleted(ids:kept:)``.
+    case tasksRedownloaded(ids: [TaskID], kept: [TaskID] = [])
     /// A new display name; `fileName` is set when a finished file was renamed on disk. `userChosen` is false
     /// only when an undo gives back a name the user never chose, so the server's name may replace it again.
     case taskRenamed(id: TaskID, name: String, fileName: String?, userChosen: Bool = true)
@@ -104,7 +123,11 @@ public enum Event: Sendable, Equatable {
     case transferHeld(id: TaskID, bytes: Int64)
     /// A held transfer went on with its kept connection, without a new request.
     case transferContinued(id: TaskID)
-    case transferCompleted(id: TaskID, bytes: Int64, sha256: String, fileName: String)
+    /// The file is complete at `fileName` in the task's directory. `placed`: the device, inode and modification time
+    /// of the file the downloader placed there (nil in ledgers written before it was recorded), so a later delete can tell that
+    /// the file at that name is still ours.
+    case transferCompleted(
+        id: TaskID, bytes: Int64, sha256: String, fileName: String, placed: FileIdentity? = nil)
     case transferFailed(id: TaskID, failure: TaskFailure, bytes: Int64)
     /// An attempt ended with a retryable fault (`failure`, `bytes` in the partial file); the next attempt starts
     /// after `delayMs` (backoff with jitter, or the server's Retry-After).
@@ -133,15 +156,15 @@ public enum Event: Sendable, Equatable {
         case .tasksPlaced(let placements, _): return placements.map(\.id)
         case .tasksTrashed(let entries, _, _): return entries.map(\.id)
         case .tasksMoved(let ids, _, _), .tasksRemoved(let ids, _), .tasksDeleted(let ids, _),
-            .filesDeleted(let ids),
-            .tasksRestored(let ids, _, _), .trashPurged(let ids), .tasksRedownloaded(let ids),
-            .tasksErased(let ids, _), .sectionSorted(_, let ids),
+            .filesDeleted(let ids, _),
+            .tasksRestored(let ids, _, _), .trashPurged(let ids, _), .tasksRedownloaded(let ids, _),
+            .tasksErased(let ids, _, _), .sectionSorted(_, let ids),
             .tasksPaused(let ids), .tasksResumed(let ids), .tasksStopped(let ids),
             .statesRestored(let ids, _):
             return ids
         case .taskRenamed(let id, _, _, _), .transferStarted(let id, _, _),
             .transferResolved(let id, _, _, _, _, _), .transferPaused(let id, _),
-            .transferCompleted(let id, _, _, _), .transferFailed(let id, _, _),
+            .transferCompleted(let id, _, _, _, _), .transferFailed(let id, _, _),
             .transferRetrying(let id, _, _, _), .transferHeld(let id, _), .transferContinued(let id),
             .transferConnections(let id, _, _):
             return [id]

@@ -81,6 +81,32 @@ public enum FileNaming {
 }
 
 extension FileNaming {
+    /// Whether `name` may be used as a file name inside a download directory: what every name the ledger writes
+    /// obeys (``sanitize(_:)``'s results and the names a user gives): one path component, 1 to 255 UTF-8 bytes, not
+    /// `.` or `..`, no slash or backslash, no control character. Names read back from a ledger are checked with it before
+    /// any file operation: the log may have been edited.
+    public static func isSafeName(_ name: String) -> Bool {
+        let bytes = name.utf8
+        guard !bytes.isEmpty, bytes.count <= maxNameBytes, name != ".", name != ".." else { return false }
+        return !name.unicodeScalars.contains {
+            $0 == "/" || $0 == "\\" || $0.properties.generalCategory == .control
+        }
+    }
+
+    /// Whether `path` may be used as a download directory: absolute, every component non-empty and neither `.`
+    /// nor `..`, no control character. (Links in it are the user's choice and are followed.)
+    public static func isSafeDirectory(_ path: String) -> Bool {
+        guard path.hasPrefix("/"), path.utf8.count < 4096 else { return false }
+        guard !path.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            return false
+        }
+        if path == "/" { return true }
+        var rest = path.dropFirst()
+        if rest.hasSuffix("/") { rest = rest.dropLast() }
+        let parts = rest.split(separator: "/", omittingEmptySubsequences: false)
+        return parts.allSatisfy { !$0.isEmpty && $0 != "." && $0 != ".." }
+    }
+
     private static let compoundExtensions = [".tar.gz", ".tar.bz2", ".tar.xz", ".tar.zst", ".tar.lz"]
     private static let maxExtensionBytes = 32
 

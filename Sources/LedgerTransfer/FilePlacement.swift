@@ -6,45 +6,56 @@ enum FilePlacement {
     /// Candidates tried before giving up.
     static let maxCandidates = 10_000
 
-    /// Links `partial` to the first free name among ``FileNaming/candidates(base:)`` of `base` inside
-    /// `directory`, removes the partial (unless `keepPartial`) and returns the chosen name. A name that is already
-    /// this very file (a link made by a run killed before it recorded the placement) is that name. Falls back to
-    /// renameat2(RENAME_NOREPLACE) on file systems without hard links.
-    static func place(partial: String, directory: String, base: String, keepPartial: Bool = false)
+    /// Links the partial file of `id` (in the real `.dledger/partial` of `directory`) to the first free name among
+    /// ``FileNaming/candidates(base:)`` of `base` inside `directory`, removes the partial (unless `keepPartial`)
+    /// and returns the chosen name. A name that is already this very file (a link made by a run killed before it
+    /// recorded the placement) is that name. Falls back to renameat2(RENAME_NOREPLACE) on file systems without
+    /// hard links. Every step is relative to the folders' descriptors (``DownloadFolder``).
+    static func place(id: Int64, directory: String, base: String, keepPartial: Bool = false)
         throws(TransferError) -> String
     {
-        for name in FileNaming.candidates(base: base).prefix(maxCandidates) {
-            let target = directory + "/" + name
-            if link(partial, target) == 0 {
-                if !keepPartial { unlink(partial) }
+        let folder: DownloadFolder
+        do {
+            folder = try DownloadFolder(directory: directory)
+        } catch {
+            throw TransferError(error)
+        }
+        guard folder.hasPartials else { throw .fileSystem("no partial folder in \(directory)") }
+        let partial = DownloadFolder.partialName(id: id)
+        for name in FileNaming.candidates(base: base).prefix(maxCandidates) where FileNaming.isSafeName(name)
+        {
+            if linkat(folder.partials, partial, folder.directory, name, 0) == 0 {
+                if !keepPartial { folder.removePartial(id: id) }
                 syncDirectory(directory)
                 return name
             }
             if errno == EEXIST {
-                if isSameFile(partial, target) {
-                    if !keepPartial { unlink(partial) }
+                if isSameFile(folder, partial, name) {
+                    if !keepPartial { folder.removePartial(id: id) }
                     return name
                 }
                 continue
             }
             guard errno == EPERM || errno == EOPNOTSUPP || errno == EMLINK || errno == ENOSYS else {
-                throw PartialFile.error("cannot create \(target)")
+                throw PartialFile.error("cannot create \(directory)/\(name)")
             }
-            if ccurl_rename_noreplace(partial, target) == 0 {
+            if ccurl_renameat_noreplace(folder.partials, partial, folder.directory, name) == 0 {
                 syncDirectory(directory)
                 return name
             }
             if errno == EEXIST { continue }
-            throw PartialFile.error("cannot rename to \(target)")
+            throw PartialFile.error("cannot rename to \(directory)/\(name)")
         }
         throw .fileSystem("no free name for \(base) in \(directory)")
     }
 
-    /// Whether two paths name one file (same device and inode; the target not followed if a symlink).
-    private static func isSameFile(_ a: String, _ b: String) -> Bool {
+    /// Whether the partial and the entry `name` are one file (same device and inode; neither followed if a link).
+    private static func isSameFile(_ folder: DownloadFolder, _ partial: String, _ name: String) -> Bool {
         var sa = stat()
         var sb = stat()
-        guard stat(a, &sa) == 0, lstat(b, &sb) == 0 else { return false }
+        guard fstatat(folder.partials, partial, &sa, AT_SYMLINK_NOFOLLOW) == 0,
+            fstatat(folder.directory, name, &sb, AT_SYMLINK_NOFOLLOW) == 0
+        else { return false }
         return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
     }
 

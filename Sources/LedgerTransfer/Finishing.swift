@@ -26,17 +26,17 @@ struct Finishing: @unchecked Sendable {
             hashes.forget(follower)
             let sha256 = try digest.get()
             if let expected = request.expectedSHA256?.lowercased(), expected != sha256 {
-                unlink(file.path)
+                file.remove()
                 return .failed(
                     id: id, reason: .checksumMismatch(expected: expected, actual: sha256), retryable: false,
                     bytes: file.size)
             }
             let placed = try FilePlacement.place(
-                partial: file.path, directory: request.directory, base: name, keepPartial: keepPartial)
+                id: request.id, directory: request.directory, base: name, keepPartial: keepPartial)
             return .completed(id: id, bytes: file.size, sha256: sha256, fileName: placed)
         } catch {
             hashes.forget(follower)
-            if file.size == 0 { unlink(file.path) }
+            if file.size == 0 { file.remove() }
             let reason = error.reason
             return .failed(id: id, reason: reason, retryable: reason.isRetryable, bytes: kept)
         }
@@ -46,7 +46,7 @@ struct Finishing: @unchecked Sendable {
     func stop() -> TransferEvent {
         hashes.forget(follower)
         if file.size == 0 {
-            unlink(file.path)
+            file.remove()
         } else {
             try? file.sync()
         }

@@ -19,7 +19,10 @@ final class PartialFile {
     /// (small pieces come from pages recently freed). docs/transfer.md has the measurements.
     static let maxWrite = 32 << 10
     static let reserveStep: Int64 = 64 << 20
+    /// `<directory>/.dledger/partial/<id>.part`, for messages; never opened by this path.
     let path: String
+    let id: Int64
+    let directory: String
     /// The descriptor (``PartialFile+Pieces`` writes at offsets and keeps the piece map through it).
     let fd: Int32
     /// Bytes in the file (its length: with holes, once a segmented transfer writes at offsets).
@@ -32,20 +35,19 @@ final class PartialFile {
     private var reservedEnd: Int64 = 0
 
     /// Opens (creating if needed) the partial file of `request`, creating its hidden folders with mode 0700.
-    /// The download directory may be a symbolic link (the user's choice); the hidden folders must be real ones.
+    /// The download directory may be a symbolic link (the user's choice); the hidden folders must be real ones,
+    /// and the file is opened relative to them (``DownloadFolder``).
     init(request: TransferRequest) throws(TransferError) {
-        let hidden = request.directory + "/.dledger"
-        // Two lstats when the folders exist (every start but the first); mkdir would lock the parent each time.
-        if !Self.isRealDirectory(hidden) || !Self.isRealDirectory(request.partialDirectory) {
-            try Self.makeDirectory(request.directory, mode: 0o755, followingLink: true)
-            try Self.makeDirectory(hidden, mode: 0o700)
-            try Self.makeDirectory(request.partialDirectory, mode: 0o700)
+        let folder: DownloadFolder
+        do {
+            folder = try DownloadFolder(directory: request.directory, creating: true)
+            fd = try folder.openPartial(id: request.id)
+        } catch {
+            throw TransferError(error)
         }
         path = request.partialPath
-        // The mode a new file gets (0666 less the umask, as curl's): the placed file is this inode. While it is a
-        // partial, the hidden folders (0700) keep others out.
-        fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0o666)
-        guard fd >= 0 else { throw Self.error("cannot open \(request.partialPath)") }
+        id = request.id
+        directory = request.directory
         var info = stat()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
             close(fd)
@@ -53,6 +55,18 @@ final class PartialFile {
         }
         size = Int64(info.st_size)
         writebackStart = size
+    }
+
+    /// Removes the file's name from its (real) partial folder; the open descriptor stays usable. Best effort.
+    func remove() {
+        (try? DownloadFolder(directory: directory))?.removePartial(id: id)
+    }
+
+    /// The device and inode of the file.
+    var identity: (device: UInt64, inode: UInt64)? {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return nil }
+        return (UInt64(info.st_dev), UInt64(info.st_ino))
     }
 
     deinit {
@@ -131,35 +145,10 @@ final class PartialFile {
         guard fsync(fd) == 0 else { throw Self.error("cannot fsync \(path)") }
     }
 
-    /// Size of the file at `path`, 0 when it does not exist.
-    static func size(atPath path: String) -> Int64 {
-        var info = stat()
-        return lstat(path, &info) == 0 ? Int64(info.st_size) : 0
-    }
-
     /// A ``TransferError`` for the current `errno`: ENOSPC and EDQUOT become ``TransferError/diskFull``.
     static func error(_ what: String) -> TransferError {
         let code = errno
         if code == ENOSPC || code == EDQUOT { return .diskFull }
         return .fileSystem("\(what): \(String(cString: strerror(code)))")
-    }
-
-    /// Creates `path` if missing; refuses anything that exists but is not a directory. Unless `followingLink`,
-    /// a symbolic link is refused too, even to a directory.
-    private static func makeDirectory(
-        _ path: String, mode: mode_t, followingLink: Bool = false
-    ) throws(TransferError) {
-        if mkdir(path, mode) != 0 && errno != EEXIST { throw error("cannot create \(path)") }
-        var info = stat()
-        let found = followingLink ? stat(path, &info) : lstat(path, &info)
-        guard found == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
-            throw .fileSystem("\(path) is not a directory")
-        }
-    }
-
-    /// Whether `path` is a directory itself, not a symbolic link to one.
-    private static func isRealDirectory(_ path: String) -> Bool {
-        var info = stat()
-        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 }

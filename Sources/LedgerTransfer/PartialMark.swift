@@ -19,10 +19,18 @@ public struct PartialMark: Sendable, Equatable {
 
     static let attribute = "user.dledger.partial"
 
-    /// The mark of the file at `path`, if it has a readable one.
+    /// The mark of the file at `path` (no symbolic link followed), if it has a readable one.
     public static func read(path: String) -> PartialMark? {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        return read(fd: fd)
+    }
+
+    /// The mark of an open file, if it has a readable one.
+    static func read(fd: Int32) -> PartialMark? {
         var buffer = [UInt8](repeating: 0, count: 4096)
-        let n = buffer.withUnsafeMutableBytes { ccurl_getxattr(path, attribute, $0.baseAddress, $0.count) }
+        let n = buffer.withUnsafeMutableBytes { ccurl_fgetxattr(fd, attribute, $0.baseAddress, $0.count) }
         guard n > 0 else { return nil }
         let text = String(decoding: buffer[..<n], as: UTF8.self)
         guard let newline = text.firstIndex(of: "\n"), let generation = Int(text[..<newline]) else {

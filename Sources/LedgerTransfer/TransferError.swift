@@ -1,3 +1,5 @@
+import Glibc
+
 /// Errors of the engine's own plumbing, turned into ``FailureReason`` at the edge.
 enum TransferError: Error, CustomStringConvertible {
     case fileSystem(String)
@@ -13,6 +15,11 @@ enum TransferError: Error, CustomStringConvertible {
     }
 
     var description: String { reason.description }
+
+    /// A refused or failed folder operation: ENOSPC and EDQUOT become ``diskFull``.
+    init(_ error: FolderError) {
+        self = error.code == ENOSPC || error.code == EDQUOT ? .diskFull : .fileSystem(error.message)
+    }
 }
 
 /// Thrown by ``TransferEngine/init(config:)`` when libcurl cannot be set up.

@@ -230,7 +230,7 @@ final class TransferLoop: @unchecked Sendable {
         detachAttempt(of: job)
         jobs[job.request.id] = nil
         hashes.forget(job.follower)
-        if job.file.size == 0 { unlink(job.file.path) }
+        if job.file.size == 0 { job.file.remove() }
         mailbox.emit(
             .failed(id: job.request.id, reason: reason, retryable: reason.isRetryable, bytes: job.keptBytes))
     }

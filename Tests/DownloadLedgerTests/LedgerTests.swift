@@ -174,7 +174,10 @@ import Testing
         ])
         for id in ids {
             _ = FileManager.default.createFile(atPath: box.downloads + "/\(id).bin", contents: Data([1, 2]))
-            try ledger.record(.transferCompleted(id: id, bytes: 2, sha256: "", fileName: "\(id).bin"))
+            try ledger.record(
+                .transferCompleted(
+                    id: id, bytes: 2, sha256: "", fileName: "\(id).bin",
+                    placed: box.identity(of: "\(id).bin")))
         }
         try ledger.execute(.delete(.tasks([1]), mode: .all))
         try ledger.execute(.delete(.tasks([2]), mode: .record))

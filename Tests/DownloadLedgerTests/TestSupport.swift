@@ -29,6 +29,19 @@ final class Sandbox {
     func contents(_ name: String) -> [UInt8]? {
         FileManager.default.contents(atPath: downloads + "/" + name).map { Array($0) }
     }
+
+    /// The device, inode and modification time of `name` in the download directory.
+    func identity(of name: String) -> FileIdentity? {
+        identity(path: downloads + "/" + name)
+    }
+
+    func identity(path: String) -> FileIdentity? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return FileIdentity(
+            device: UInt64(info.st_dev), inode: UInt64(info.st_ino),
+            modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
+    }
 }
 
 /// Polls `condition` until it holds or `seconds` pass; returns whether it held.

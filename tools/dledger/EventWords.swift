@@ -28,6 +28,24 @@ enum EventWords {
         return " '\(list.sections[section].title)'"
     }
 
+    /// "; kept the file of #3 ('a.iso'): not the file downloaded (replaced or changed since)", or "" for none.
+    private static func keptNote(_ kept: [TaskID], _ list: DownloadList?) -> String {
+        guard !kept.isEmpty else { return "" }
+        let names = kept.map { id in
+            list?.tasks[id]?.fileName.map { "#\(id) ('\(printable($0))')" } ?? "#\(id)"
+        }
+        let files = kept.count == 1 ? "the file of" : "the files of"
+        return
+            "; kept \(files) \(names.joined(separator: ", ")): not the file downloaded (replaced or changed since)"
+    }
+
+    /// `name` with control characters shown as `?` (a name read from an edited ledger may hold any).
+    private static func printable(_ name: String) -> String {
+        String(
+            String.UnicodeScalarView(
+                name.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : $0 }))
+    }
+
     private static func text(_ event: Event, before list: DownloadList?) -> String {
         switch event {
         case .ledgerCreated(let dir, let max, let autoRemove):
@@ -78,8 +96,8 @@ enum EventWords {
         case .tasksDeleted(let deleted, let modes):
             let mode = modes.count == 1 ? (modes[0] == .all ? " (record and file)" : " (record only)") : ""
             return "moved \(ids(deleted)) to the to-delete list" + mode
-        case .filesDeleted(let deleted):
-            return "deleted the files of \(ids(deleted)) (the tasks wait again)"
+        case .filesDeleted(let deleted, let kept):
+            return "deleted the files of \(ids(deleted)) (the tasks wait again)" + keptNote(kept, list)
         case .tasksRestored(let restored, let to, let recreating):
             if let to { return "restored \(ids(restored)) to \(to)" + title(to.section, list) }
             let entries = list.map { l in restored.compactMap { id in l.trash.first { $0.id == id } } } ?? []
@@ -93,13 +111,13 @@ enum EventWords {
                 + recreating.compactMap { s in
                     entries.first { $0.section == s }.map { ", section \(s) '\($0.sectionTitle)' recreated" }
                 }.joined()
-        case .trashPurged(let purged):
-            return "purged \(ids(purged)) for good"
-        case .tasksErased(let erased, let modes):
+        case .trashPurged(let purged, let kept):
+            return "purged \(ids(purged)) for good" + keptNote(kept, list)
+        case .tasksErased(let erased, let modes, let kept):
             let mode = modes.count == 1 ? (modes[0] == .all ? " (record and file)" : " (record only)") : ""
-            return "deleted \(ids(erased)) at once, without the to-delete list" + mode
-        case .tasksRedownloaded(let reset):
-            return "reset \(ids(reset)) to download again from zero"
+            return "deleted \(ids(erased)) at once, without the to-delete list" + mode + keptNote(kept, list)
+        case .tasksRedownloaded(let reset, let kept):
+            return "reset \(ids(reset)) to download again from zero" + keptNote(kept, list)
         case .taskRenamed(let id, let name, let file, _):
             return "renamed #\(id) to '\(name)'" + (file == nil ? "" : " (file renamed on disk)")
         case .tasksPaused(let paused): return "paused \(ids(paused))"
@@ -138,7 +156,7 @@ enum EventWords {
                 "#\(id) transfer paused at \(Format.bytes(bytes)), connection kept (resumes the same response)"
         case .transferContinued(let id):
             return "#\(id) transfer went on with the kept connection (no new request)"
-        case .transferCompleted(let id, let bytes, let sha, let file):
+        case .transferCompleted(let id, let bytes, let sha, let file, _):
             return
                 "#\(id) finished: \(Format.bytes(bytes)), sha256 \(Format.shortHash(sha)), saved as '\(file)'"
         case .transferFailed(let id, let failure, let bytes):
