@@ -50,9 +50,6 @@ static inline int ccurl_fsetxattr(int fd, const char *name, const void *value, s
 static inline long ccurl_fgetxattr(int fd, const char *name, void *value, size_t size) {
     return (long)fgetxattr(fd, name, value, size);
 }
-static inline long ccurl_fgetxattr(int fd, const char *name, void *value, size_t size) {
-    return (long)fgetxattr(fd, name, value, size);
-}
 static inline int ccurl_fremovexattr(int fd, const char *name) {
     return fremovexattr(fd, name);
 }
