@@ -7,23 +7,10 @@ extension CompletionModel {
             "_dledger() {",
             "    local cur=${COMP_WORDS[COMP_CWORD]} prev=",
             "    ((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}",
-            "    local cmd='' word i skip=0",
-            "    for ((i = 1; i < COMP_CWORD; i++)); do",
-            "        word=${COMP_WORDS[i]}",
-            "        if ((skip)); then skip=0; continue; fi",
-            "        case $word in",
-            "        \(valueOptions.joined(separator: " | "))) skip=1 ;;",
-            "        -*) ;;",
-            "        *)",
-            "            if [[ -z $cmd ]]; then",
-            "                cmd=$word",
-            "            elif [[ $cmd != *' '* ]] && [[ \(groups.map { "$cmd == \($0.word)" }.joined(separator: " || ")) ]]; then",
-            "                cmd=\"$cmd $word\"",
-            "            fi",
-            "            ;;",
-            "        esac",
-            "    done",
-            "    case $prev in",
+        ]
+        lines += commandWalk(words: "COMP_WORDS", first: 1, end: "COMP_CWORD")
+        lines += [
+            "    case $prev in"
         ]
         for (names, kind) in valueCases {
             let action: String

@@ -109,6 +109,7 @@ struct CompletionModel {
         switch (name, placeholder) {
         case ("--sort", _): return .choices(SortMode.allCases.map(\.rawValue))
         case ("--mode", _): return .choices(DeleteMode.allCases.map(\.rawValue))
+        case ("--by", _): return .choices(SectionSortKey.allCases.map(\.rawValue))
         case (_, "path"), (_, "file"): return .files
         case (_, "dir"), (_, "directory"): return .directories
         default: return .none
@@ -129,6 +130,7 @@ struct CompletionModel {
         switch name {
         case "sort": return SortMode.allCases.map(\.rawValue)
         case "completions": return CompletionsCommand.shells
+        case "set": return SettingCommand.settings.map(\.name) + ["on", "off"]
         case "service enable", "service disable": return ServiceUnit.table.map(\.command)
         default: return []
         }

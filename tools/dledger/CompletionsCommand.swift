@@ -24,6 +24,31 @@ enum CompletionsCommand {
 }
 
 extension CompletionModel {
+    /// The shell lines (bash and zsh alike) that find the command on the line being completed: they skip
+    /// options and the values of those that take one, and join a group word with the word after it
+    /// (`section add`). `words`, `first` and `end` name the shell's array, its first word after `dledger` and the
+    /// word being completed.
+    func commandWalk(words: String, first: Int, end: String) -> [String] {
+        [
+            "    local cmd='' word i skip=0",
+            "    for ((i = \(first); i < \(end); i++)); do",
+            "        word=${\(words)[i]}",
+            "        if ((skip)); then skip=0; continue; fi",
+            "        case $word in",
+            "        \(valueOptions.joined(separator: "|"))) skip=1 ;;",
+            "        -*) ;;",
+            "        *)",
+            "            if [[ -z $cmd ]]; then",
+            "                cmd=$word",
+            "            elif [[ $cmd != *' '* && ( \(groups.map { "$cmd == \($0.word)" }.joined(separator: " || ")) ) ]]; then",
+            "                cmd=\"$cmd $word\"",
+            "            fi",
+            "            ;;",
+            "        esac",
+            "    done",
+        ]
+    }
+
     /// `words` joined by spaces, each made safe inside single quotes of a shell script.
     static func quotedList(_ words: [String]) -> String {
         "'" + words.map(shellSafe).joined(separator: " ") + "'"
