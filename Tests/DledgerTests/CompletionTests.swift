@@ -114,7 +114,8 @@ import Testing
                 ["dledger", "--ledger", "/tmp/x", "ls", "--tr"], ["dledger", "completions", ""],
                 ["dledger", "help", "sec"], ["dledger", "ls", "--ledger", "ledger-c"],
                 ["dledger", "mv", "3", "--to", ""], ["dledger", "service", "enable", ""],
-                ["dledger", "sort", "n"],
+                ["dledger", "sort", "n"], ["dledger", "section", "sort", "0", "--by", ""],
+                ["dledger", "set", "t"],
             ], box: box)
         #expect(Set(["manual", "added", "name", "size", "type"]).isSubset(of: replies[0]))
         for mode in replies[0] {
@@ -129,6 +130,9 @@ import Testing
         #expect(replies[6] == [], "a position is free text")
         #expect(replies[7] == ["run", "serve"])
         #expect(replies[8] == ["name"])
+        #expect(
+            Set(["name", "size", "added", "finished"]).isSubset(of: replies[9]), "section sort --by keys")
+        #expect(replies[10] == ["trash"])
     }
 
     @Test(.enabled(if: ScriptRun.which("zsh") != nil, "zsh is not installed: its script is not checked"))
