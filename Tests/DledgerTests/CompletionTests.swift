@@ -135,14 +135,50 @@ import Testing
         #expect(replies[10] == ["trash"])
     }
 
+    /// zsh parses the script, then runs its `_dledger` on completion lines: the walk and the tables are the
+    /// script's own, run by zsh; only the completion system's output functions (`_describe`, `compadd`,
+    /// `_files`, `_message`) are replaced by ones that print what they were given, as they need a live line
+    /// editor.
     @Test(.enabled(if: ScriptRun.which("zsh") != nil, "zsh is not installed: its script is not checked"))
-    func zshAcceptsItsScript() async throws {
+    func zshCompletesFromItsScript() async throws {
         let box = try DledgerSandbox()
+        let table = try await Self.helpTable(box)
         let script = box.root + "/_dledger"
         try (try await box.run("completions", "zsh")).out.write(
             toFile: script, atomically: true, encoding: .utf8)
-        let r = try await ScriptRun.run(try #require(ScriptRun.which("zsh")), ["-n", script])
+        let zsh = try #require(ScriptRun.which("zsh"))
+        let parsed = try await ScriptRun.run(zsh, ["-n", script])
+        #expect(parsed.status == 0 && parsed.err.isEmpty, "\(parsed.err)")
+        let driver = """
+            _describe() { local name=${@[-1]}; local item; for item in ${(P)name}; do print -r -- ${item%%:*}; done }
+            compadd() { while [[ $1 != -- ]]; do shift; done; shift; print -rl -- "$@" }
+            _files() { print -r -- '<files>' }
+            _message() { : }
+            words=(dledger '') CURRENT=2
+            source $1 >/dev/null
+            while IFS= read -r line; do
+                eval "words=($line)"
+                CURRENT=${#words}
+                _dledger
+                print -r -- '##'
+            done
+            """
+        let queries = [
+            "dledger ''", "dledger ls -", "dledger section ''", "dledger --ledger x ls --ledger ''",
+        ]
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: zsh)
+        p.arguments = ["-f", "-c", driver, "zsh", script]
+        let r = await (try Running(p, stdin: queries.joined(separator: "\n") + "\n")).wait()
         #expect(r.status == 0 && r.err.isEmpty, "\(r.err)")
+        let replies = r.out.components(separatedBy: "##\n").map { $0.split(separator: "\n").map(String.init) }
+        try #require(replies.count == queries.count + 1, "\(r.out)")
+        #expect(Set(replies[0]) == Set(table.commands.map { String($0.split(separator: " ")[0]) }))
+        #expect(Set(replies[1]) == table.options["ls"])
+        #expect(
+            Set(replies[2])
+                == Set(table.commands.filter { $0.hasPrefix("section ") }.map { String($0.dropFirst(8)) }))
+        #expect(replies[3] == ["<files>"])
     }
 
     /// fish completes through its own `complete -C`, so its script is driven, not only parsed.
