@@ -1,5 +1,9 @@
 #ifndef CWEBSOCKETS_SHIM_H
 #define CWEBSOCKETS_SHIM_H
+/* A missing header names the Debian package that provides it (tools/bootstrap installs it). */
+#if !__has_include(<libwebsockets.h>)
+#error "libwebsockets.h not found: install the Debian package libwebsockets-dev (or run tools/bootstrap)"
+#endif
 #include <libwebsockets.h>
 
 /* LWS_PRE is a macro Swift cannot import: the headroom lws_write needs before the payload. */

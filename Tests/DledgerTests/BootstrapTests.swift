@@ -129,19 +129,43 @@ import Testing
         #expect(bad.err.contains("unknown option '--test'"))
     }
 
-    /// Without bootstrap, a missing library's header stops the build with a line naming its Debian package.
-    @Test(arguments: [
-        ("CSQLite", "libsqlite3-dev"), ("CCurl", "libcurl4-openssl-dev"), ("CCrypto", "libssl-dev"),
-    ])
-    func aMissingHeaderNamesItsPackage(target: String, package: String) async throws {
+    /// Every `.systemLibrary` of Package.swift: its pkg-config name and its Debian package.
+    static func systemLibraries() throws -> [(target: String, module: String, package: String)] {
+        let manifest = try String(contentsOfFile: ScriptRun.root + "/Package.swift", encoding: .utf8)
+        let pattern = try Regex(
+            #"\.systemLibrary\(\s*name: "(\w+)", pkgConfig: "([\w.+-]+)",\s*providers: \[\.apt\(\["([\w.+-]+)"\]\)\]"#
+        )
+        return manifest.matches(of: pattern).map { match in
+            (
+                String(match.output[1].substring ?? ""), String(match.output[2].substring ?? ""),
+                String(match.output[3].substring ?? "")
+            )
+        }
+    }
+
+    /// A library added to Package.swift is installed by the README's commands, and without bootstrap its
+    /// missing header stops the build with a line naming its Debian package.
+    @Test func everySystemLibraryIsInTheTableAndAMissingHeaderNamesItsPackage() async throws {
+        let libraries = try Self.systemLibraries()
+        #expect(libraries.count >= 4, "CSQLite, CCurl, CCrypto, CWebSockets at least")
         let clang = try #require(ScriptRun.which("clang"), "clang (part of the Swift toolchain) not on PATH")
         let source = NSTemporaryDirectory() + "dledger-shim-\(UUID().uuidString).c"
         try "#include \"shim.h\"\n".write(toFile: source, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: source) }
-        let r = try await ScriptRun.run(
-            clang,
-            ["-fsyntax-only", "-nostdinc", "--sysroot=/nonexistent", "-I", "Sources/\(target)", source])
-        #expect(r.status != 0)
-        #expect(r.err.contains("not found: install the Debian package \(package)"), "\(r.err)")
+        for library in libraries {
+            #expect(
+                Self.libraries.contains { $0 == (library.module, library.package) },
+                "tools/bootstrap's table lacks 'lib \(library.module) \(library.package) build'")
+            let r = try await ScriptRun.run(
+                clang,
+                [
+                    "-fsyntax-only", "-nostdinc", "--sysroot=/nonexistent", "-I", "Sources/\(library.target)",
+                    source,
+                ])
+            #expect(r.status != 0)
+            #expect(
+                r.err.contains("not found: install the Debian package \(library.package)"),
+                "\(library.target): \(r.err)")
+        }
     }
 }
