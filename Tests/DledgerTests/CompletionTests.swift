@@ -35,8 +35,9 @@ import Testing
         var rows: [String] = []
         for line in lines[(start + 1)...] {
             if line.isEmpty { break }
+            // A row starts with two spaces; a help text's own continuation lines (indented or not) are no row.
             let left = line.dropFirst(2)
-            guard !left.hasPrefix(" ") else { continue }
+            guard line.hasPrefix("  "), !left.hasPrefix(" ") else { continue }
             rows.append(String(left.split(separator: "  ", maxSplits: 1).first ?? left))
         }
         return rows
