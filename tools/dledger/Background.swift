@@ -11,7 +11,11 @@ final class Background: @unchecked Sendable {
 
     init(console: Console, ledgerPath: String) throws {
         ledger = try Ledger(path: ledgerPath)
-        scheduler = try Scheduler(ledger: ledger)
+        // One connection per file: a throttled file would otherwise be split into pieces, and a pause of a split
+        // transfer stops it instead of holding its connection, which is what the tour shows.
+        var config = TransferConfig()
+        config.connectionsPerTask = 1
+        scheduler = try Scheduler(ledger: ledger, config: config)
         progress = Progress(console: console, ledger: ledger, scheduler: scheduler, scope: nil)
         interrupt.install { [scheduler] in scheduler.requestStop() }
         progress.start()

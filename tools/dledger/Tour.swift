@@ -27,7 +27,8 @@ struct Tour {
         heading(2, "Parallel downloads with live progress")
         say("'dledger run' starts waiting tasks in list order, 3 at a time (see 'dledger limit').")
         say("The server throttles these files so you can watch; song.flac's first request gets a 503,")
-        say("which the downloader retries with backoff.")
+        say("which the downloader retries with backoff. (A file that proves slow is split over several")
+        say("connections by default; this tour keeps one per file, as 'run --connections 1' does.)")
         let background = try Background(console: console, ledgerPath: ledgerPath)
         defer { background.stopNow() }
         guard await background.wait(seconds: 1.2) else { return false }
