@@ -9,8 +9,8 @@
 /* LWS_PRE is a macro Swift cannot import: the headroom lws_write needs before the payload. */
 static inline size_t cws_pre(void) { return LWS_PRE; }
 
-/* The lws log is silenced but for errors, written to stderr with a prefix. */
-static inline void cws_quiet_log(void) { lws_set_log_level(LLL_ERR, NULL); }
+/* Nothing from the library itself: a failure reaches the user as our own one-line error. */
+static inline void cws_quiet_log(void) { lws_set_log_level(0, NULL); }
 
 /* Context options (64-bit macros built from shifts). */
 static inline uint64_t cws_option_disable_ipv6(void) { return LWS_SERVER_OPTION_DISABLE_IPV6; }

@@ -113,9 +113,8 @@ public final class RPCServer: @unchecked Sendable {
         info.max_http_header_pool = 4096
         info.user = Unmanaged.passUnretained(self).toOpaque()
         guard let context = lws_create_context(&info) else {
-            protocols.deallocate()
-            names.forEach { free($0) }
-            scratch.deallocate()
+            // Every stored property is set by now, so deinit runs and frees the buffers (freeing them here too
+            // was a double free: a busy port crashed the process).
             throw RPCServerError.cannotListen(
                 port: configuration.port, address: configuration.listenAll ? "*" : "127.0.0.1")
         }

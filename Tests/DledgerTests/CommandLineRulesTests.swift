@@ -64,9 +64,12 @@ import Testing
         try await box.run("pause", "1")
         let globals = ["--ledger", box.ledger, "--dir", box.root, "--json", "-q", "--no-color"]
         for spec in CLI.commands where spec.name != "demo" {
+            // `run` and `serve` would keep running: `--until-idle` ends the one, and for the other a refusal that
+            // comes only after the options were accepted (listening on every address without a secret).
             let words =
                 spec.name.split(separator: " ").map(String.init)
                 + (spec.name == "run" ? ["--until-idle"] : [])
+                + (spec.name == "serve" ? ["--rpc-listen-all"] : [])
             let r = try await box.run(words + globals)
             #expect(!r.err.contains("does not apply"), "\(spec.name): \(r.err)")
         }

@@ -66,6 +66,32 @@ import Testing
         #expect(box.contents("fast.bin") == Body.generatedBytes(seed: 6, in: 0..<300_000))
     }
 
+    @Test func aBusyPortIsOneErrorLineNotACrash() async throws {
+        let box = try DledgerSandbox()
+        try await box.run("add", "http://127.0.0.1:9/a")
+        // Hold a port with a listening socket of our own, then ask serve for it.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        try #require(bound == 0 && listen(fd, 1) == 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let r = try await box.run("serve", "--rpc-listen-port", String(port))
+        #expect(r.status == 1, "\(r.err)")
+        #expect(r.err == "error: cannot listen on 127.0.0.1:\(port) (in use, or not allowed)\n", "\(r.err)")
+    }
+
     @Test func listeningOnAllAddressesNeedsASecretAndCreatesNothing() async throws {
         let box = try DledgerSandbox()
         let refused = try await box.run("serve", "--rpc-listen-all")
