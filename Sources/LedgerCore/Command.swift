@@ -42,9 +42,14 @@ public enum SectionSortKey: String, Sendable, CaseIterable {
 
 /// A user's intent. Validated against the current projection, it becomes one event, or a `LedgerError`.
 public enum Command: Sendable, Equatable {
-    case add(urls: [String], placement: AddPlacement, name: String?, sha256: String?, directory: String?)
+    /// `options` go with every task added; mirrors only with a single URL.
+    case add(
+        urls: [String], placement: AddPlacement, name: String?, sha256: String?, directory: String?,
+        options: TaskOptions = TaskOptions())
     /// Several groups of URLs, each to its place, as one action (one event, one undo).
-    case addGroups([AddGroup], directory: String?)
+    case addGroups([AddGroup], directory: String?, options: TaskOptions = TaskOptions())
+    /// Replace a task's request options as a whole.
+    case setOptions(TaskID, TaskOptions)
     case move([TaskID], to: Location)
     case insertSection(title: String, at: Int?)
     case renameSection(Int, title: String)
@@ -66,6 +71,8 @@ public enum Command: Sendable, Equatable {
     case stop(Selection)
     case setMaxDownloads(Int)
     case setSpeedLimit(Int64)
+    /// The default connections per download: 1–64, or 0 to let the downloader decide.
+    case setConnections(Int)
     case sort(SortMode, descending: Bool)
     case setAutoRemoveEmptySections(Bool)
     /// Turn the to-delete list on or off (off: deletes erase at once).

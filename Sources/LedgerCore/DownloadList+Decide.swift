@@ -4,10 +4,21 @@ extension DownloadList {
     /// - Complexity: O(tasks the command names), plus one pass over the list for moves and deletes.
     public func decide(_ command: Command) throws -> Decision {
         switch command {
-        case .add(let urls, let placement, let name, let sha256, let directory):
-            return try decideAdd(urls, placement, name: name, sha256: sha256, directory: directory)
-        case .addGroups(let groups, let directory):
-            return try decideGroups(groups, directory: directory)
+        case .add(let urls, let placement, let name, let sha256, let directory, let options):
+            return try decideAdd(
+                urls, placement, name: name, sha256: sha256, directory: directory,
+                options: options.validated())
+        case .addGroups(let groups, let directory, let options):
+            return try decideGroups(groups, directory: directory, options: options.validated())
+        case .setOptions(let id, let raw):
+            let options = try raw.validated()
+            guard let t = tasks[id] else { throw LedgerError.noSuchTask(id) }
+            if isTrashed(id) { throw LedgerError.taskInTrash(id) }
+            try checkMirrors(options, url: t.url)
+            guard t.options != options else {
+                throw LedgerError.nothingToDo("task #\(id) already has these options")
+            }
+            return Decision(entry: Entry(.taskOptionsChanged(id: id, options: options)))
         case .move(let ids, let to):
             try requireManual()
             let live = try liveTasks(ids)
@@ -120,6 +131,13 @@ extension DownloadList {
             guard n >= 0 else { throw LedgerError.invalidValue("speed limit must be 0 or more, not \(n)") }
             guard n != speedLimit else { throw LedgerError.nothingToDo("speed limit is already \(n) B/s") }
             return Decision(entry: Entry(.speedLimitChanged(n)))
+        case .setConnections(let n):
+            guard n == 0 || TaskOptions.connectionRange.contains(n) else {
+                throw LedgerError.invalidValue(
+                    "connections must be 1 to 64, or 0 to let the downloader decide, not \(n)")
+            }
+            guard n != connections else { throw LedgerError.nothingToDo("connections are already \(n)") }
+            return Decision(entry: Entry(.connectionsChanged(n)))
         case .sort(let mode, let descending):
             guard mode != sortMode || descending != sortDescending else {
                 throw LedgerError.nothingToDo("the list is already sorted that way")
@@ -260,8 +278,17 @@ extension DownloadList {
         return Decision(entry: Entry(make(ids)))
     }
 
+    /// A task's mirrors must not name its own URL.
+    private func checkMirrors(_ options: TaskOptions, url: String) throws {
+        let own = Validation.identity(url)
+        if let m = options.mirrors.first(where: { Validation.identity($0) == own }) {
+            throw LedgerError.invalidValue("a mirror is the task's own URL: \(m)")
+        }
+    }
+
     private func decideAdd(
-        _ urls: [String], _ placement: AddPlacement, name: String?, sha256: String?, directory: String?
+        _ urls: [String], _ placement: AddPlacement, name: String?, sha256: String?, directory: String?,
+        options: TaskOptions
     ) throws -> Decision {
         guard !urls.isEmpty else { throw LedgerError.nothingToDo("no URL given") }
         let name = try name.map(Validation.name)
@@ -271,6 +298,9 @@ extension DownloadList {
         }
         if urls.count > 1, name != nil || sha != nil {
             throw LedgerError.invalidValue("--name and --sha256 apply to a single URL")
+        }
+        if urls.count > 1, !options.mirrors.isEmpty {
+            throw LedgerError.invalidValue("mirrors apply to a single URL")
         }
         let (section, index, title) = try resolve(placement)
         var seen: Set<String> = []
@@ -295,8 +325,11 @@ extension DownloadList {
                 skipped.append((url, "given twice"))
                 continue
             }
+            if !options.mirrors.isEmpty { try checkMirrors(options, url: url) }
             new.append(
-                NewTask(id: next, url: url, name: name, sha256: sha, directory: directory ?? self.directory))
+                NewTask(
+                    id: next, url: url, name: name, sha256: sha, directory: directory ?? self.directory,
+                    options: options))
             next += 1
         }
         guard !new.isEmpty else { throw NothingAdded(skipped: skipped) }
@@ -309,17 +342,22 @@ extension DownloadList {
 
     /// Each group decided against the list the groups before it leave; groups whose URLs are all skipped add no
     /// section. One event for all.
-    private func decideGroups(_ groups: [AddGroup], directory: String?) throws -> Decision {
+    private func decideGroups(_ groups: [AddGroup], directory: String?, options: TaskOptions) throws
+        -> Decision
+    {
+        if !options.mirrors.isEmpty { throw LedgerError.invalidValue("mirrors apply to a single URL") }
         guard groups.count > 1 else {
             guard let g = groups.first else { throw LedgerError.nothingToDo("no URL given") }
-            return try decideAdd(g.urls, g.placement, name: nil, sha256: nil, directory: directory)
+            return try decideAdd(
+                g.urls, g.placement, name: nil, sha256: nil, directory: directory, options: options)
         }
         var trial = self
         var added: [TaskGroup] = []
         var skipped: [(url: String, reason: String)] = []
         for g in groups where !g.urls.isEmpty {
             do {
-                let d = try trial.decideAdd(g.urls, g.placement, name: nil, sha256: nil, directory: directory)
+                let d = try trial.decideAdd(
+                    g.urls, g.placement, name: nil, sha256: nil, directory: directory, options: options)
                 guard case .tasksAdded(let tasks, let section, let index, let title) = d.entry.event else {
                     continue
                 }
@@ -409,7 +447,7 @@ extension DownloadList {
             guard sections.indices.contains(from), sections.indices.contains(to) else {
                 throw fail("the sections changed")
             }
-        case .taskRenamed(let id, _, _, _):
+        case .taskRenamed(let id, _, _, _), .taskOptionsChanged(let id, _):
             guard tasks.contains(id) else { throw fail("task #\(id) was purged") }
         case .statesRestored(let ids, _):
             for id in ids where !tasks.contains(id) { throw fail("task #\(id) was purged") }

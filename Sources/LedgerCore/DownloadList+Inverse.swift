@@ -54,6 +54,11 @@ extension DownloadList {
             return .maxDownloadsChanged(maxDownloads)
         case .speedLimitChanged:
             return .speedLimitChanged(speedLimit)
+        case .connectionsChanged:
+            return .connectionsChanged(connections)
+        case .taskOptionsChanged(let id, _):
+            guard let t = tasks[id] else { return nil }
+            return .taskOptionsChanged(id: id, options: t.options)
         case .sortChanged:
             return .sortChanged(sortMode, descending: sortDescending)
         case .emptySectionsPolicyChanged:

@@ -172,6 +172,10 @@ extension DownloadList {
             maxDownloads = max
         case .speedLimitChanged(let limit):
             speedLimit = limit
+        case .connectionsChanged(let n):
+            connections = n
+        case .taskOptionsChanged(let id, let options):
+            tasks.update(id) { $0.options = options }
         case .sortChanged(let mode, let descending):
             sortMode = mode
             sortDescending = descending
@@ -211,11 +215,12 @@ extension DownloadList {
         var fresh: [TaskID] = []
         fresh.reserveCapacity(new.count)
         for t in new where !tasks.contains(t.id) && urls.claim(t.url, for: t.id, in: tasks) {
-            tasks.insert(
-                DownloadTask(
-                    id: t.id, url: t.url, displayName: t.name ?? DownloadList.defaultName(forURL: t.url),
-                    nameIsUserChosen: t.name != nil, directory: t.directory, expectedSHA256: t.sha256,
-                    added: time))
+            var task = DownloadTask(
+                id: t.id, url: t.url, displayName: t.name ?? DownloadList.defaultName(forURL: t.url),
+                nameIsUserChosen: t.name != nil, directory: t.directory, expectedSHA256: t.sha256,
+                added: time)
+            if !t.options.isEmpty { task.options = t.options }
+            tasks.insert(task)
             fresh.append(t.id)
             nextID = Swift.max(nextID, t.id + 1)
         }

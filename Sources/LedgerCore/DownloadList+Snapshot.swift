@@ -4,7 +4,7 @@ public struct SnapshotError: Error, Sendable, CustomStringConvertible {
 }
 
 extension DownloadList {
-    private static let snapshotMagic: [UInt8] = Array("DLS6".utf8)
+    private static let snapshotMagic: [UInt8] = Array("DLS7".utf8)
 
     /// The whole projection as compact bytes: the snapshot cache. Reading it back gives an equal list.
     /// - Complexity: O(tasks + sections + trash).
@@ -18,6 +18,7 @@ extension DownloadList {
         w.string(directory)
         w.int(maxDownloads)
         w.int(speedLimit)
+        w.int(connections)
         w.string(sortMode.rawValue)
         w.bool(sortDescending)
         w.bool(autoRemoveEmptySections)
@@ -82,6 +83,7 @@ extension DownloadList {
         static let failure = TaskFlags(rawValue: 1 << 9)
         static let validator = TaskFlags(rawValue: 1 << 10)
         static let connectionKept = TaskFlags(rawValue: 1 << 11)
+        static let options = TaskFlags(rawValue: 1 << 12)
     }
 
     /// One task: its URL shares a prefix with the previous task's (written as the shared length and the rest),
@@ -102,6 +104,7 @@ extension DownloadList {
         if t.failure != nil { flags.insert(.failure) }
         if t.validator != nil { flags.insert(.validator) }
         if t.connectionKept { flags.insert(.connectionKept) }
+        if t.hasOptions { flags.insert(.options) }
         w.int(t.id)
         w.int(Int64(flags.rawValue))
         let url = Array(t.url.utf8)
@@ -127,6 +130,7 @@ extension DownloadList {
         if let v = t.validator { w.string(v) }
         w.checksum(t.checksum)
         w.int(t.resets)
+        if t.hasOptions { w.options(t.options) }
     }
 
     /// Reads a snapshot written by `snapshotBytes()`.
@@ -148,6 +152,10 @@ extension DownloadList {
             directory = try r.string()
             maxDownloads = Int(try r.int())
             speedLimit = try r.int()
+            connections = Int(try r.int())
+            guard connections == 0 || TaskOptions.connectionRange.contains(connections) else {
+                throw SnapshotError()
+            }
             guard let mode = SortMode(rawValue: try r.string()) else { throw SnapshotError() }
             sortMode = mode
             sortDescending = try r.bool()
@@ -231,7 +239,8 @@ extension DownloadList {
                 attempts: Int(r.int()), added: r.int(), finished: flags.contains(.finished) ? r.int() : nil,
                 validator: flags.contains(.validator) ? r.string() : nil,
                 checksum: r.checksum(flags, bytes: .sha256, text: .sha256IsText), resets: Int(r.int()),
-                connectionKept: flags.contains(.connectionKept)))
+                connectionKept: flags.contains(.connectionKept),
+                options: flags.contains(.options) ? r.options() : TaskOptions()))
     }
 
     fileprivate static func element<C: RandomAccessCollection>(of c: C, at i: Int64) throws -> C.Element

@@ -25,7 +25,7 @@ public struct UndoStep: Sendable, Equatable {
 /// Changed only by `apply(_:)`, a pure fold over logged entries.
 public struct DownloadList: Sendable, Equatable {
     /// Bump when `apply` changes meaning: snapshots of other versions are ignored.
-    public static let reducerVersion = 6
+    public static let reducerVersion = 7
     /// How many user actions undo can reach back.
     public static let undoDepth = 200
     /// The stack may hold this many steps more before it is cut back to `undoDepth`.
@@ -43,6 +43,8 @@ public struct DownloadList: Sendable, Equatable {
     public internal(set) var maxDownloads: Int = 0
     /// Bytes per second for all transfers together; 0 means none.
     public internal(set) var speedLimit: Int64 = 0
+    /// Connections per download for tasks without their own count; 0: the downloader decides.
+    public internal(set) var connections: Int = 0
     public internal(set) var sortMode: SortMode = .manual
     public internal(set) var sortDescending = false
     public internal(set) var autoRemoveEmptySections = false

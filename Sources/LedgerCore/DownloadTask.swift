@@ -55,6 +55,7 @@ public struct DownloadTask: Sendable, Equatable {
     private var sizeValue: Int64 = .min
     private var finishedValue: Int64 = .min
     private var failureBox: FailureBox?
+    private var optionsBox: OptionsBox?
     /// The SHA-256 of the completed file kept as 32 bytes (no text to allocate for each of a large list's tasks).
     var checksum: Checksum?
     public var state: TaskState
@@ -80,6 +81,15 @@ public struct DownloadTask: Sendable, Equatable {
         get { failureBox?.value }
         set { failureBox = newValue.map(FailureBox.init) }
     }
+
+    /// How the task asks for its file (headers, proxy, its speed limit, connections, mirrors); empty for most.
+    public var options: TaskOptions {
+        get { optionsBox?.value ?? TaskOptions() }
+        set { optionsBox = newValue.isEmpty ? nil : OptionsBox(newValue) }
+    }
+
+    /// Whether the task has any option set (no copy of the options).
+    public var hasOptions: Bool { optionsBox != nil }
 
     /// SHA-256 of the completed file, as the downloader computed it (lowercase hex).
     public var sha256: String? {
@@ -112,7 +122,7 @@ public struct DownloadTask: Sendable, Equatable {
         expectedSHA256: String?, state: TaskState, bytes: Int64, size: Int64?, failure: TaskFailure?,
         attempts: Int,
         added: Int64, finished: Int64?, validator: String?, checksum: Checksum?, resets: Int,
-        connectionKept: Bool = false
+        connectionKept: Bool = false, options: TaskOptions = TaskOptions()
     ) {
         self.id = id
         self.url = url
@@ -132,6 +142,7 @@ public struct DownloadTask: Sendable, Equatable {
         self.sizeValue = size ?? .min
         self.finishedValue = finished ?? .min
         self.failureBox = failure.map(FailureBox.init)
+        self.optionsBox = options.isEmpty ? nil : OptionsBox(options)
     }
 
     /// Waiting, and no transfer has left anything: no bytes, no attempt, no file, no validator.
@@ -233,6 +244,13 @@ enum Checksum: Sendable, Equatable {
         put(c)
         put(d)
     }
+}
+
+/// Options out of line, like the failure: most tasks have none.
+private final class OptionsBox: Sendable, Equatable {
+    let value: TaskOptions
+    init(_ value: TaskOptions) { self.value = value }
+    static func == (a: OptionsBox, b: OptionsBox) -> Bool { a === b || a.value == b.value }
 }
 
 /// A failure out of line: most tasks have none, so it costs them one reference.

@@ -39,6 +39,7 @@ private struct PayloadFields {
     var bytesPerSecond: Int64?
     var delayMs: Int64?
     var connections: Int64?
+    var options: TaskOptions?
     var kept: [TaskID]?
     var dev: Int64?
     var ino: Int64?
@@ -202,6 +203,8 @@ extension Entry {
             f.delayMs = try r.int()
         } else if key.equals("connections") {
             f.connections = try r.int()
+        } else if key.equals("options") {
+            f.options = try TaskOptions(reading: &r)
         } else if key.equals("kept") {
             f.kept = try list(&r) { r in try r.int() }
         } else if key.equals("dev") {
@@ -235,6 +238,7 @@ extension Entry {
         var name: String?
         var sha: String?
         var dir: String?
+        var options = TaskOptions()
         try r.object { r, k in
             if k.equals("id") {
                 id = try r.int()
@@ -246,12 +250,14 @@ extension Entry {
                 sha = try r.string()
             } else if k.equals("dir") {
                 dir = try r.string()
+            } else if k.equals("options") {
+                options = try TaskOptions(reading: &r)
             } else {
                 try r.skip()
             }
         }
         guard let id, let url, let dir else { throw r.fail("task without id, url or dir") }
-        return NewTask(id: id, url: url, name: name, sha256: sha, directory: dir)
+        return NewTask(id: id, url: url, name: name, sha256: sha, directory: dir, options: options)
     }
 
     private static func readGroup(_ r: inout JSONReader) throws -> TaskGroup {
@@ -458,6 +464,18 @@ extension Entry {
             return .statesRestored(ids: f.ids ?? [], states: states)
         } else if k.equals("maxDownloadsChanged") {
             return .maxDownloadsChanged(Int(try need(f.max, "max", r)))
+        } else if k.equals("connectionsChanged") {
+            let n = try need(f.connections, "connections", r)
+            guard
+                n == 0
+                    || Int64(
+                        TaskOptions.connectionRange.lowerBound)...Int64(
+                            TaskOptions.connectionRange.upperBound) ~= n
+            else { throw r.fail("bad connections") }
+            return .connectionsChanged(Int(n))
+        } else if k.equals("taskOptionsChanged") {
+            return .taskOptionsChanged(
+                id: try need(f.id, "id", r), options: try need(f.options.take(), "options", r))
         } else if k.equals("speedLimitChanged") {
             return .speedLimitChanged(try need(f.bytesPerSecond, "bytesPerSecond", r))
         } else if k.equals("sortChanged") {

@@ -11,6 +11,10 @@ extension Entry {
             w.field("name", t.name)
             w.field("sha256", t.sha256)
             w.field("dir", t.directory)
+            if !t.options.isEmpty {
+                w.key("options")
+                t.options.write(to: &w)
+            }
             w.endObject()
         }
         w.endArray()
@@ -126,6 +130,12 @@ extension Entry {
             w.field("max", max)
         case .speedLimitChanged(let limit):
             w.field("bytesPerSecond", limit)
+        case .connectionsChanged(let n):
+            w.field("connections", n)
+        case .taskOptionsChanged(let id, let options):
+            w.field("id", id)
+            w.key("options")
+            options.write(to: &w)
         case .sortChanged(let mode, let descending):
             w.field("mode", mode.rawValue)
             w.field("descending", descending)

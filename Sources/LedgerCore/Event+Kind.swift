@@ -30,6 +30,8 @@ extension Event {
         case .statesRestored: return "statesRestored"
         case .maxDownloadsChanged: return "maxDownloadsChanged"
         case .speedLimitChanged: return "speedLimitChanged"
+        case .connectionsChanged: return "connectionsChanged"
+        case .taskOptionsChanged: return "taskOptionsChanged"
         case .sortChanged: return "sortChanged"
         case .emptySectionsPolicyChanged: return "emptySectionsPolicyChanged"
         case .trashPolicyChanged: return "trashPolicyChanged"
@@ -53,7 +55,8 @@ extension Event {
         "trashPurged",
         "tasksRedownloaded", "taskRenamed", "tasksPaused", "tasksResumed", "tasksStopped", "statesRestored",
         "maxDownloadsChanged", "speedLimitChanged", "sortChanged", "emptySectionsPolicyChanged",
-        "sectionSorted", "tasksErased", "trashPolicyChanged", "groupsAdded",
+        "sectionSorted", "tasksErased", "trashPolicyChanged", "groupsAdded", "connectionsChanged",
+        "taskOptionsChanged",
         "transferStarted", "transferResolved", "transferPaused", "transferCompleted", "transferFailed",
         "transferRetrying", "transferHeld", "transferContinued", "transferConnections",
     ]

@@ -26,13 +26,19 @@ public struct NewTask: Sendable, Equatable {
     public var name: String?
     public var sha256: String?
     public var directory: String
+    /// How the task asks for its file (headers, proxy, limits, mirrors); empty for most tasks.
+    public var options: TaskOptions
 
-    public init(id: TaskID, url: String, name: String? = nil, sha256: String? = nil, directory: String) {
+    public init(
+        id: TaskID, url: String, name: String? = nil, sha256: String? = nil, directory: String,
+        options: TaskOptions = TaskOptions()
+    ) {
         self.id = id
         self.url = url
         self.name = name
         self.sha256 = sha256
         self.directory = directory
+        self.options = options
     }
 }
 
@@ -109,6 +115,10 @@ public enum Event: Sendable, Equatable {
     case statesRestored(ids: [TaskID], states: [TaskState])
     case maxDownloadsChanged(Int)
     case speedLimitChanged(Int64)
+    /// The ledger's default connections per download (0: the downloader decides).
+    case connectionsChanged(Int)
+    /// A task's request options replaced as a whole (`changeOption`, `dledger option`); undone by the old ones.
+    case taskOptionsChanged(id: TaskID, options: TaskOptions)
     case sortChanged(SortMode, descending: Bool)
     case emptySectionsPolicyChanged(autoRemove: Bool)
     /// Whether deletes go through the to-delete list (SDE `isTrashOpened`); off: they erase at once.
@@ -162,14 +172,15 @@ public enum Event: Sendable, Equatable {
             .tasksPaused(let ids), .tasksResumed(let ids), .tasksStopped(let ids),
             .statesRestored(let ids, _):
             return ids
-        case .taskRenamed(let id, _, _, _), .transferStarted(let id, _, _),
+        case .taskRenamed(let id, _, _, _), .taskOptionsChanged(let id, _), .transferStarted(let id, _, _),
             .transferResolved(let id, _, _, _, _, _), .transferPaused(let id, _),
             .transferCompleted(let id, _, _, _, _), .transferFailed(let id, _, _),
             .transferRetrying(let id, _, _, _), .transferHeld(let id, _), .transferContinued(let id),
             .transferConnections(let id, _, _):
             return [id]
         case .ledgerCreated, .sectionInserted, .sectionRenamed, .sectionMoved, .sectionRemoved,
-            .maxDownloadsChanged, .speedLimitChanged, .sortChanged, .emptySectionsPolicyChanged,
+            .maxDownloadsChanged, .speedLimitChanged, .connectionsChanged, .sortChanged,
+            .emptySectionsPolicyChanged,
             .trashPolicyChanged:
             return []
         }

@@ -73,6 +73,19 @@ let sampleEvents: [Event] = {
         .statesRestored(ids: [1, 2, 3], states: [.waiting, .paused, .failed]),
         .maxDownloadsChanged(0),
         .speedLimitChanged(Int64.max),
+        .connectionsChanged(0),
+        .connectionsChanged(64),
+        .taskOptionsChanged(id: 2, options: sampleOptions),
+        .taskOptionsChanged(id: 2, options: TaskOptions()),
+        .tasksAdded(
+            tasks: [
+                NewTask(
+                    id: 9, url: "https://a/x", directory: "/d",
+                    options: TaskOptions(headers: [
+                        HeaderField(
+                            name: "X-\(tricky.filter { $0.isLetter && $0.isASCII })", value: .plain(tricky))
+                    ]))
+            ], section: 0, index: 0, newSectionTitle: nil),
         .sortChanged(.type, descending: true),
         .emptySectionsPolicyChanged(autoRemove: true),
         .transferStarted(id: 1, attempt: 3, offset: 1 << 40),

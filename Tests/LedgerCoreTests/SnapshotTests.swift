@@ -32,6 +32,8 @@ func richLog() -> TestLog {
     log.run(.rename(2, name: "song.mp3"))
     log.run(.delete(.tasks([7, 5]), mode: .record))
     log.run(.delete(.tasks([3]), mode: .all))
+    log.run(.setOptions(1, sampleOptions))
+    log.run(.setConnections(8))
     log.run(.setMaxDownloads(5))
     log.run(.setSpeedLimit(250_000))
     log.run(.sort(.size, descending: true))
@@ -118,7 +120,7 @@ struct SnapshotTests {
         }
         for _ in 0..<500 {
             let noise =
-                Array("DLS6".utf8) + (0..<rng.below(200)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+                Array("DLS7".utf8) + (0..<rng.below(200)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
             _ = try? DownloadList(snapshot: noise)
         }
     }

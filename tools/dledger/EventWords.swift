@@ -39,6 +39,24 @@ enum EventWords {
             "; kept \(files) \(names.joined(separator: ", ")): not the file downloaded (replaced or changed since)"
     }
 
+    /// " with header 'X-A: 1', user-agent 'curl'" for an add whose tasks share options ("" for none).
+    private static func addedOptions(_ tasks: [NewTask]) -> String {
+        guard let first = tasks.first?.options, !first.isEmpty else { return "" }
+        guard tasks.allSatisfy({ $0.options == first }) else { return " (with options)" }
+        return " with " + options(first)
+    }
+
+    /// The options in words, credentials redacted: `header 'Cookie: [redacted]', max-speed 1.0 MB/s`.
+    static func options(_ o: TaskOptions) -> String {
+        o.redactedLines.map { key, value in
+            switch key {
+            case "max-speed": return "max-speed \(Format.rate(Double(o.maxSpeed ?? 0)))"
+            case "connections", "proxy", "mirror": return "\(key) \(printable(value))"
+            default: return "\(key) '\(printable(value))'"
+            }
+        }.joined(separator: ", ")
+    }
+
     /// `name` with control characters shown as `?` (a name read from an edited ledger may hold any).
     private static func printable(_ name: String) -> String {
         String(
@@ -55,15 +73,16 @@ enum EventWords {
         case .tasksAdded(let tasks, let section, let index, let newTitle):
             // One wording whatever is known about the list before (log, log --json and audit agree).
             let what = "added " + ids(tasks.map(\.id))
-            if let newTitle { return what + " to new section \(section) '\(newTitle)'" }
-            return what + " to section \(section) at index \(index)"
+            let opts = addedOptions(tasks)
+            if let newTitle { return what + " to new section \(section) '\(newTitle)'" + opts }
+            return what + " to section \(section) at index \(index)" + opts
         case .groupsAdded(let groups):
             return "added "
                 + AddCommand.finalSections(groups).map { g in
                     let title = groups.first { $0.tasks == g.tasks }?.newSectionTitle
                     return ids(g.tasks.map(\.id))
                         + (title.map { " to new section \(g.section) '\($0)'" } ?? " to section \(g.section)")
-                }.joined(separator: ", ")
+                }.joined(separator: ", ") + addedOptions(groups.flatMap(\.tasks))
         case .tasksRemoved(let removed, let sections):
             return "took \(ids(removed)) out of the list"
                 + sections.map { ", and the empty section \($0)" + title($0, list) }.joined()
@@ -131,6 +150,13 @@ enum EventWords {
                 ? "no limit on simultaneous downloads" : "at most \(n) download\(n == 1 ? "" : "s") at a time"
         case .speedLimitChanged(let n):
             return n == 0 ? "speed limit removed" : "speed limit set to \(Format.rate(Double(n)))"
+        case .connectionsChanged(let n):
+            return n == 0
+                ? "connections per download: the downloader decides"
+                : "connections per download set to \(n)"
+        case .taskOptionsChanged(let id, let options):
+            return options.isEmpty
+                ? "#\(id) options cleared" : "#\(id) options set: " + Self.options(options)
         case .sortChanged(let mode, let descending):
             return mode == .manual
                 ? "back to the manual order" : "sorted by \(mode.rawValue)\(descending ? ", descending" : "")"

@@ -1,0 +1,117 @@
+/// A credential as the log may hold it: ciphertext the ledger's vault sealed with the task's key, never the
+/// secret itself. Opaque to the reducer; only the vault opens it.
+public struct SealedValue: Sendable, Equatable, Hashable {
+    /// The sealed bytes as text (base64), exactly as the vault wrote them.
+    public var ciphertext: String
+
+    public init(ciphertext: String) { self.ciphertext = ciphertext }
+}
+
+/// The value of a request header (or of a proxy's user information): in clear, or sealed when it is a
+/// credential. A credential is never logged `plain`: ``TaskOptions/validated()`` refuses that.
+public enum HeaderValue: Sendable, Equatable {
+    case plain(String)
+    case sealed(SealedValue)
+
+    /// The clear text, or nil when sealed.
+    public var plainText: String? {
+        if case .plain(let text) = self { return text }
+        return nil
+    }
+}
+
+/// One request header a task sends, `Name: value`.
+public struct HeaderField: Sendable, Equatable {
+    public var name: String
+    public var value: HeaderValue
+
+    public init(name: String, value: HeaderValue) {
+        self.name = name
+        self.value = value
+    }
+
+    /// The header names whose values are credentials: they are never stored in clear and never shown.
+    public static let credentialNames: Set<String> = ["authorization", "proxy-authorization", "cookie"]
+
+    /// Whether a header of this name carries a credential (case-insensitively: `Authorization`,
+    /// `Proxy-Authorization`, `Cookie`). The one place that decides it.
+    public static func isCredential(name: String) -> Bool { credentialNames.contains(name.lowercased()) }
+
+    /// Whether this header carries a credential.
+    public var isCredential: Bool { Self.isCredential(name: name) }
+
+    /// `Name: value` as outputs show it: `[redacted]` for a credential, sealed or not.
+    public var redacted: String {
+        guard !isCredential, case .plain(let text) = value else { return "\(name): \(TaskOptions.redaction)" }
+        return "\(name): \(text)"
+    }
+}
+
+/// How one task asks for its file, beyond the URL: the request options aria2 keeps per download (`header`,
+/// `user-agent`, `referer`, `all-proxy`, `max-download-limit`, `split`) and the mirrors of the file. Logged
+/// with the add and with each change; empty for tasks added without any.
+public struct TaskOptions: Sendable, Equatable {
+    /// Extra request headers, in the order given.
+    public var headers: [HeaderField] = []
+    public var userAgent: String?
+    /// The `Referer` sent; `*` sends the task's own URL (aria2's convention).
+    public var referer: String?
+    /// The proxy as a URL without user information (`http://proxy:3128`, `socks5h://host:1080`).
+    public var proxy: String?
+    /// The proxy's `user:password`, a credential: sealed, kept apart from ``proxy``.
+    public var proxyUserinfo: HeaderValue?
+    /// Bytes per second for this task's transfer, within the global limit; nil: none of its own.
+    public var maxSpeed: Int64?
+    /// Connections the transfer may use at once (aria2 `split`); nil: the ledger's default.
+    public var connections: Int?
+    /// Other URLs serving the same file; pieces are spread over the task's URL and these.
+    public var mirrors: [String] = []
+
+    /// What outputs show in place of a credential.
+    public static let redaction = "[redacted]"
+    /// The most connections one transfer may use (as aria2's `split`).
+    public static let connectionRange = 1...64
+    /// At most this many extra headers, mirrors.
+    public static let maxHeaders = 64
+    public static let maxMirrors = 64
+
+    public init(
+        headers: [HeaderField] = [], userAgent: String? = nil, referer: String? = nil, proxy: String? = nil,
+        proxyUserinfo: HeaderValue? = nil, maxSpeed: Int64? = nil, connections: Int? = nil,
+        mirrors: [String] = []
+    ) {
+        self.headers = headers
+        self.userAgent = userAgent
+        self.referer = referer
+        self.proxy = proxy
+        self.proxyUserinfo = proxyUserinfo
+        self.maxSpeed = maxSpeed
+        self.connections = connections
+        self.mirrors = mirrors
+    }
+
+    /// No option set: the task downloads as the ledger's defaults say.
+    public var isEmpty: Bool { self == TaskOptions() }
+
+    /// Whether any value is a credential (a credential header, the proxy's user information).
+    public var hasCredentials: Bool { proxyUserinfo != nil || headers.contains(where: \.isCredential) }
+
+    /// The proxy URL as outputs show it: `scheme://[redacted]@host:port` when it has user information.
+    public var redactedProxy: String? {
+        guard let proxy else { return nil }
+        guard proxyUserinfo != nil, let (scheme, rest) = Validation.splitScheme(proxy) else { return proxy }
+        return scheme + "://" + Self.redaction + "@" + rest
+    }
+
+    /// The options as `key value` lines for `show` and `audit`, credentials redacted.
+    public var redactedLines: [(key: String, value: String)] {
+        var lines: [(key: String, value: String)] = headers.map { ("header", $0.redacted) }
+        if let userAgent { lines.append(("user-agent", userAgent)) }
+        if let referer { lines.append(("referer", referer)) }
+        if let proxy = redactedProxy { lines.append(("proxy", proxy)) }
+        if let maxSpeed { lines.append(("max-speed", "\(maxSpeed) B/s")) }
+        if let connections { lines.append(("connections", "\(connections)")) }
+        lines += mirrors.map { ("mirror", $0) }
+        return lines
+    }
+}
