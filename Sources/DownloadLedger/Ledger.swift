@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// What a command did, for the caller to report.
 public struct Outcome: Sendable {
@@ -40,7 +41,7 @@ public final class Ledger: @unchecked Sendable {
     /// Set while a new ledger exists only in memory (its creation event in an in-memory store): nothing is on disk
     /// until the first command succeeds, which writes the file whole (`Ledger+Creation.swift`).
     var pendingCreation: NewEvent?
-    private let lock = NSRecursiveLock()
+    let lock = NSRecursiveLock()
     var state: DownloadList
     var lastSnapshotSeq: Int64 = 0
     /// Replay work folded in since the latest snapshot (see `snapshotWork`).
@@ -50,6 +51,10 @@ public final class Ledger: @unchecked Sendable {
     /// else, and how the store opens). Switched only when the next write needs the other mode.
     var factDurability = false
     private var observers: [UUID: AsyncStream<DownloadList>.Continuation] = [:]
+    /// The list as of the last completed change, kept once ``latestList`` was asked for (`Ledger+Latest.swift`).
+    let published = Mutex<DownloadList?>(nil)
+    /// Whether changes are published (set under the lock, by the first ``latestList``).
+    var publishes = false
     /// Milliseconds since the Unix epoch. Injected so tests can move time.
     public let clock: @Sendable () -> Int64
     /// A snapshot is cached once the events folded since the last one amount to this much replay work: the
@@ -373,6 +378,7 @@ public final class Ledger: @unchecked Sendable {
     }
 
     private func notify() {
+        if publishes { published.withLock { $0 = state } }
         for c in observers.values { c.yield(state) }
     }
 

@@ -4,7 +4,7 @@ extension Aria2Service {
     /// DownloadLedger's own methods, under `dledger.`, for what aria2 has no words for. Changing ones are the
     /// CLI's commands (one event each); numbers are strings, as in aria2's answers.
     static let ledgerMethods: [String: Handler] = [
-        "dledger.sections": { s, _ in s.sections(s.ledger.list) },
+        "dledger.sections": { s, _ in s.sections(s.ledger.latestList) },
         "dledger.insertSection": { s, p in
             let at = try p.optionalInt(1, in: 0...Int64(Int32.max)).map(Int.init)
             let outcome = try s.execute(.insertSection(title: try p.string(0), at: at))
@@ -43,7 +43,7 @@ extension Aria2Service {
         "dledger.redo": { s, _ in try s.undoRedo(.redo) },
         "dledger.replay": { s, p in
             let seq = try p.int(0, in: 0...Int64.max)
-            guard seq <= s.ledger.list.head else { throw RPCError.failed("no event #\(seq) yet") }
+            guard seq <= s.ledger.latestList.head else { throw RPCError.failed("no event #\(seq) yet") }
             return s.sections(try s.ledger.replay(through: seq))
         },
         "dledger.audit": { s, p in

@@ -83,7 +83,7 @@ extension Aria2Service {
     /// The task a GID, or a prefix of one that only one task has, names (live or in the to-delete list).
     func task(_ gid: String) throws -> (task: DownloadTask, trashed: Bool) {
         guard GID.isWellFormed(gid) else { throw RPCError.failed("Invalid GID \(gid)") }
-        let list = ledger.list
+        let list = ledger.latestList
         let lower = gid.lowercased()
         if let id = GID.id(of: lower), let t = list.tasks[id] { return (t, list.isTrashed(id)) }
         guard lower.utf8.count < 16 else { throw RPCError.failed("GID \(gid) is not found") }

@@ -49,7 +49,7 @@ extension Aria2Service {
         let keys = try keys(p, at: 0)
         let activity = activityByID()
         return .array(
-            queues(ledger.list).active.map {
+            queues(ledger.latestList).active.map {
                 Aria2Status.object($0, trashed: false, activity: activity[$0.id], keys: keys)
             })
     }
@@ -83,7 +83,7 @@ extension Aria2Service {
     ) {
         let offset = try p.int(0)
         let num = try p.int(1, in: 0...Int64(Int32.max))
-        let queues = queues(ledger.list)
+        let queues = queues(ledger.latestList)
         let range = Self.pagination(offset: offset, num: num, size: Int64(count(queues)))
         return ((queues, range), offset < 0)
     }
@@ -134,7 +134,7 @@ extension Aria2Service {
     }
 
     func globalStat() -> RPCValue {
-        let q = queues(ledger.list)
+        let q = queues(ledger.latestList)
         let speed = activity().reduce(0.0) { $0 + $1.speed }
         return .object([
             ("downloadSpeed", .number(Int64(speed))),

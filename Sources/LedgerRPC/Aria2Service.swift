@@ -62,6 +62,9 @@ public final class Aria2Service: Sendable {
                 return String(repeating: "0", count: 16 - hex.count) + hex
             }.joined().prefix(40).description
         settings = Mutex(Settings())
+        // Reads answer from `latestList`, which never waits for a commit: asked once now, the ledger keeps it
+        // from the start (a first ask during a slow write would have to wait for it).
+        _ = ledger.latestList
     }
 
     /// Answers a POST body or a WebSocket message: one request or a batch (an array of requests).

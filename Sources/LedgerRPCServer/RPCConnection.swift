@@ -3,6 +3,26 @@
 final class RPCConnection {
     enum Method { case get, post, options, other }
 
+    /// Names the connection to the replies the worker hands back (a closed connection's pointer may be reused).
+    let serial: UInt64
+    /// A request is with the worker; the next one waits, so a client's calls are answered in the order it sent
+    /// them.
+    var working = false
+    /// WebSocket messages that arrived while one was with the worker, oldest first.
+    var inbox: [[UInt8]] = []
+    /// An HTTP reply the worker finished, to be written when the socket is writable.
+    var ready: Ready?
+
+    struct Ready {
+        var status: UInt32
+        var type: String
+        var body: [UInt8]
+    }
+
+    init(serial: UInt64) {
+        self.serial = serial
+    }
+
     var method = Method.other
     var isWebSocket = false
     /// The request body (POST) or the WebSocket message being assembled.
@@ -26,6 +46,7 @@ final class RPCConnection {
         body = []
         hasOrigin = false
         refused = false
+        ready = nil
         pending = []
         written = 0
     }
@@ -52,4 +73,7 @@ final class RPCConnection {
     }
 
     var hasOutgoing: Bool { outboxHead < outbox.count }
+
+    /// Nothing asked of it is still unanswered or unwritten (the drain before stopping waits for this).
+    var isSettled: Bool { !working && inbox.isEmpty && ready == nil && written >= pending.count && !hasOutgoing }
 }

@@ -22,19 +22,24 @@ extension RPCServer {
             guard let conn = connections[wsi] else { return -1 }
             if conn.refused { return 0 }
             lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0)
-            let reply = service.reply(to: conn.body)
+            let body = conn.body
             conn.body = []
-            return respond(
-                wsi, conn, status: reply.isError ? 400 : 200, type: "application/json-rpc", reply.bytes)
+            let service = service
+            dispatch(conn) { service.reply(to: body) }
+            return 0
         case LWS_CALLBACK_HTTP_WRITEABLE:
             guard let conn = connections[wsi] else { return -1 }
+            if let ready = conn.ready {
+                conn.ready = nil
+                return respond(wsi, conn, status: ready.status, type: ready.type, ready.body)
+            }
             return writeHTTP(wsi, conn)
         case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
             return path(wsi, WSI_TOKEN_GET_URI) == "/jsonrpc" ? 0 : 1
         case LWS_CALLBACK_ESTABLISHED:
-            let conn = RPCConnection()
-            conn.isWebSocket = true
-            connections[wsi] = conn
+            if drainingSeen { return -1 }
+            closeConnection(wsi)
+            openConnection(wsi).isWebSocket = true
             return 0
         case LWS_CALLBACK_RECEIVE:
             return receive(wsi, input, length)
@@ -58,9 +63,10 @@ extension RPCServer {
             return 0
         case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
             deliverNotifications()
+            deliverReplies()
             return 0
         case LWS_CALLBACK_CLOSED, LWS_CALLBACK_CLOSED_HTTP, LWS_CALLBACK_WSI_DESTROY:
-            connections[wsi] = nil
+            closeConnection(wsi)
             return 0
         default:
             return lws_callback_http_dummy(wsi, reason, user, input, length)
@@ -77,9 +83,12 @@ extension RPCServer {
         guard lws_is_final_fragment(wsi) != 0, lws_remaining_packet_payload(wsi) == 0 else { return 0 }
         let message = conn.body
         conn.body = []
-        let reply = service.reply(to: message)
-        guard conn.enqueue(reply.bytes, limit: configuration.maxQueuedBytes) else { return -1 }
-        lws_callback_on_writable(wsi)
+        // A client that keeps sending while its answers wait is held to the same limit as one that stops reading.
+        guard conn.inbox.reduce(message.count, { $0 + $1.count }) <= configuration.maxQueuedBytes else {
+            return -1
+        }
+        if drainingSeen { return -1 }
+        dispatchMessage(conn, message)
         return 0
     }
 

@@ -5,8 +5,8 @@ import LedgerRPC
 extension RPCServer {
     /// A request's headers have arrived: GET and OPTIONS are answered now, a POST waits for its body.
     func httpRequest(_ wsi: OpaquePointer, path: String?) -> Int32 {
-        let conn = connections[wsi] ?? RPCConnection()
-        connections[wsi] = conn
+        if drainingSeen { return -1 }
+        let conn = connections[wsi] ?? openConnection(wsi)
         conn.reset()
         conn.hasOrigin = lws_hdr_total_length(wsi, WSI_TOKEN_ORIGIN) > 0
         if lws_hdr_total_length(wsi, WSI_TOKEN_POST_URI) > 0 {
@@ -32,16 +32,14 @@ extension RPCServer {
         case .options:
             return respond(wsi, conn, status: 200, type: "text/plain", [], preflight: true)
         case .get:
-            let reply = service.reply(
-                method: argument(wsi, "method"), id: argument(wsi, "id"),
-                base64Params: argument(wsi, "params"))
-            if let callback = argument(wsi, "jsoncallback"), Self.isCallbackName(callback) {
-                return respond(
-                    wsi, conn, status: 200, type: "text/javascript",
-                    Array(callback.utf8) + [UInt8(ascii: "(")] + reply.bytes + [UInt8(ascii: ")")])
+            // The query is read now (lws keeps the headers only during this callback), answered by a worker.
+            let (method, id, params) = (argument(wsi, "method"), argument(wsi, "id"), argument(wsi, "params"))
+            let callback = argument(wsi, "jsoncallback").flatMap { Self.isCallbackName($0) ? $0 : nil }
+            let service = service
+            dispatch(conn, callback: callback) {
+                service.reply(method: method, id: id, base64Params: params)
             }
-            return respond(
-                wsi, conn, status: reply.isError ? 400 : 200, type: "application/json-rpc", reply.bytes)
+            return 0
         case .other:
             return respond(wsi, conn, status: 405, type: "text/plain", Array("Method Not Allowed\n".utf8))
         }

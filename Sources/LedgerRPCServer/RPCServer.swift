@@ -19,7 +19,8 @@ public enum RPCServerError: Error, Sendable, CustomStringConvertible {
 }
 
 /// The aria2 JSON-RPC endpoint at `/jsonrpc`: HTTP POST, HTTP GET (with JSONP) and WebSocket, served by
-/// libwebsockets on one thread of its own; the answers come from an ``Aria2Service``.
+/// libwebsockets on one thread of its own; the answers come from an ``Aria2Service``, called on worker threads so
+/// that a call that waits (a command's commit) holds up neither the socket thread nor other clients' reads.
 ///
 /// ```swift
 /// let server = try RPCServer(service: service, configuration: .init(port: 6800))
@@ -29,7 +30,8 @@ public enum RPCServerError: Error, Sendable, CustomStringConvertible {
 /// ```
 public final class RPCServer: @unchecked Sendable {
     // @unchecked: the lws context and `connections` are touched only by the server thread (after init); the only
-    // calls from other threads are lws_cancel_service, which lws documents as thread-safe, and `shared`, a Mutex.
+    // calls from other threads are lws_cancel_service, which lws documents as thread-safe, made with `shared` (a
+    // Mutex) held and only while `destroyed` is false, and `shared` itself.
 
     public struct Configuration: Sendable {
         /// 0 lets the system pick (tests); read the chosen one from ``RPCServer/port``.
@@ -63,19 +65,46 @@ public final class RPCServer: @unchecked Sendable {
     }
 
     struct Shared {
+        /// Close now.
         var stopping = false
+        /// Answer what was asked, write it out, then close (``stop()``).
+        var draining = false
+        /// The context is gone: nobody may wake it.
+        var destroyed = false
         var notifications: [[UInt8]] = []
+        /// Replies the workers finished, for the server thread to send.
+        var done: [Done] = []
+    }
+
+    /// A reply a worker finished, for the connection `serial`.
+    struct Done {
+        var serial: UInt64
+        var reply: Aria2Service.Reply
+        /// The JSONP callback of a GET that named one.
+        var callback: String?
     }
 
     public let service: Aria2Service
     public let configuration: Configuration
     /// The port listened on.
     public private(set) var port: Int = 0
-    var context: OpaquePointer?
+    /// Set once by init (nil when it failed), never changed after.
+    private(set) var context: OpaquePointer?
     private let protocols: UnsafeMutablePointer<lws_protocols>
     private let names: [UnsafeMutablePointer<CChar>]
     var connections: [OpaquePointer: RPCConnection] = [:]
+    /// The connection of each serial, for replies coming back from the workers. Server thread only.
+    var bySerial: [UInt64: OpaquePointer] = [:]
+    var nextSerial: UInt64 = 0
+    /// Requests handed to the workers and not yet back. Server thread only.
+    var inFlight = 0
+    /// Whether a drain has begun, as the server thread last saw it.
+    var drainingSeen = false
+    /// Where the calls run: concurrent, so a slow one (a write waiting on its commit) delays nobody else.
+    let workers = DispatchQueue(label: "dledger-rpc-work", qos: .userInitiated, attributes: .concurrent)
     let shared = Mutex(Shared())
+    /// How long ``stop()`` waits for replies to go out before it closes the connections anyway.
+    static let drainLimit = 2.0
     private let finished = DispatchSemaphore(value: 0)
     private var started = false
     /// Where replies are copied before `lws_write` (which needs `LWS_PRE` bytes of headroom).
@@ -112,14 +141,14 @@ public final class RPCServer: @unchecked Sendable {
         info.max_http_header_data = 8 * 1024
         info.max_http_header_pool = 4096
         info.user = Unmanaged.passUnretained(self).toOpaque()
-        guard let context = lws_create_context(&info) else {
+        guard let created = lws_create_context(&info) else {
             // Every stored property is set by now, so deinit runs and frees the buffers (freeing them here too
             // was a double free: a busy port crashed the process).
             throw RPCServerError.cannotListen(
                 port: configuration.port, address: configuration.listenAll ? "*" : "127.0.0.1")
         }
-        self.context = context
-        port = Int(lws_get_vhost_listen_port(lws_get_vhost_by_name(context, "default")))
+        context = created
+        port = Int(lws_get_vhost_listen_port(lws_get_vhost_by_name(created, "default")))
     }
 
     deinit {
@@ -133,12 +162,23 @@ public final class RPCServer: @unchecked Sendable {
     public func start() {
         guard !started, let live = context else { return }
         started = true
-        // Only this thread uses the context from now on (stop() waits for it to end before forgetting it).
+        // Only this thread uses the context from now on (stop() waits for it to end).
         nonisolated(unsafe) let context = live
         let thread = Thread { [self] in
-            while !shared.withLock({ $0.stopping }) {
+            var deadline = Double.infinity
+            while true {
+                let (stopping, draining) = shared.withLock { ($0.stopping, $0.draining) }
+                if stopping { break }
+                if draining {
+                    if !drainingSeen {
+                        drainingSeen = true
+                        deadline = Self.now() + Self.drainLimit
+                    }
+                    if isDrained() || Self.now() > deadline { break }
+                }
                 if lws_service(context, 0) < 0 { break }
             }
+            shared.withLock { $0.destroyed = true }
             lws_context_destroy(context)
             finished.signal()
         }
@@ -146,31 +186,40 @@ public final class RPCServer: @unchecked Sendable {
         thread.start()
     }
 
-    /// Closes every connection and the listening socket; returns when the server thread has ended.
+    /// Stops taking requests, lets the replies to those already taken go out (at most ``drainLimit`` seconds:
+    /// the `aria2.shutdown` that asked for the stop gets its "OK"), then closes every connection and the
+    /// listening socket; returns when the server thread has ended. Safe from any thread, more than once.
     public func stop() {
         guard let context else { return }
         let first = shared.withLock { s -> Bool in
-            defer { s.stopping = true }
-            return !s.stopping
+            defer { s.draining = true }
+            if !s.draining && !s.destroyed && started { lws_cancel_service(context) }
+            return !s.draining
         }
-        guard first else { return }
         if started {
-            lws_cancel_service(context)
+            // Every caller waits for the end (the semaphore is passed on to the next waiter).
             finished.wait()
-        } else {
+            finished.signal()
+        } else if first {
+            shared.withLock { $0.destroyed = true }
             lws_context_destroy(context)
         }
-        self.context = nil
     }
 
     /// Sends a message (a notification) to every WebSocket client. Safe from any thread.
     public func broadcast(_ message: [UInt8]) {
         guard let context else { return }
-        let live = shared.withLock { s -> Bool in
-            if !s.stopping { s.notifications.append(message) }
-            return !s.stopping
+        shared.withLock { s in
+            guard !s.draining, !s.destroyed else { return }
+            s.notifications.append(message)
+            lws_cancel_service(context)
         }
-        if live { lws_cancel_service(context) }
+    }
+
+    static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 }
 

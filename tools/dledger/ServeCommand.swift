@@ -8,7 +8,9 @@ enum ServeCommand {
     static let spec = CommandSpec(
         name: "serve",
         abstract: "Run the downloader with an aria2-compatible JSON-RPC endpoint (AriaNg, aria2p).",
-        usage: "serve [--rpc-listen-port <port>] [--rpc-secret <token>] [--rpc-listen-all] [-j <n>]",
+        usage:
+            "serve [--rpc-listen-port <port>] [--rpc-secret <token>] [--rpc-listen-all] [-j <n>]"
+            + " [--connections <n>]",
         options: [
             (
                 "--rpc-listen-port <port>",
@@ -21,6 +23,7 @@ enum ServeCommand {
                 "Answer CORS requests from any origin (AriaNg from a file or a site)."
             ),
             ("-j <n>", "Download at most N at a time (default: the ledger's limit)."),
+            RunCommands.connectionsOption,
         ],
         discussion:
             "HTTP POST, GET (?method=&id=&params=<base64>, JSONP with jsoncallback) and WebSocket on /jsonrpc.\n"
@@ -32,6 +35,7 @@ enum ServeCommand {
     static func run(_ inv: Invocation) async throws -> Int32 {
         try inv.require([])
         let jobs = try inv.int("-j", in: Numbers.jobs)
+        let connections = try RunCommands.connections(inv)
         let port = try inv.int("--rpc-listen-port", in: Numbers.port) ?? 6800
         let secret = inv.args.value("--rpc-secret") ?? inv.context.environment["DLEDGER_RPC_SECRET"]
         if let secret, secret.isEmpty {
@@ -40,15 +44,16 @@ enum ServeCommand {
         let listenAll = inv.args.has("--rpc-listen-all")
         if listenAll && secret == nil { throw CLIError.usage("'--rpc-listen-all' needs '--rpc-secret'") }
         let ledger = try inv.context.openForWriting()
-        let scheduler = try Scheduler(ledger: ledger, config: TransferConfig(), maxDownloads: jobs)
+        var config = TransferConfig()
+        if let connections {
+            config.connectionsPerTask = connections
+            config.splitAtOnce = true
+        }
+        let scheduler = try Scheduler(ledger: ledger, config: config, maxDownloads: jobs)
         let service = Aria2Service(
             ledger: ledger, secret: secret, activity: { scheduler.currentActivity() },
-            onShutdown: { _ in
-                // The reply ("OK") is written after this returns: stop once it had time to go out.
-                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(300)) {
-                    scheduler.requestStop()
-                }
-            })
+            // The transfers stop now; the server's stop at the end drains, so the reply ("OK") still goes out.
+            onShutdown: { _ in scheduler.requestStop() })
         let server: RPCServer
         do {
             server = try RPCServer(
