@@ -75,5 +75,7 @@ final class RPCConnection {
     var hasOutgoing: Bool { outboxHead < outbox.count }
 
     /// Nothing asked of it is still unanswered or unwritten (the drain before stopping waits for this).
-    var isSettled: Bool { !working && inbox.isEmpty && ready == nil && written >= pending.count && !hasOutgoing }
+    var isSettled: Bool {
+        !working && inbox.isEmpty && ready == nil && written >= pending.count && !hasOutgoing
+    }
 }

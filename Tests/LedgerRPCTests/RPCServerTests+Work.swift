@@ -19,11 +19,13 @@ extension RPCServerTests {
         #expect(try writer.upgrade() == 101)
         try writer.sendText(#"{"jsonrpc":"2.0","id":"add","method":"aria2.addUri","params":[["\#(url)"]]}"#)
         // The same client's next call is answered after its first, so it sees the task it added.
-        try writer.sendText(#"{"jsonrpc":"2.0","id":"list","method":"aria2.tellWaiting","params":[0,10,["gid"]]}"#)
+        try writer.sendText(
+            #"{"jsonrpc":"2.0","id":"list","method":"aria2.tellWaiting","params":[0,10,["gid"]]}"#)
         Thread.sleep(forTimeInterval: 0.3)
         // Meanwhile other clients read, over HTTP and WebSocket, and are answered from the list as committed.
         let reader = try WireClient(port: h.port, timeout: 3)
-        let waiting = try reader.post(#"{"jsonrpc":"2.0","id":1,"method":"aria2.tellWaiting","params":[0,1000]}"#)
+        let waiting = try reader.post(
+            #"{"jsonrpc":"2.0","id":1,"method":"aria2.tellWaiting","params":[0,1000]}"#)
         #expect(waiting.text == #"{"id":1,"jsonrpc":"2.0","result":[]}"#)
         let socket = try WireClient(port: h.port, timeout: 3)
         #expect(try socket.upgrade() == 101)
