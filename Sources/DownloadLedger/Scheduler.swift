@@ -192,11 +192,13 @@ public final class Scheduler: @unchecked Sendable {
             }
             for t in wanted where running[t.id] == nil {
                 running[t.id] = t.resets
-                toStart.append(
-                    TransferRequest(
-                        id: t.id, url: t.url, directory: t.directory,
-                        preferredName: t.nameIsUserChosen ? t.displayName : nil,
-                        expectedSHA256: t.expectedSHA256, validator: t.validator, generation: t.resets))
+                var request = TransferRequest(
+                    id: t.id, url: t.url, directory: t.directory,
+                    preferredName: t.nameIsUserChosen ? t.displayName : nil,
+                    expectedSHA256: t.expectedSHA256, validator: t.validator, generation: t.resets)
+                // A size resolved by this generation's attempts (a redownload forgets them, not the size).
+                request.expectedSize = t.attempts > 0 ? t.size : nil
+                toStart.append(request)
             }
             // A running task reset by a redownload elsewhere must restart from zero.
             for t in wanted where running[t.id].map({ $0 != t.resets }) == true && stopping[t.id] == nil {

@@ -19,6 +19,11 @@ public enum Aria2Status {
         }
     }
 
+    /// The failure in the words every front end uses (``FailureReason/sentence(code:detail:)``).
+    static func errorMessage(_ failure: TaskFailure?) -> String? {
+        failure.map { FailureReason.sentence(code: $0.code, detail: $0.detail) }
+    }
+
     /// aria2's exit-status code for a failure (aria2c(1) "EXIT STATUS"), so clients show a familiar reason.
     public static func errorCode(_ failure: TaskFailure?) -> Int {
         guard let failure else { return 1 }
@@ -37,6 +42,7 @@ public enum Aria2Status {
         case "checksumMismatch": return 32
         case "sizeMismatch", "rangeNotSatisfiable": return 8
         case "invalidURL": return 28
+        case "protocolViolation": return 22  // aria2: "HTTP response header was bad or unexpected"
         case "tls": return 1
         default: return 1
         }
@@ -109,11 +115,11 @@ public enum Aria2Status {
         add("downloadSpeed", .number(Int64(activity?.speed ?? 0)))
         if status == "error" {
             add("errorCode", .string(String(errorCode(task.failure))))
-            add("errorMessage", .string(task.failure.map { $0.detail.isEmpty ? $0.code : $0.detail } ?? ""))
+            add("errorMessage", .string(errorMessage(task.failure) ?? "failed without a recorded reason"))
         } else if status == "complete" || status == "removed" {
             // aria2 reports the result of every stopped download: 0 and no message when it did not fail.
             add("errorCode", .string(task.failure.map { String(errorCode($0)) } ?? "0"))
-            add("errorMessage", .string(task.failure?.detail ?? ""))
+            add("errorMessage", .string(errorMessage(task.failure) ?? ""))
         }
         add("files", files(task, activity))
         add("gid", .string(GID.of(task.id)))

@@ -3,6 +3,10 @@ extension Attempt {
     /// Called once, when the final response's headers are complete.
     func decide() {
         decided = true
+        if let violation = protocolViolation {
+            outcome = .fail(.protocolViolation(violation), retryAfter: nil)
+            return
+        }
         if piece != nil {
             decidePiece()
             return
@@ -13,6 +17,45 @@ extension Attempt {
         case 416: decideRangeNotSatisfiable()
         default: outcome = .fail(.http(status), retryAfter: retryAfter)
         }
+    }
+
+    /// What in the final response's head breaks HTTP, if anything: a status outside 100–599, or a 206 whose
+    /// `Content-Range` cannot be read, ends past its total, or disagrees with its `Content-Length`. (curl itself
+    /// refuses NUL bytes, oversized headers and unreadable lengths: ``TransferLoop/reason(for:attempt:)``.)
+    var protocolViolation: String? {
+        guard (100...599).contains(status) else { return "status \(status) is outside 100–599" }
+        if let raw = headers["content-length"], !Self.isContentLength(raw) {
+            return "Content-Length '\(Self.clip(raw))' is not a number"
+        }
+        guard status == 206 else { return nil }
+        let raw = headers["content-range"] ?? ""
+        guard let range = ContentRange(raw), let first = range.first, let last = range.last else {
+            return raw.isEmpty
+                ? "206 without a Content-Range" : "unreadable Content-Range '\(Self.clip(raw))'"
+        }
+        if let total = range.total, last >= total {
+            return "Content-Range '\(Self.clip(raw))' ends past its total"
+        }
+        if let length = contentLength, length != last - first + 1 {
+            return "Content-Length \(length) disagrees with Content-Range '\(Self.clip(raw))'"
+        }
+        return nil
+    }
+
+    /// Digits, or a list of one repeated number (`12, 12`, which RFC 9110 lets a proxy send); curl would read `12,
+    /// 13` as 12 and cut the body there.
+    static func isContentLength(_ raw: String) -> Bool {
+        let values = raw.split(separator: ",", omittingEmptySubsequences: false).map {
+            $0.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed()
+        }.map { String($0) }
+        guard let first = values.first, !first.isEmpty, first.utf8.allSatisfy({ (0x30...0x39).contains($0) })
+        else { return false }
+        return values.allSatisfy { $0 == first }
+    }
+
+    /// A header value as quoted in a reason: at most 80 characters.
+    private static func clip(_ value: String) -> String {
+        value.count > 80 ? value.prefix(80) + "…" : value
     }
 
     var etag: String? { headers["etag"] }
@@ -34,17 +77,43 @@ extension Attempt {
     }
 
     private func decidePartialContent() {
-        guard let range = ContentRange(headers["content-range"] ?? "") else {
-            outcome = .fail(.connection("206 without a usable Content-Range"), retryAfter: nil)
+        // `protocolViolation` vouches for a readable range.
+        guard let range = ContentRange(headers["content-range"] ?? ""), let first = range.first,
+            let last = range.last, first == offset
+        else {
+            outcome = .restartFromZero("server sent a range not starting at \(offset)")
             return
         }
-        guard let first = range.first, let last = range.last, first == offset else {
-            outcome = .restartFromZero("server sent a range not starting at \(offset)")
+        // The rest of another file would be appended to this one's start: a total other than the one resolved
+        // before (in this run or an earlier one) means the content changed, even when no validator says so.
+        if let known = job.expected ?? job.request.expectedSize, let now = range.total, now != known {
+            outcome = .restartFromZero("size changed (\(known) -> \(now) bytes)")
             return
         }
         limit = last + 1
         total = range.total
+        guard admitsSize() else { return }
         resolve(restartedFromZero: nil)
+    }
+
+    /// Applies the size cap before any body byte: an announced size over ``Job/maxSize`` fails the transfer; a body
+    /// without a length gets ``bodyCap``. False when the response is refused.
+    func admitsSize() -> Bool {
+        if let maxSize = job.maxSize, let announced = total ?? limit, announced > maxSize {
+            outcome = .fail(.tooLarge(limit: maxSize, announced: announced), retryAfter: nil)
+            return false
+        }
+        guard limit == nil else { return true }
+        // The same file as resolved before (its validator unchanged) is no longer than it was.
+        let validator = etag ?? lastModified
+        if let known = job.expected ?? job.request.expectedSize, validator != nil,
+            validator == job.validator ?? job.request.validator
+        {
+            bodyCap = (known, true)
+        } else {
+            bodyCap = (job.maxSize ?? job.unannouncedMaxSize, false)
+        }
+        return true
     }
 
     private func decideWholeContent() {
@@ -64,6 +133,7 @@ extension Attempt {
         }
         limit = contentLength
         total = contentLength
+        guard admitsSize() else { return }
         resolve(restartedFromZero: reason)
     }
 

@@ -37,8 +37,9 @@ extension Attempt {
         }
         switch status {
         case 206:
+            // `protocolViolation` vouches for a readable range; an unknown total (`*`) cannot match the map.
             guard let range = ContentRange(headers["content-range"] ?? ""), let total = range.total else {
-                outcome = .fail(.connection("206 without a usable Content-Range"), retryAfter: nil)
+                mismatch(segments, "size unknown (Content-Range without a total)")
                 return
             }
             guard total == size else {
@@ -47,6 +48,10 @@ extension Attempt {
             }
             guard range.first == piece.position, let last = range.last, last < size else {
                 mismatch(segments, "server sent a range not starting at \(piece.position)")
+                return
+            }
+            if let maxSize = job.maxSize, total > maxSize {
+                outcome = .fail(.tooLarge(limit: maxSize, announced: total), retryAfter: nil)
                 return
             }
             self.total = total

@@ -23,12 +23,18 @@ final class Attempt {
     let sentValidator: String?
     private(set) var status = 0
     var headers: [String: String] = [:]
+    /// Bytes of the current response's head so far (``maxHeaderBytes`` at most).
+    private var headerBytes = 0
+    static let maxHeaderBytes = 256 * 1024
     var decided = false
     var outcome: Outcome?
     /// Size the partial file must not exceed: the end of the announced body.
     var limit: Int64?
     /// Size of the whole remote file, when announced.
     var total: Int64?
+    /// For a body without a length: the size it may not pass, and whether that is the file's known size (passing
+    /// it is a size mismatch) or the maximum size (too large).
+    var bodyCap: (bytes: Int64, known: Bool)?
     let emit: (TransferEvent) -> Void
     /// Bytes this request may still receive under the speed limit (nil: unlimited); refilled by the loop.
     var allowance: Double?
@@ -84,10 +90,19 @@ final class Attempt {
         var end = raw.count
         while end > 0 && (raw[end - 1] == Self.cr || raw[end - 1] == Self.lf) { end -= 1 }
         let line = UnsafeRawBufferPointer(rebasing: raw[..<end])
+        headerBytes += raw.count
         if line.starts(with: "HTTP/".utf8) {
             status = Self.statusCode(ofStatusLine: line)
             headers = [:]
+            headerBytes = raw.count
             return true
+        }
+        // A server may not keep a request in its head: curl bounds one line (100 KB), this bounds them all.
+        guard headerBytes <= Self.maxHeaderBytes else {
+            decided = true
+            outcome = .fail(
+                .protocolViolation("response head over \(Self.maxHeaderBytes / 1024) KiB"), retryAfter: nil)
+            return false
         }
         guard !decided else { return true }
         if line.isEmpty {
@@ -138,11 +153,19 @@ final class Attempt {
         }
         if let piece { return receivePiece(bytes, piece) }
         var accepted = bytes
-        if let limit, job.size + Int64(bytes.count) > limit {
+        let after = job.size + Int64(bytes.count)
+        if let limit, after > limit {
             let room = Int(max(limit - job.size, 0))
             accepted = UnsafeRawBufferPointer(rebasing: bytes[..<room])
-            outcome = .fail(
-                .sizeMismatch(expected: limit, actual: job.size + Int64(bytes.count)), retryAfter: nil)
+            outcome = .fail(.sizeMismatch(expected: limit, actual: after), retryAfter: nil)
+        } else if let cap = bodyCap, after > cap.bytes {
+            // Nothing past the cap reaches the disk.
+            accepted = UnsafeRawBufferPointer(rebasing: bytes[..<Int(max(cap.bytes - job.size, 0))])
+            let reason: FailureReason =
+                cap.known
+                ? .sizeMismatch(expected: cap.bytes, actual: after)
+                : .tooLarge(limit: cap.bytes, announced: nil)
+            outcome = .fail(reason, retryAfter: nil)
         }
         do {
             try job.append(accepted)

@@ -1,11 +1,12 @@
-/// Why a transfer failed, in a form the ledger can store (``code`` + ``detail``) and restore.
+/// Why a transfer failed, in a form the ledger can store (``code`` + ``detail``) and restore; its
+/// ``description`` is the sentence every front end shows (``FailureReason+Sentence``).
 public enum FailureReason: Sendable, Equatable, CustomStringConvertible {
     /// The server answered with this HTTP status (>= 300, not a followed redirect).
     case http(Int)
     /// The connection could not be made or broke (refused, reset, closed early, DNS).
     case connection(String)
-    /// Connecting took too long, or the transfer stalled below 1 byte/s.
-    case timeout
+    /// Connecting took too long, or the transfer stalled below 1 byte/s (curl's message, empty when unknown).
+    case timeout(String)
     /// More redirects than ``TransferConfig/maxRedirects``.
     case tooManyRedirects
     /// The complete file does not have the expected SHA-256; the partial file was removed.
@@ -22,14 +23,20 @@ public enum FailureReason: Sendable, Equatable, CustomStringConvertible {
     case invalidURL(String)
     /// The TLS handshake or certificate verification failed.
     case tls(String)
+    /// The response breaks HTTP (a status outside 100–599, a NUL byte or an oversized header, a `Content-Length` or
+    /// `Content-Range` that cannot be read, a broken chunked encoding): the server's doing, not retried.
+    case protocolViolation(String)
+    /// The file would grow past `limit` bytes (``TransferConfig/maxSize``): the server announced `announced`
+    /// bytes, or (nil) sent a body without a length that went past it. Not retried; the partial file goes.
+    case tooLarge(limit: Int64, announced: Int64?)
 
     /// Whether trying again later may succeed: connection faults, timeouts, 5xx, 408, 429 and short bodies.
     public var isRetryable: Bool {
         switch self {
-        case .http(let status): status >= 500 || status == 408 || status == 429
+        case .http(let status): (500...599).contains(status) || status == 408 || status == 429
         case .connection, .timeout, .sizeMismatch: true
         case .tooManyRedirects, .checksumMismatch, .diskFull, .fileSystem, .rangeNotSatisfiable,
-            .invalidURL, .tls:
+            .invalidURL, .tls, .protocolViolation, .tooLarge:
             false
         }
     }
@@ -48,6 +55,8 @@ public enum FailureReason: Sendable, Equatable, CustomStringConvertible {
         case .sizeMismatch: "sizeMismatch"
         case .invalidURL: "invalidURL"
         case .tls: "tls"
+        case .protocolViolation: "protocolViolation"
+        case .tooLarge: "tooLarge"
         }
     }
 
@@ -55,11 +64,13 @@ public enum FailureReason: Sendable, Equatable, CustomStringConvertible {
     public var detail: String {
         switch self {
         case .http(let status): String(status)
-        case .connection(let message), .fileSystem(let message), .invalidURL(let message), .tls(let message):
+        case .connection(let message), .fileSystem(let message), .invalidURL(let message), .tls(let message),
+            .protocolViolation(let message), .timeout(let message):
             message
         case .checksumMismatch(let expected, let actual): "\(expected):\(actual)"
         case .sizeMismatch(let expected, let actual): "\(expected):\(actual)"
-        case .timeout, .tooManyRedirects, .diskFull, .rangeNotSatisfiable: ""
+        case .tooLarge(let limit, let announced): announced.map { "\(limit):\($0)" } ?? "\(limit)"
+        case .tooManyRedirects, .diskFull, .rangeNotSatisfiable: ""
         }
     }
 
@@ -70,7 +81,7 @@ public enum FailureReason: Sendable, Equatable, CustomStringConvertible {
             guard let status = Int(detail) else { return nil }
             self = .http(status)
         case "connection": self = .connection(detail)
-        case "timeout": self = .timeout
+        case "timeout": self = .timeout(detail)
         case "tooManyRedirects": self = .tooManyRedirects
         case "checksumMismatch":
             guard let (expected, actual) = Self.pair(detail) else { return nil }
@@ -84,23 +95,14 @@ public enum FailureReason: Sendable, Equatable, CustomStringConvertible {
             self = .sizeMismatch(expected: e, actual: a)
         case "invalidURL": self = .invalidURL(detail)
         case "tls": self = .tls(detail)
+        case "protocolViolation": self = .protocolViolation(detail)
+        case "tooLarge":
+            let parts = detail.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count <= 2, let limit = Int64(parts[0]) else { return nil }
+            let announced = parts.count == 2 ? Int64(parts[1]) : nil
+            if parts.count == 2 && announced == nil { return nil }
+            self = .tooLarge(limit: limit, announced: announced)
         default: return nil
-        }
-    }
-
-    public var description: String {
-        switch self {
-        case .http(let status): "HTTP status \(status)"
-        case .connection(let message): "connection failed: \(message)"
-        case .timeout: "timed out"
-        case .tooManyRedirects: "too many redirects"
-        case .checksumMismatch(let expected, let actual): "SHA-256 is \(actual), expected \(expected)"
-        case .diskFull: "disk full"
-        case .fileSystem(let message): "file system: \(message)"
-        case .rangeNotSatisfiable: "range not satisfiable"
-        case .sizeMismatch(let expected, let actual): "received \(actual) bytes, expected \(expected)"
-        case .invalidURL(let message): "invalid URL: \(message)"
-        case .tls(let message): "TLS: \(message)"
         }
     }
 

@@ -16,6 +16,10 @@ final class Job {
     var effectiveURL: String?
     /// Size of the whole file, once a response announced it.
     var expected: Int64?
+    /// The largest the file may become, when set (``TransferConfig/maxSize``); the loop sets it at the start.
+    var maxSize: Int64?
+    /// Where a body without a length stops when no ``maxSize`` is set (``TransferConfig/unannouncedMaxSize``).
+    var unannouncedMaxSize: Int64 = 16 << 30
     /// The partial file as the hash worker follows it.
     let follower: HashFollower
     let hashes: HashWorker

@@ -39,6 +39,15 @@ public struct TransferConfig: Sendable {
     /// A transfer whose one connection is at least this fast (bytes/s) is not split: more connections would not
     /// make it faster but would make its hash wait for the gaps to close (see docs/transfer.md, "Segments").
     public var splitBelowSpeed: Double = 64_000_000
+    /// The largest file a transfer may become (`dledger --max-size`, the ledger's `max-size` setting): a larger
+    /// announced size is refused before any byte, and a body without a length fails once it passes it, both with
+    /// ``FailureReason/tooLarge(limit:announced:)`` (not retried; the partial file goes). nil, the default: an
+    /// announced size is taken as it is (every byte is checked against it), and a body without one stops at
+    /// ``unannouncedMaxSize``. ``TransferRequest/maxSize`` overrides it per transfer.
+    public var maxSize: Int64?
+    /// Where a body without a length stops when no ``maxSize`` is set: 16 GiB by default, above what servers send
+    /// without a length in practice (generated archives, dynamic pages), below what fills a disk unnoticed.
+    public var unannouncedMaxSize: Int64 = 16 << 30
     /// Verify TLS certificates and host names. On by default; turn off only for a test server you control.
     public var verifyTLS = true
 

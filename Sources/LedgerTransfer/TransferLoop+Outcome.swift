@@ -41,8 +41,16 @@ extension TransferLoop {
     func reason(for result: CURLcode, attempt: Attempt) -> FailureReason {
         let message = attempt.easy.message(for: result)
         switch result {
-        case CURLE_OPERATION_TIMEDOUT: return .timeout
+        case CURLE_OPERATION_TIMEDOUT: return .timeout(message)
         case CURLE_TOO_MANY_REDIRECTS: return .tooManyRedirects
+        // What curl refuses to read: a NUL byte in a header, an oversized header, a Content-Length that is not
+        // a number, a status line it cannot parse, an HTTP/0.9 answer, a broken chunked encoding.
+        case CURLE_WEIRD_SERVER_REPLY: return .protocolViolation(message)
+        case CURLE_UNSUPPORTED_PROTOCOL where message.contains("HTTP/0.9"): return .protocolViolation(message)
+        case CURLE_RECV_ERROR where message.contains("chunked-encoding"): return .protocolViolation(message)
+        // curl 7.88 refuses a header line over 100 KB as "out of memory", without a message of its own.
+        case CURLE_OUT_OF_MEMORY where !attempt.decided:
+            return .protocolViolation("a response header too long to read (\(message))")
         case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL: return .invalidURL(message)
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
             CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH:

@@ -73,6 +73,8 @@ final class TransferLoop: @unchecked Sendable {
             return
         }
         let job = Job(request: request, file: partial.file, readFD: partial.readFD, hashes: hashes)
+        job.maxSize = request.maxSize ?? config.maxSize
+        job.unannouncedMaxSize = config.unannouncedMaxSize
         jobs[request.id] = job
         do {
             try resumeSegments(job)
@@ -224,12 +226,18 @@ final class TransferLoop: @unchecked Sendable {
         }
     }
 
-    /// Ends `job` with a failure. An empty partial file is removed: it holds nothing to resume.
+    /// Ends `job` with a failure. An empty partial file is removed: it holds nothing to resume; so is one of a
+    /// file refused as too large, which cannot be finished.
     func end(_ job: Job, failure reason: FailureReason) {
         try? job.flush()
         detachAttempt(of: job)
         jobs[job.request.id] = nil
         hashes.forget(job.follower)
+        if case .tooLarge = reason {
+            job.segments = nil
+            job.file.removePieces()
+            try? job.file.truncate(to: 0)
+        }
         if job.file.size == 0 { job.file.remove() }
         mailbox.emit(
             .failed(id: job.request.id, reason: reason, retryable: reason.isRetryable, bytes: job.keptBytes))

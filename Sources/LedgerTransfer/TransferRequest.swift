@@ -18,6 +18,12 @@ public struct TransferRequest: Sendable, Equatable {
     public var connections: Int?
     /// Other URLs serving the same file; pieces are spread over `url` and these (see ``TransferConfig``).
     public var mirrors: [String] = []
+    /// The file's size as resolved by an earlier attempt (the ledger's), if known for the task's current
+    /// generation: a resume whose `Content-Range` announces another total is another file and restarts from zero,
+    /// and a body without a length of the same file (same validator) may not grow past it.
+    public var expectedSize: Int64?
+    /// The largest file this transfer may become; nil: ``TransferConfig/maxSize``.
+    public var maxSize: Int64?
 
     /// Creates a request.
     public init(

@@ -22,10 +22,10 @@ public enum Units {
 
     static func pad2(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
 
-    /// A failure as a user reads it: `"HTTP 404"`, `"timeout: ..."`.
+    /// A failure as a user reads it, in the one wording of ``FailureReason/sentence(code:detail:)``:
+    /// `"the server answered HTTP 404 (Not Found)"`, `"connection closed after 960 KB of 2.4 MB"`.
     public static func failure(_ f: TaskFailure?) -> String {
-        guard let f else { return "unknown error" }
-        if f.code == "http", !f.detail.isEmpty, f.detail.allSatisfy(\.isNumber) { return "HTTP \(f.detail)" }
-        return f.detail
+        guard let f else { return "failed without a recorded reason" }
+        return FailureReason.sentence(code: f.code, detail: f.detail)
     }
 }

@@ -40,6 +40,27 @@ extension Connection {
         return !plan.chunked || socket.sendAll(Array("0\r\n\r\n".utf8))
     }
 
+    /// Sends the stream a generated body comes from (literal bytes repeated), never ending: false once the client
+    /// hung up or the server stopped.
+    func sendEndless(_ body: Body, chunked: Bool) -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        var offset: Int64 = 0
+        while !core.isStopped {
+            buffer.withUnsafeMutableBytes { target in
+                switch body {
+                case .generated(_, let seed): Body.fillGenerated(seed: seed, from: offset, into: target)
+                case .bytes(let bytes):
+                    for i in target.indices {
+                        target[i] = bytes.isEmpty ? 0 : bytes[Int((offset + Int64(i)) % Int64(bytes.count))]
+                    }
+                }
+            }
+            guard sendPiece(buffer[...], chunked: chunked) else { return false }
+            offset += Int64(buffer.count)
+        }
+        return false
+    }
+
     private func sendPiece(_ bytes: ArraySlice<UInt8>, chunked: Bool) -> Bool {
         guard chunked else { return bytes.withUnsafeBytes { socket.sendAll($0) } }
         var frame = Array((String(bytes.count, radix: 16) + "\r\n").utf8)

@@ -18,11 +18,13 @@ extension Connection {
         let faults = resource.faults
         if admission.number <= faults.failFirst {
             var response = ResponseHead(status: faults.failStatus)
+            response.rawLines = faults.rawHeaders
             response.add("Retry-After", faults.retryAfterText ?? faults.retryAfter.map { String($0) })
             return sendSimple(response, text: "injected failure\n", bodyless: headOnly, close: close)
         }
         if let redirect = resource.redirect {
             var response = ResponseHead(status: redirect.status)
+            response.rawLines = faults.rawHeaders
             let location = redirect.location
             response.add(
                 "Location", location.contains("://") || location.hasPrefix("/") ? location : "/" + location)
@@ -37,7 +39,7 @@ extension Connection {
         let size = resource.body.count
         let faults = resource.faults
         var range = ByteRange.ignored
-        if let header = head.headers["range"], !faults.ignoreRange,
+        if let header = head.headers["range"], !faults.ignoreRange, !faults.endlessBody,
             Connection.ifRangeAllows(head.headers["if-range"], resource)
         {
             range = ByteRange.resolve(header, size: size)
@@ -54,7 +56,8 @@ extension Connection {
         case .satisfiable(let satisfiable):
             bytes = satisfiable
             response = ResponseHead(status: 206)
-            response.add("Content-Range", "bytes \(bytes.lowerBound)-\(bytes.upperBound - 1)/\(size)")
+            let total = faults.contentRangeTotal ?? size
+            response.add("Content-Range", "bytes \(bytes.lowerBound)-\(bytes.upperBound - 1)/\(total)")
         }
         response.add("Content-Type", resource.contentType ?? "application/octet-stream")
         if !faults.ignoreRange { response.add("Accept-Ranges", "bytes") }
@@ -64,15 +67,21 @@ extension Connection {
         let chunked = resource.chunked && faults.lieContentLength == nil
         if let lie = faults.lieContentLength {
             response.add("Content-Length", String(lie))
+        } else if let text = faults.contentLengthText {
+            response.add("Content-Length", text)
         } else if chunked {
             response.add("Transfer-Encoding", "chunked")
-        } else {
+        } else if !faults.endlessBody {
             response.add("Content-Length", String(bytes.count))
         }
-        let closeAfter = close || faults.lieContentLength != nil
+        let closeAfter =
+            close || faults.lieContentLength != nil || faults.contentLengthText != nil
+            || (faults.endlessBody && !chunked)
         if closeAfter { response.add("Connection", "close") }
+        response.rawLines = faults.rawHeaders
         guard socket.sendAll(response.bytes) else { return false }
         if headOnly { return !closeAfter }
+        if faults.endlessBody { return sendEndless(resource.body, chunked: chunked) }
         let plan = BodyPlan(
             body: resource.body, range: bytes, chunked: chunked, rate: faults.throttleBytesPerSecond,
             cut: core.claimCut(key))

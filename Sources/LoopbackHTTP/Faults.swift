@@ -35,6 +35,18 @@ public struct Faults: Sendable, Equatable {
     public var stallAfterBytes: Int64?
     /// ... on the first `stallTimes` body responses (all of them by default).
     public var stallTimes: Int
+    /// Header lines sent verbatim in every response of the path, after the others (hostile ones: a NUL byte, a
+    /// megabyte-long value, a malformed `Content-Range`).
+    public var rawHeaders: [String] = []
+    /// Send the body's stream without end: no `Content-Length` (chunked when the resource is), bytes until the
+    /// client hangs up or the server stops. A Range is ignored.
+    public var endlessBody = false
+    /// The total announced in a 206's `Content-Range` in place of the real size (the bytes sent stay the real ones).
+    public var contentRangeTotal: Int64?
+    /// With `changeContentAfterRequests`: the changed content has this size instead of the same one.
+    public var changedSize: Int64?
+    /// Send this text as the `Content-Length` value (in place of the real one, which is not sent), e.g. `abc`.
+    public var contentLengthText: String?
 
     /// Faults as given; the defaults inject nothing.
     public init(

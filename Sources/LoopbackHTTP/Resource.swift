@@ -75,14 +75,21 @@ public struct Resource: Sendable {
         self.init(body: .bytes([]), redirect: redirect)
     }
 
-    /// The resource as served once `faults.changeContentAfterRequests` requests were seen: the same size,
-    /// other bytes (seed + 1, or every byte inverted), ETag with `-v2` appended inside its quotes, and
-    /// Last-Modified one day later.
+    /// The resource as served once `faults.changeContentAfterRequests` requests were seen: the same size (unless
+    /// `faults.changedSize` says another), other bytes (seed + 1, or every byte inverted), ETag with `-v2`
+    /// appended inside its quotes, and Last-Modified one day later.
     public func changedContent() -> Resource {
         var changed = self
         switch body {
-        case .bytes(let bytes): changed.body = .bytes(bytes.map { ~$0 })
-        case .generated(let size, let seed): changed.body = .generated(size: size, seed: seed &+ 1)
+        case .bytes(let bytes):
+            let inverted = bytes.map { ~$0 }
+            let size = Int(faults.changedSize ?? Int64(bytes.count))
+            changed.body = .bytes(
+                size <= inverted.count
+                    ? Array(inverted[..<size])
+                    : inverted + [UInt8](repeating: 0x5A, count: size - inverted.count))
+        case .generated(let size, let seed):
+            changed.body = .generated(size: faults.changedSize ?? size, seed: seed &+ 1)
         }
         if let etag {
             changed.etag = etag.hasSuffix("\"") && etag.count >= 2 ? etag.dropLast() + "-v2\"" : etag + "-v2"

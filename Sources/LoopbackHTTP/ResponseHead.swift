@@ -2,6 +2,8 @@
 struct ResponseHead {
     var status: Int
     var headers: [(name: String, value: String)] = []
+    /// Lines sent as they are after the headers (``Faults/rawHeaders``).
+    var rawLines: [String] = []
 
     init(status: Int) {
         self.status = status
@@ -22,6 +24,7 @@ struct ResponseHead {
         for header in headers {
             text += "\(header.name): \(header.value)\r\n"
         }
+        for line in rawLines { text += line + "\r\n" }
         text += "\r\n"
         return Array(text.utf8)
     }

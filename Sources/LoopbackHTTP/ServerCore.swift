@@ -102,6 +102,9 @@ final class ServerCore: Sendable {
         _ = threads.wait(timeout: .now() + .seconds(5))
     }
 
+    /// Whether ``stop()`` was called.
+    var isStopped: Bool { state.withLock { $0.stopped } }
+
     // MARK: waiting
 
     enum Wait {

@@ -19,7 +19,7 @@ import Testing
         let audit = try await box.run("audit", "2")
         let retried =
             "transferRetrying" + String(repeating: " ", count: 11)
-            + "#2 attempt failed: HTTP 503, retrying in "
+            + "#2 attempt failed: the server answered HTTP 503 (Service Unavailable), retrying in "
         #expect(audit.out.contains(retried), "\(audit.out)")
         let again = try await box.run("get", server.url("/a.bin"))
         #expect(again.status == 0)

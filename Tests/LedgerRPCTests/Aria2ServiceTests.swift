@@ -47,6 +47,23 @@ import Testing
         #expect(Set(short.keys) == ["gid", "status"])
     }
 
+    @Test func errorMessageIsTheSentenceOtherFrontEndsShow() throws {
+        let h = try RPCHarness(listen: false)
+        let gid = try #require(try h.result("aria2.addUri", #"[["\#(h.file("a.bin"))"]]"#) as? String)
+        let id = try #require(GID.id(of: gid))
+        let failure = TaskFailure(code: "sizeMismatch", detail: "2400000:960000", retryable: true)
+        _ = try h.ledger.record([
+            .transferStarted(id: id, attempt: 1, offset: 0),
+            .transferFailed(id: id, failure: failure, bytes: 0),
+        ])
+        let status = try #require(try h.result("aria2.tellStatus", #"["\#(gid)"]"#) as? [String: Any])
+        #expect(status["status"] as? String == "error")
+        #expect(status["errorMessage"] as? String == "connection closed after 960 KB of 2.4 MB")
+        #expect(
+            status["errorMessage"] as? String
+                == FailureReason.sentence(code: failure.code, detail: failure.detail))
+    }
+
     @Test func refusedCallsAppendNothing() throws {
         let h = try RPCHarness(listen: false)
         let url = h.file("a.bin")

@@ -104,6 +104,9 @@ extension SegmentTests {
         }
         let same = h.holds(name, good.body.allBytes)
         #expect(same)
-        #expect(Self.connectionDetails(h, 4).contains { $0.contains("/b/f.bin: HTTP status 404") })
+        #expect(
+            Self.connectionDetails(h, 4).contains {
+                $0.contains("/b/f.bin: the server answered HTTP 404 (Not Found)")
+            })
     }
 }

@@ -47,6 +47,28 @@ import Testing
         #expect(lines[11].contains("? help"))
     }
 
+    @Test func everyFailureReadsAsASentenceInItsRow() throws {
+        // What the ledger stores, shown in the words of every other front end.
+        var b = ListBuilder()
+        try b.add(["talk.mp4", "big.iso", "loop.bin"])
+        let failures = [
+            TaskFailure(code: "sizeMismatch", detail: "2400000:960000", retryable: true),
+            TaskFailure(code: "diskFull", detail: "", retryable: false),
+            TaskFailure(code: "tooManyRedirects", detail: "", retryable: false),
+        ]
+        for (i, failure) in failures.enumerated() {
+            b.fact(.transferStarted(id: Int64(i + 1), attempt: 1, offset: 0))
+            b.fact(.transferFailed(id: Int64(i + 1), failure: failure, bytes: 0))
+        }
+        let lines = UIModel.showing(b.list, columns: 120, rows: 10).lines()
+        #expect(
+            lines.contains {
+                $0.contains("#1 talk.mp4") && $0.contains("connection closed after 960 KB of 2.4 MB")
+            })
+        #expect(lines.contains { $0.contains("#2 big.iso") && $0.contains("disk full") })
+        #expect(lines.contains { $0.contains("#3 loop.bin") && $0.contains("too many redirects") })
+    }
+
     @Test func wideCharactersLongNamesAndControlsFitTheirColumns() throws {
         var b = ListBuilder()
         try b.add([

@@ -63,7 +63,7 @@ enum Format {
         text.count >= width ? text : String(repeating: " ", count: width - text.count) + text
     }
 
-    /// A failure as a user reads it: `"HTTP 404"`, `"timeout: ..."`.
+    /// A failure as a user reads it (``Units/failure(_:)``): `"the server answered HTTP 404 (Not Found)"`.
     static func failure(_ f: TaskFailure?) -> String { Units.failure(f) }
 
     /// The first 12 hex digits of a digest, then `…`.
