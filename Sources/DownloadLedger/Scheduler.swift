@@ -36,6 +36,8 @@ public final class Scheduler: @unchecked Sendable {
     /// Running transfers a pause holds with their connection kept (``TransferEngine/hold(id:)``).
     private var held: Set<TaskID> = []
     private var speedLimit: Int64 = -1
+    /// The task's own speed limit each running transfer was last given (a change reaches it while it runs).
+    private var taskLimits: [TaskID: Int64?] = [:]
     private var stopRequested = false
     private var failure: Error?
     /// Wakes the loop: a transfer freed its slot or ended, a tick passed, or deferred facts are due. Coalesced.
@@ -175,6 +177,7 @@ public final class Scheduler: @unchecked Sendable {
         var toHold: [TaskID] = []
         var toRelease: [TaskID] = []
         var toStart: [TransferRequest] = []
+        var toLimit: [(TaskID, Int64?)] = []
         lock.withLock {
             for id in running.keys
             where stopping[id] == nil && !wantedIDs.contains(id) && !intake.completing.contains(id) {
@@ -190,15 +193,18 @@ public final class Scheduler: @unchecked Sendable {
                 held.remove(id)
                 toRelease.append(id)
             }
+            for id in taskLimits.keys where running[id] == nil { taskLimits[id] = nil }
+            for (id, sent) in taskLimits {
+                let now = list.tasks[id]?.options.maxSpeed
+                if now != sent {
+                    taskLimits[id] = now
+                    toLimit.append((id, now))
+                }
+            }
             for t in wanted where running[t.id] == nil {
                 running[t.id] = t.resets
-                var request = TransferRequest(
-                    id: t.id, url: t.url, directory: t.directory,
-                    preferredName: t.nameIsUserChosen ? t.displayName : nil,
-                    expectedSHA256: t.expectedSHA256, validator: t.validator, generation: t.resets)
-                // A size resolved by this generation's attempts (a redownload forgets them, not the size).
-                request.expectedSize = t.attempts > 0 ? t.size : nil
-                toStart.append(request)
+                taskLimits[t.id] = t.options.maxSpeed
+                toStart.append(TransferRequest(task: t, in: list))
             }
             // A running task reset by a redownload elsewhere must restart from zero.
             for t in wanted where running[t.id].map({ $0 != t.resets }) == true && stopping[t.id] == nil {
@@ -210,6 +216,7 @@ public final class Scheduler: @unchecked Sendable {
             speedLimit = list.speedLimit
             engine.setSpeedLimit(list.speedLimit)
         }
+        for (id, limit) in toLimit { engine.setSpeedLimit(limit, id: id) }
         for id in toCancel { engine.cancel(id: id) }
         for id in toHold { engine.hold(id: id) }
         for id in toRelease { engine.release(id: id) }

@@ -102,7 +102,7 @@ extension Validation {
     }
 
     /// The scheme and what follows `://`, or nil when there is no `://`.
-    static func splitScheme(_ url: String) -> (scheme: Substring, rest: Substring)? {
+    public static func splitScheme(_ url: String) -> (scheme: Substring, rest: Substring)? {
         guard let colon = url.firstIndex(of: ":"), url[colon...].hasPrefix("://") else { return nil }
         return (url[..<colon], url[url.index(colon, offsetBy: 3)...])
     }

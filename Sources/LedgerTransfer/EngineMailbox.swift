@@ -9,6 +9,8 @@ final class EngineMailbox: Sendable {
         case hold(Int64)
         case release(Int64)
         case speedLimit(Int64)
+        /// A transfer's own limit (nil: none).
+        case taskSpeedLimit(Int64, Int64?)
         case shutdown
     }
 

@@ -44,6 +44,9 @@ final class Job {
     /// When the next attempt is due (monotonic seconds), while waiting out a backoff.
     var retryAt: Double?
     var meter = SpeedMeter()
+    /// The transfer's own speed limit (bytes/s over all its connections), changed while it runs
+    /// (``TransferEngine/setSpeedLimit(_:id:)``); starts as the request's.
+    var maxSpeed: Int64?
 
     /// Opens the partial file itself (the engine opens it off the loop thread instead: ``OpenedPartial``).
     convenience init(request: TransferRequest, hashes: HashWorker) throws(TransferError) {
@@ -59,6 +62,7 @@ final class Job {
         self.hashes = hashes
         self.follower = hashes.follow(fd: fd, size: file.size)
         self.published = file.size
+        self.maxSpeed = request.maxSpeed
     }
 
     deinit {

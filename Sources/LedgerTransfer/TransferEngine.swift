@@ -87,6 +87,12 @@ public final class TransferEngine: Sendable {
         mailbox.post(.speedLimit(max(bytesPerSecond, 0)))
     }
 
+    /// Changes one running transfer's own speed limit (bytes/s over all its connections; nil: none), within the
+    /// shared one; ignored when it is not running.
+    public func setSpeedLimit(_ bytesPerSecond: Int64?, id: Int64) {
+        mailbox.post(.taskSpeedLimit(id, bytesPerSecond.map { max($0, 1) }))
+    }
+
     /// The latest snapshot of the running transfers.
     public func activity() -> [TransferActivity] {
         mailbox.activity

@@ -30,7 +30,7 @@ final class TransferLoop: @unchecked Sendable {
     func run() {
         while handleCommands() {
             startDueRetries()
-            if speedLimit > 0 { refillAllowances() }
+            if isLimiting { refillAllowances() }
             releaseExpiredHolds()
             multi.perform()
             for (easy, result) in multi.finished() {
@@ -58,6 +58,10 @@ final class TransferLoop: @unchecked Sendable {
             case .release(let id): release(id: id)
             case .speedLimit(let limit):
                 speedLimit = limit
+                applySpeedLimit()
+            case .taskSpeedLimit(let id, let limit):
+                guard let job = jobs[id] else { continue }
+                job.maxSpeed = limit
                 applySpeedLimit()
             case .shutdown: return false
             }
@@ -138,7 +142,11 @@ final class TransferLoop: @unchecked Sendable {
         easy.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
         easy.set(CURLOPT_FOLLOWLOCATION, 1)
         easy.set(CURLOPT_MAXREDIRS, config.maxRedirects)
-        easy.set(CURLOPT_USERAGENT, config.userAgent)
+        let request = attempt.job.request
+        easy.set(CURLOPT_USERAGENT, request.userAgent ?? config.userAgent)
+        if let referer = request.referer { easy.set(CURLOPT_REFERER, referer) }
+        // A task's proxy replaces whatever curl would read from http_proxy and the like.
+        if let proxy = request.proxy { easy.set(CURLOPT_PROXY, proxy) }
         easy.set(CURLOPT_CONNECTTIMEOUT_MS, Int(config.connectTimeout * 1000))
         easy.set(CURLOPT_LOW_SPEED_LIMIT, 1)
         easy.set(CURLOPT_LOW_SPEED_TIME, max(Int(config.lowSpeedTime.rounded(.up)), 1))
@@ -149,7 +157,7 @@ final class TransferLoop: @unchecked Sendable {
         // curl's default 16 KiB means a recv and a loop turn per 16 KiB (65 000 per GiB, six times curl's own
         // tool); 512 KiB (curl's maximum) gives about 2 700, and 8 transfers still hold only 4 MiB.
         easy.set(CURLOPT_BUFFERSIZE, 512 * 1024)
-        easy.setHeaders(attempt.requestHeaders)
+        easy.setHeaders(attempt.requestHeaders + request.headers)
         let context = Unmanaged.passUnretained(attempt).toOpaque()
         easy.set(CURLOPT_HEADERFUNCTION, callback: Self.headerCallback)
         easy.set(CURLOPT_HEADERDATA, pointer: context)
@@ -190,19 +198,49 @@ final class TransferLoop: @unchecked Sendable {
         applySpeedLimit()
     }
 
-    /// Shares the limit evenly among the requests in flight: each gets an allowance of bytes, refilled every
-    /// ``refillInterval`` by ``refillAllowances()``. A request out of allowance pauses itself in the body callback,
-    /// so the socket is not read (TCP backpressure) until the loop unpauses it.
+    /// Whether any limit applies: the shared one, or a transfer's own.
+    var isLimiting: Bool { speedLimit > 0 || jobs.values.contains { $0.maxSpeed != nil } }
+
+    /// Gives each request in flight an allowance of bytes, refilled every ``refillInterval`` by
+    /// ``refillAllowances()`` at the rate ``rates()`` shares out. A request out of allowance pauses itself in the
+    /// body callback, so the socket is not read (TCP backpressure) until the loop unpauses it.
     func applySpeedLimit() {
-        let active = jobs.values.flatMap(\.inFlight)
-        for attempt in active {
-            if speedLimit == 0 {
-                attempt.allowance = nil
-            } else if attempt.allowance == nil {
-                attempt.allowance = 0
+        let rates = self.rates()
+        for job in jobs.values {
+            for attempt in job.inFlight {
+                if rates[job.request.id] == nil {
+                    attempt.allowance = nil
+                } else if attempt.allowance == nil {
+                    attempt.allowance = 0
+                }
             }
         }
         refillAllowances()
+    }
+
+    /// Bytes per second each transfer in flight may receive, by id (absent: unlimited). The shared limit is split
+    /// by connections; a transfer whose own limit is below its share keeps to its own, and what it leaves over
+    /// goes to the others (filled from the most tightly limited up).
+    func rates() -> [Int64: Double] {
+        let active = jobs.values.filter { !$0.inFlight.isEmpty }
+        var rates: [Int64: Double] = [:]
+        guard speedLimit > 0 else {
+            for job in active { if let own = job.maxSpeed { rates[job.request.id] = Double(own) } }
+            return rates
+        }
+        func cap(_ job: Job) -> Double {
+            (job.maxSpeed.map(Double.init) ?? .infinity) / Double(job.inFlight.count)
+        }
+        var remaining = Double(speedLimit)
+        var weight = Double(active.reduce(0) { $0 + $1.inFlight.count })
+        for job in active.sorted(by: { cap($0) < cap($1) }) {
+            let connections = Double(job.inFlight.count)
+            let rate = min(remaining * connections / weight, cap(job) * connections)
+            rates[job.request.id] = rate
+            remaining = max(remaining - rate, 0)
+            weight -= connections
+        }
+        return rates
     }
 
     /// Adds the bytes earned since the last refill to every allowance (bounded to a short burst) and resumes the
@@ -211,17 +249,18 @@ final class TransferLoop: @unchecked Sendable {
         let now = Self.now()
         let elapsed = min(now - lastRefill, 1)
         lastRefill = now
-        let active = jobs.values.flatMap(\.inFlight)
-        guard !active.isEmpty else { return }
-        let share = Double(speedLimit) / Double(active.count)
-        let burst = max(share * Self.refillInterval * 2, 16_384)
-        for attempt in active {
-            if let allowance = attempt.allowance {
-                attempt.allowance = min(allowance + share * elapsed, burst)
-            }
-            if attempt.paused && attempt.heldSince == nil && (attempt.allowance ?? 1) > 0 {
-                attempt.paused = false
-                curl_easy_pause(attempt.easy.handle, 0)  // CURLPAUSE_CONT; may deliver the held data at once
+        let rates = self.rates()
+        for job in jobs.values where !job.inFlight.isEmpty {
+            let share = rates[job.request.id].map { $0 / Double(job.inFlight.count) }
+            let burst = share.map { max($0 * Self.refillInterval * 2, 16_384) }
+            for attempt in job.inFlight {
+                if let allowance = attempt.allowance, let share, let burst {
+                    attempt.allowance = min(allowance + share * elapsed, burst)
+                }
+                if attempt.paused && attempt.heldSince == nil && (attempt.allowance ?? 1) > 0 {
+                    attempt.paused = false
+                    curl_easy_pause(attempt.easy.handle, 0)  // CURLPAUSE_CONT; may deliver the held data at once
+                }
             }
         }
     }

@@ -24,6 +24,18 @@ public struct TransferRequest: Sendable, Equatable {
     public var expectedSize: Int64?
     /// The largest file this transfer may become; nil: ``TransferConfig/maxSize``.
     public var maxSize: Int64?
+    /// Extra request headers (`Name: value` lines, checked by the ledger: no CR, LF or NUL), sent with every
+    /// request of the transfer, to the URL and to the mirrors.
+    public var headers: [String] = []
+    /// The `User-Agent` sent; nil: ``TransferConfig/userAgent``.
+    public var userAgent: String?
+    /// The `Referer` sent, if any.
+    public var referer: String?
+    /// The proxy every request of the transfer goes through (`http://`, `https://`, `socks4[a]://`,
+    /// `socks5[h]://`, user information included), if any.
+    public var proxy: String?
+    /// Bytes per second for this transfer, over all its connections, within the shared limit; nil: none.
+    public var maxSpeed: Int64?
 
     /// Creates a request.
     public init(

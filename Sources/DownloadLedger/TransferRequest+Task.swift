@@ -1,0 +1,45 @@
+import LedgerCore
+import LedgerTransfer
+
+extension TransferRequest {
+    /// The request for a task as the log has it: its URL, name, checksum and generation, and its options (headers,
+    /// user agent, referer, proxy, speed limit, connections, mirrors), with the list's default connection count
+    /// for a task without its own.
+    ///
+    /// A credential's value is sealed in the log; `unseal` opens it (nil: it cannot be opened, and the header, or the
+    /// proxy's user information, is left out rather than sent wrong).
+    init(task t: DownloadTask, in list: DownloadList, unseal: (SealedValue) -> String? = { _ in nil }) {
+        self.init(
+            id: t.id, url: t.url, directory: t.directory, preferredName: t.nameIsUserChosen ? t.displayName : nil,
+            expectedSHA256: t.expectedSHA256, validator: t.validator, generation: t.resets)
+        // A size resolved by this generation's attempts (a redownload forgets them, not the size).
+        expectedSize = t.attempts > 0 ? t.size : nil
+        connections = list.connections > 0 ? list.connections : nil
+        guard t.hasOptions else { return }
+        let o = t.options
+        headers = o.headers.compactMap { h in
+            switch h.value {
+            case .plain(let text): return "\(h.name): \(text)"
+            case .sealed(let sealed): return unseal(sealed).map { "\(h.name): \($0)" }
+            }
+        }
+        userAgent = o.userAgent
+        referer = o.referer == "*" ? t.url : o.referer
+        if let proxy = o.proxy {
+            let userinfo: String? =
+                switch o.proxyUserinfo {
+                case .plain(let text)?: text
+                case .sealed(let sealed)?: unseal(sealed)
+                case nil: nil
+                }
+            if let userinfo, let (scheme, rest) = Validation.splitScheme(proxy) {
+                self.proxy = "\(scheme)://\(userinfo)@\(rest)"
+            } else {
+                self.proxy = proxy
+            }
+        }
+        maxSpeed = o.maxSpeed
+        if let own = o.connections { connections = own }
+        mirrors = o.mirrors
+    }
+}
