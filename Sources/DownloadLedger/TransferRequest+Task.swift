@@ -10,7 +10,8 @@ extension TransferRequest {
     /// proxy's user information, is left out rather than sent wrong).
     init(task t: DownloadTask, in list: DownloadList, unseal: (SealedValue) -> String? = { _ in nil }) {
         self.init(
-            id: t.id, url: t.url, directory: t.directory, preferredName: t.nameIsUserChosen ? t.displayName : nil,
+            id: t.id, url: t.url, directory: t.directory,
+            preferredName: t.nameIsUserChosen ? t.displayName : nil,
             expectedSHA256: t.expectedSHA256, validator: t.validator, generation: t.resets)
         // A size resolved by this generation's attempts (a redownload forgets them, not the size).
         expectedSize = t.attempts > 0 ? t.size : nil

@@ -259,7 +259,8 @@ final class TransferLoop: @unchecked Sendable {
                 }
                 if attempt.paused && attempt.heldSince == nil && (attempt.allowance ?? 1) > 0 {
                     attempt.paused = false
-                    curl_easy_pause(attempt.easy.handle, 0)  // CURLPAUSE_CONT; may deliver the held data at once
+                    // CURLPAUSE_CONT; may deliver the held data at once.
+                    curl_easy_pause(attempt.easy.handle, 0)
                 }
             }
         }
