@@ -6,4 +6,6 @@
 #endif
 #include <openssl/sha.h>
 #include <openssl/evp.h>
+#include <openssl/rand.h>
+#include <openssl/crypto.h>
 #endif

@@ -1,3 +1,5 @@
+import LedgerCore
+
 /// An append-only log of events with gapless seqs, a SHA-256 hash chain and a snapshot cache.
 ///
 /// ```swift
@@ -25,6 +27,18 @@ public protocol EventStore: AnyObject {
     /// - Throws: `StoreError.conflict(head:)` when the head is not `expectingHead` (nothing appended).
     /// - Complexity: O(events), one transaction.
     func append(_ events: [NewEvent], expectingHead: Int64, time: Int64) throws -> Int64
+
+    /// Appends `events` as ``append(_:expectingHead:time:)`` does and, in the same transaction, stores the keys
+    /// and deletes the keys `vault` names: the events and the keys their sealed credentials need commit together
+    /// or not at all.
+    /// - Throws: `StoreError.conflict(head:)` (nothing written), `.readOnly`.
+    func append(_ events: [NewEvent], expectingHead: Int64, time: Int64, vault: VaultChange) throws -> Int64
+
+    /// The vault key of `task`: nil when it has none (it never had a credential, or it was purged).
+    func vaultKey(task: Int64) throws -> VaultKey?
+
+    /// The tasks that have a vault key, in increasing order.
+    func vaultTasks() throws -> [Int64]
 
     /// Calls `body` for each event with `after < seq <= through` (`nil`: to the end), in seq order.
     ///
@@ -87,5 +101,17 @@ extension EventStore {
         seq: Int64, bytes: [UInt8]
     )? {
         try withLatestSnapshot(reducerVersion: reducerVersion, atOrBefore: seq) { ($0, Array($1)) }
+    }
+}
+
+extension EventStore {
+    /// Opens a credential sealed for `context` with the key of its task.
+    /// - Throws: `VaultError.purged` when the key is gone (the task was purged), `.failedToOpen` when the tag does
+    ///   not match (the value or the vault was altered); `StoreError` when the store cannot be read.
+    public func openSecret(_ sealed: SealedSecret, context: String) throws -> [UInt8] {
+        guard let key = try vaultKey(task: sealed.keyTask) else {
+            throw VaultError.purged(task: sealed.keyTask)
+        }
+        return try key.open(sealed, context: context)
     }
 }

@@ -3,6 +3,7 @@ public final class InMemoryEventStore: EventStore {
     private var log: [StoredEvent] = []
     private var snapshots: [Int: [(seq: Int64, bytes: [UInt8])]] = [:]
     private var appendCount: Int64 = 0
+    private var keys: [Int64: VaultKey] = [:]
     private let hasher = ChainHasher()
 
     public init() {}
@@ -13,8 +14,20 @@ public final class InMemoryEventStore: EventStore {
     public func changeToken() throws -> Int64 { appendCount }
 
     public func append(_ events: [NewEvent], expectingHead: Int64, time: Int64) throws -> Int64 {
+        try append(events, expectingHead: expectingHead, time: time, vault: .none)
+    }
+
+    public func append(_ events: [NewEvent], expectingHead: Int64, time: Int64, vault: VaultChange) throws
+        -> Int64
+    {
         let head = try head()
         guard head == expectingHead else { throw StoreError.conflict(head: head) }
+        let removed = Set(vault.removed)
+        for key in vault.added where keys[key.task] != nil && !removed.contains(key.task) {
+            throw VaultError.malformed("task #\(key.task) already has a vault key")
+        }
+        for task in vault.removed { keys[task] = nil }
+        for key in vault.added { keys[key.task] = key }
         let commitTime = max(time, log.last?.time ?? time)
         if let last = log.last {
             last.hash.withUnsafeBytes { hasher.restart(from: $0) }
@@ -32,6 +45,10 @@ public final class InMemoryEventStore: EventStore {
         if !events.isEmpty { appendCount += 1 }
         return seq
     }
+
+    public func vaultKey(task: Int64) throws -> VaultKey? { keys[task] }
+
+    public func vaultTasks() throws -> [Int64] { keys.keys.sorted() }
 
     public func scan(after: Int64, through: Int64?, _ body: (RawEventView) throws -> Void) throws {
         for event in try events(after: after, through: through, limit: nil) {

@@ -28,6 +28,8 @@ public final class SQLiteEventStore: EventStore {
     let privateCopy: String?
     /// Whether snapshots carry their seal (schema 3 on): without it none is loaded.
     let hasSealedSnapshots: Bool
+    /// Whether the file has the vault (schema 4 on): without it no credential can be sealed or opened.
+    let hasVault: Bool
     let hasher = ChainHasher()
     /// (task, seq) pairs of the append in progress, reused.
     var links: [Int64] = []
@@ -76,13 +78,16 @@ public final class SQLiteEventStore: EventStore {
                 // (a crash leaves an older schema, which the next open migrates), and the first append with
                 // `synchronous` FULL syncs the log they were written to. A new ledger then costs one fsync for its
                 // schema instead of ten.
+                // Deleted rows (a purged task's vault key) are overwritten with zeros, not left in free space.
                 try db.execute("PRAGMA synchronous = NORMAL; PRAGMA journal_mode = WAL")
+                try db.execute("PRAGMA secure_delete = ON")
                 try Migration.migrate(db)
                 try db.execute("PRAGMA synchronous = \(synchronous.rawValue)")
             }
             hasSnapshotsTable = try Self.hasTable("snapshots", in: db)
             hasSealedSnapshots =
                 try db.int64("SELECT count(*) FROM pragma_table_info('snapshots') WHERE name = 'digest'") == 1
+            hasVault = try Self.hasTable("vault_keys", in: db)
         } catch let error as DatabaseError {
             throw StoreError(error, path: path)
         }
@@ -102,7 +107,7 @@ public final class SQLiteEventStore: EventStore {
         throw StoreError.notALedger(path)
     }
 
-    private static func hasTable(_ name: String, in db: Database) throws(DatabaseError) -> Bool {
+    static func hasTable(_ name: String, in db: Database) throws(DatabaseError) -> Bool {
         let statement = try db.cachedStatement(
             "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?")
         defer { statement.reset() }
@@ -134,7 +139,14 @@ public final class SQLiteEventStore: EventStore {
     }
 
     public func append(_ events: [NewEvent], expectingHead: Int64, time: Int64) throws -> Int64 {
+        try append(events, expectingHead: expectingHead, time: time, vault: .none)
+    }
+
+    public func append(_ events: [NewEvent], expectingHead: Int64, time: Int64, vault: VaultChange) throws
+        -> Int64
+    {
         guard !isReadOnly else { throw StoreError.readOnly }
+        guard vault.isEmpty || hasVault else { throw StoreError.readOnly }
         return try translatingErrors {
             try db.immediateTransaction {
                 let last = try db.cachedStatement(
@@ -155,6 +167,7 @@ public final class SQLiteEventStore: EventStore {
                 }
                 last.reset()
                 guard head == expectingHead else { throw StoreError.conflict(head: head) }
+                if !vault.isEmpty { try change(vault, time: commitTime) }
                 guard !events.isEmpty else { return head }
                 var seq = head
                 var start = events.startIndex
