@@ -27,12 +27,12 @@ extension Ledger {
     /// Caller holds the lock.
     /// - Throws: `StoreError.conflict` when another process appended first (or created the ledger first: the
     ///   command is then decided again on that ledger).
-    func appendCommand(_ events: [NewEvent], time: Int64) throws -> Int64 {
+    func appendCommand(_ events: [NewEvent], vault: VaultChange = .none, time: Int64) throws -> Int64 {
         guard let creation = pendingCreation else {
             try useFactDurability(false)
-            return try store.append(events, expectingHead: state.head, time: time)
+            return try store.append(events, expectingHead: state.head, time: time, vault: vault)
         }
-        let created = try Self.createFile(at: path, events: [creation] + events, time: time)
+        let created = try Self.createFile(at: path, events: [creation] + events, vault: vault, time: time)
         try openCreatedFile()
         guard created else { throw StoreError.conflict(head: state.head) }
         return Int64(1 + events.count)
@@ -53,7 +53,10 @@ extension Ledger {
 
     /// Writes a ledger holding `events` at `path`, unless a file is there already.
     /// - Returns: false when `path` was taken (by another process creating it meanwhile): nothing was changed.
-    static func createFile(at path: String, events: [NewEvent], time: Int64) throws -> Bool {
+    static func createFile(at path: String, events: [NewEvent], vault: VaultChange = .none, time: Int64)
+        throws
+        -> Bool
+    {
         let parent = (path as NSString).deletingLastPathComponent
         if !parent.isEmpty {
             try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
@@ -65,7 +68,7 @@ extension Ledger {
         do {
             // Closed at the end of the scope: the last connection folds its log into the file and removes it.
             let store = try SQLiteEventStore(path: temporary)
-            _ = try store.append(events, expectingHead: 0, time: time)
+            _ = try store.append(events, expectingHead: 0, time: time, vault: vault)
         }
         guard link(temporary, path) == 0 else {
             if errno == EEXIST { return false }

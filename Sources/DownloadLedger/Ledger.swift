@@ -224,10 +224,18 @@ public final class Ledger: @unchecked Sendable {
             let before = state
             var decision = try state.decide(command)
             decision.entry.origin = origin
+            let decided = decision.entry
+            var sealed = [decided]
+            let vault = try sealCredentials(in: &sealed) {
+                var after = before
+                after.apply(LoggedEntry(seq: before.head + 1, time: clock(), entry: decided))
+                return after
+            }
+            decision.entry = sealed[0]
             let undoRename = try prepareFiles(for: &decision.entry, in: before)
             let seq: Int64
             do {
-                seq = try appendCommand([Self.newEvent(decision.entry)], time: clock())
+                seq = try appendCommand([Self.newEvent(decision.entry)], vault: vault, time: clock())
             } catch StoreError.conflict {
                 undoRename?()
                 continue
@@ -237,6 +245,7 @@ public final class Ledger: @unchecked Sendable {
             }
             try fold()
             lastToken = (try? store.changeToken()) ?? lastToken
+            if !vault.removed.isEmpty { forgetDeletedKeys() }
             cleanUpFiles(after: decision.entry.event, before: before)
             try saveSnapshotIfDue()
             notify()
@@ -273,10 +282,19 @@ public final class Ledger: @unchecked Sendable {
                     throw BatchRefused(done: n, of: commands.count, error: error)
                 }
             }
+            var entries = decisions.map(\.entry)
+            let vault: VaultChange
+            do {
+                vault = try sealCredentials(in: &entries) { trial }
+            } catch {
+                takeBack()
+                throw error
+            }
+            for n in decisions.indices { decisions[n].entry = entries[n] }
             let before = state
             let last: Int64
             do {
-                last = try appendCommand(decisions.map { Self.newEvent($0.entry) }, time: now)
+                last = try appendCommand(decisions.map { Self.newEvent($0.entry) }, vault: vault, time: now)
             } catch StoreError.conflict {
                 takeBack()
                 continue
@@ -287,6 +305,7 @@ public final class Ledger: @unchecked Sendable {
             var list = before
             try fold()
             lastToken = (try? store.changeToken()) ?? lastToken
+            if !vault.removed.isEmpty { forgetDeletedKeys() }
             let first = last - Int64(decisions.count) + 1
             let stored = try store.events(after: first - 1, through: last, limit: decisions.count)
             for (n, decision) in decisions.enumerated() {

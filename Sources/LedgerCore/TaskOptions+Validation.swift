@@ -140,8 +140,9 @@ extension Validation {
 
 extension TaskOptions {
     /// The options checked, as an add or a change may log them: every header, the user agent, referer, proxy
-    /// and mirrors well-formed, the numbers in range (a speed of 0 is none). A credential given in clear is
-    /// refused: until the vault seals it, the log must never hold it.
+    /// and mirrors well-formed, the numbers in range (a speed of 0 is none). A proxy URL's user information goes
+    /// to ``proxyUserinfo``. Credentials given in clear stay `plain` here: the ledger seals them (its vault)
+    /// before the event is appended, so the log never holds one in clear.
     /// - Throws: `LedgerError.invalidValue` with a one-line reason.
     public func validated() throws -> TaskOptions {
         var o = self
@@ -150,25 +151,20 @@ extension TaskOptions {
         }
         for h in headers {
             try Validation.check(h)
-            if h.isCredential, case .plain = h.value {
-                throw LedgerError.invalidValue(
-                    "credentials in headers are not stored yet: '\(h.name)' is refused (the log never holds a secret in clear)"
-                )
-            }
         }
         o.userAgent = try userAgent.map(Validation.userAgent)
         o.referer = try referer.map(Validation.referer)
         if let proxy {
             let (url, userinfo) = try Validation.proxy(proxy)
-            guard userinfo == nil else {
-                throw LedgerError.invalidValue(
-                    "credentials in the proxy URL are not stored yet: give the proxy without user:password@")
+            if let userinfo {
+                guard proxyUserinfo == nil else {
+                    throw LedgerError.invalidValue("the proxy's user information is given twice")
+                }
+                o.proxyUserinfo = .plain(userinfo)
             }
             o.proxy = url
-        }
-        if case .plain = proxyUserinfo {
-            throw LedgerError.invalidValue(
-                "credentials in the proxy URL are not stored yet: give the proxy without user:password@")
+        } else if proxyUserinfo != nil {
+            throw LedgerError.invalidValue("user information for a proxy, but no proxy")
         }
         if let maxSpeed {
             guard (0...1_000_000_000_000_000).contains(maxSpeed) else {

@@ -1,7 +1,7 @@
 /// A credential as the log may hold it: ciphertext the ledger's vault sealed with the task's key, never the
 /// secret itself. Opaque to the reducer; only the vault opens it.
 public struct SealedValue: Sendable, Equatable, Hashable {
-    /// The sealed bytes as text (base64), exactly as the vault wrote them.
+    /// The sealed value in the vault's text form (``SealedSecret/text``: task, nonce, ciphertext and tag).
     public var ciphertext: String
 
     public init(ciphertext: String) { self.ciphertext = ciphertext }
@@ -95,6 +95,15 @@ public struct TaskOptions: Sendable, Equatable {
 
     /// Whether any value is a credential (a credential header, the proxy's user information).
     public var hasCredentials: Bool { proxyUserinfo != nil || headers.contains(where: \.isCredential) }
+
+    /// Whether a credential is still in clear: the ledger seals it before the event is appended.
+    public var hasPlainCredentials: Bool {
+        if case .plain? = proxyUserinfo { return true }
+        return headers.contains { h in
+            guard h.isCredential, case .plain = h.value else { return false }
+            return true
+        }
+    }
 
     /// The proxy URL as outputs show it: `scheme://[redacted]@host:port` when it has user information.
     public var redactedProxy: String? {

@@ -107,15 +107,6 @@ struct TaskOptionsTests {
             ), "8192"
         ),
         (
-            TaskOptions(headers: [HeaderField(name: "authorization", value: .plain("Bearer s3cret"))]),
-            "not stored yet"
-        ),
-        (TaskOptions(headers: [HeaderField(name: "COOKIE", value: .plain("sid=1"))]), "not stored yet"),
-        (
-            TaskOptions(headers: [HeaderField(name: "Proxy-Authorization", value: .plain("Basic x"))]),
-            "not stored yet"
-        ),
-        (
             TaskOptions(headers: Array(repeating: HeaderField(name: "X", value: .plain("1")), count: 65)),
             "at most 64"
         ),
@@ -126,8 +117,12 @@ struct TaskOptionsTests {
         (TaskOptions(proxy: "proxy:3128"), "not a proxy URL"),
         (TaskOptions(proxy: "http://proxy:99999"), "bad port"),
         (TaskOptions(proxy: "http://proxy:3128/path"), "no path"),
-        (TaskOptions(proxy: "http://user:s3cret@proxy:3128"), "not stored yet"),
-        (TaskOptions(proxyUserinfo: .plain("user:s3cret")), "not stored yet"),
+        (
+            TaskOptions(proxy: "http://user:s3cret@proxy:3128", proxyUserinfo: .plain("other:s3cret")),
+            "given twice"
+        ),
+        (TaskOptions(proxyUserinfo: .plain("user:s3cret")), "but no proxy"),
+        (TaskOptions(proxy: "http://user:s3cret@proxy:3128/x"), "no path"),
         (TaskOptions(maxSpeed: -1), "0 to 10^15"),
         (TaskOptions(maxSpeed: .max), "0 to 10^15"),
         (TaskOptions(connections: 0), "1 to 64"),
@@ -151,6 +146,24 @@ struct TaskOptionsTests {
             #expect(!text.contains("\n") && !text.contains("\r"))
         }
         #expect(log.list == before)
+    }
+
+    /// The reducer never seals (it stays pure): a credential in clear passes validation as `plain`, the proxy's
+    /// user information split from its URL, and the ledger seals both before the event is appended.
+    @Test func credentialsInClearAreLeftForTheLedgerToSeal() throws {
+        let o = try TaskOptions(
+            headers: [try Validation.header("Cookie: sid=s3cret"), try Validation.header("X-A: 1")],
+            proxy: "http://user:s3cret@proxy:3128"
+        ).validated()
+        #expect(o.proxy == "http://proxy:3128" && o.proxyUserinfo == .plain("user:s3cret"))
+        #expect(o.hasPlainCredentials && o.hasCredentials)
+        #expect(
+            o.redactedLines.map(\.value) == ["Cookie: [redacted]", "X-A: 1", "http://[redacted]@proxy:3128"])
+        var sealed = o
+        sealed.headers[0].value = .sealed(SealedValue(ciphertext: "sealed:v1:1:00:00"))
+        #expect(sealed.hasPlainCredentials)
+        sealed.proxyUserinfo = .sealed(SealedValue(ciphertext: "sealed:v1:1:00:00"))
+        #expect(!sealed.hasPlainCredentials && sealed.hasCredentials)
     }
 
     @Test func goodOptionsAreNormalised() throws {

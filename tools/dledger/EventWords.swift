@@ -42,7 +42,11 @@ enum EventWords {
     /// " with header 'X-A: 1', user-agent 'curl'" for an add whose tasks share options ("" for none).
     private static func addedOptions(_ tasks: [NewTask]) -> String {
         guard let first = tasks.first?.options, !first.isEmpty else { return "" }
-        guard tasks.allSatisfy({ $0.options == first }) else { return " (with options)" }
+        // Each task's credentials are sealed under its own key: compare the options as they are shown.
+        let shown = first.redactedLines
+        guard tasks.allSatisfy({ $0.options.redactedLines.elementsEqual(shown) { $0 == $1 } }) else {
+            return " (with options)"
+        }
         return " with " + options(first)
     }
 
