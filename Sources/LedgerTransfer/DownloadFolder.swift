@@ -122,6 +122,18 @@ public final class DownloadFolder {
         return PartialMark.read(fd: fd)
     }
 
+    /// The piece map of task `id`'s partial file (``PartialPieces``), read without following a link; nil when it
+    /// is not a regular file or has no map (a transfer on one connection appends: its size is its bytes).
+    public func partialPieces(id: Int64) -> PartialPieces? {
+        guard partials >= 0 else { return nil }
+        let fd = openat(partials, Self.partialName(id: id), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        return PartialPieces.read(fd: fd)
+    }
+
     /// The ids of the `<id>.part` files in `.dledger/partial`.
     public func partialIDs() -> [Int64] {
         guard partials >= 0 else { return [] }

@@ -99,6 +99,11 @@ public struct PartialPieces: Sendable, Equatable {
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
+        return read(fd: fd)
+    }
+
+    /// The piece map of the open file `fd`; nil when it has none or an unusable one.
+    static func read(fd: Int32) -> PartialPieces? {
         var info = stat()
         guard fstat(fd, &info) == 0 else { return nil }
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)

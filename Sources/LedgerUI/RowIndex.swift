@@ -112,3 +112,24 @@ public struct RowIndex: Sendable {
         return list.sections[s].tasks
     }
 }
+
+extension RowIndex {
+    /// Whether a sorted or filtered view shows the same tasks in the same order after `event`, provided no task it
+    /// names became finished or unfinished (``StateTally/recount(_:in:)`` says): true for the events that change a
+    /// task's state, bytes or attempts only (the downloader's progress facts, pause, resume, stop) and for
+    /// settings, which no view sorts or filters by. Anything that adds, removes, moves, renames or resizes a task,
+    /// finishes it or sorts the list may reorder the view: it is indexed again.
+    public static func keepsOrder(_ event: Event, sort: SortMode) -> Bool {
+        switch event {
+        case .transferStarted, .transferPaused, .transferHeld, .transferContinued, .transferConnections,
+            .transferRetrying, .transferFailed, .tasksPaused, .tasksResumed, .tasksStopped,
+            .maxDownloadsChanged, .speedLimitChanged, .emptySectionsPolicyChanged, .trashPolicyChanged:
+            return true
+        case .sectionRenamed:
+            // A sorted view's groups are named by its buckets; the manual view's by its sections.
+            return sort != .manual
+        default:
+            return false
+        }
+    }
+}

@@ -68,7 +68,8 @@ extension UIModel {
         }
         var parts: [(String, Style)] = []
         for s in [TaskState.downloading, .waiting, .paused, .stopped, .failed, .finished] {
-            if let n = counts[s], n > 0 { parts.append(("\(n) \(s.rawValue)", Self.stateStyle(s))) }
+            let n = counts[s]
+            if n > 0 { parts.append(("\(n) \(s.rawValue)", Self.stateStyle(s))) }
         }
         if parts.isEmpty { parts.append(("no tasks", .dim)) }
         line.add(" ")

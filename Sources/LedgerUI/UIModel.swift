@@ -81,8 +81,10 @@ public struct UIModel: Sendable {
     private var historyRows: RowIndex?
     /// The task under the cursor when the list last changed, to keep the cursor on it.
     var cursorTask: TaskID?
-    /// Counts by state over the live list, computed once per change of the list.
-    public internal(set) var counts: [TaskState: Int] = [:]
+    /// Counts by state over the live list: counted once, then kept up to date from the events that changed it.
+    public internal(set) var counts = StateTally()
+    /// Whether `counts` was counted from a list (the first list is always counted in full).
+    private var counted = false
 
     public init(color: Bool) {
         self.color = color
@@ -112,28 +114,59 @@ public struct UIModel: Sendable {
     /// The list the screen shows: the live one, or the history point's.
     public var shownList: DownloadList { history?.list ?? list }
 
+    /// The downloading tasks of the live list on screen, top to bottom: the ones whose progress a watcher samples
+    /// from disk. - Complexity: O(rows on screen).
+    public func shownDownloading() -> [TaskID] {
+        guard history == nil else { return [] }
+        return (top..<min(rows.count, top + listHeight)).compactMap { r in
+            guard case .task(let id, _)? = rows.row(r, in: list), list.tasks.state(of: id) == .downloading,
+                !list.isTrashed(id)
+            else { return nil }
+            return id
+        }
+    }
+
     /// Rows in the list area.
     public var listHeight: Int { max(1, size.rows - 4) }
 
     // MARK: - Input from the host
 
-    /// The list changed (or is first known).
-    public mutating func setList(_ new: DownloadList) {
+    /// The list changed (or is first known). `entries`, when given, are the events folded since the list shown
+    /// (seq after seq, up to `new.head`): the counts then change for the tasks they name only, and a sorted or
+    /// filtered view keeps its rows when no event can change which tasks it shows or their order. Without them
+    /// (or when they do not join the two lists) everything is counted and indexed again.
+    /// - Complexity: O(tasks the entries name + sections) for the manual list; O(n) without entries.
+    public mutating func setList(_ new: DownloadList, after entries: [LoggedEntry]? = nil) {
         let changed = new.head != list.head || rows.count == 0
+        let joined = entries.flatMap { Self.joins($0, from: list.head, to: new.head) ? $0 : nil }
         list = new
         guard changed else { return }
-        var c: [TaskState: Int] = [:]
-        for s in list.sections {
-            for id in s.tasks {
-                if let state = list.tasks.state(of: id) { c[state, default: 0] += 1 }
-            }
+        var reordered = true
+        if let joined, counted {
+            reordered = counts.recount(joined.lazy.flatMap(\.entry.event.taskIDs), in: list)
+        } else {
+            counts = StateTally(list)
+            counted = true
         }
-        counts = c
         if !selection.isEmpty {
             let trashView = filter == .trash
             selection = selection.filter { list.tasks[$0] != nil && list.isTrashed($0) == trashView }
         }
-        if history == nil { reindex() }
+        guard history == nil else { return }
+        if let joined, !reordered, !(filter == .all && list.sortMode == .manual),
+            joined.allSatisfy({ RowIndex.keepsOrder($0.entry.event, sort: list.sortMode) })
+        {
+            // The view's rows hold the same tasks in the same order: the screen reads their new state by id.
+            clampCursor()
+        } else {
+            reindex()
+        }
+    }
+
+    /// Whether `entries` are exactly the events after `from` through `to`.
+    static func joins(_ entries: [LoggedEntry], from: Int64, to: Int64) -> Bool {
+        guard let first = entries.first, let last = entries.last else { return false }
+        return first.seq == from + 1 && last.seq == to && last.seq - first.seq == Int64(entries.count - 1)
     }
 
     /// The running transfers' progress (not logged).

@@ -16,8 +16,10 @@ final class TmuxTerminal: @unchecked Sendable {
         socket = "dledger-ui-\(getpid())-\(UUID().uuidString.prefix(8))"
         var exports = environment.map { "export \($0.key)=\(Self.quote($0.value)); " }.joined()
         exports += "export TERM=xterm; "
-        // The shell reports how the program ended and how the terminal was left.
-        let line = exports + "\(command); echo \"EXIT=$?\"; stty -a | tr '\\n' ' '; echo"
+        // The shell reports how the program ended and how the terminal was left, then a last line that says the
+        // report is complete (it may reach the screen in more than one piece).
+        let line =
+            exports + "\(command); echo \"EXIT=$?\"; stty -a | tr '\\n' ' '; echo; echo \(Self.reportEnd)"
         // The pane stays, with what it printed, after the shell ends: no process is left to outlive the test.
         let config = NSTemporaryDirectory() + socket + ".conf"
         try "set -g remain-on-exit on\n".write(toFile: config, atomically: true, encoding: .utf8)
@@ -85,6 +87,15 @@ final class TmuxTerminal: @unchecked Sendable {
             let flags = fcntl(fd, F_GETFD)
             if flags >= 0 { _ = fcntl(fd, F_SETFD, flags | FD_CLOEXEC) }
         }
+    }
+
+    /// The line the shell prints after the report of how the program ended.
+    static let reportEnd = "END-OF-REPORT"
+
+    /// The visible screen with wrapped lines joined into one (a long report line is one string).
+    func joinedScreen() throws -> [String] {
+        try tmux(["capture-pane", "-p", "-J", "-t", "0"], output: true)
+            .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     }
 
     /// Sends tmux key names (`"j"`, `"Enter"`, `"Escape"`, `"C-r"`, `"Up"`).

@@ -5,25 +5,30 @@ import Testing
 /// `dledger ui` end to end in a real terminal (tmux).
 @Suite(.enabled(if: TmuxTerminal.isAvailable, "needs tmux"))
 struct UITests {
-    func ui(_ box: DledgerSandbox, _ args: String = "", columns: Int = 100, rows: Int = 24) throws
-        -> TmuxTerminal
-    {
-        try TmuxTerminal(
-            "cd \(TmuxTerminal.quote(box.downloads)) && \(TmuxTerminal.quote(DledgerSandbox.binary)) ui \(args)",
-            columns: columns, rows: rows,
+    func ui(
+        _ box: DledgerSandbox, _ args: String = "", columns: Int = 100, rows: Int = 24,
+        environment: [String: String] = [:], wrap: (String) -> String = { $0 }
+    ) throws -> TmuxTerminal {
+        let command = "\(TmuxTerminal.quote(DledgerSandbox.binary)) ui \(args)"
+        return try TmuxTerminal(
+            "cd \(TmuxTerminal.quote(box.downloads)) && \(wrap(command))", columns: columns, rows: rows,
             environment: [
                 "DLEDGER_LEDGER": box.ledger, "NO_COLOR": "1", "TMPDIR": box.root, "LC_ALL": "C.UTF-8",
-            ])
+            ].merging(environment) { $1 })
     }
 
-    /// The terminal was given back: main screen, and cooked mode with echo.
+    /// The terminal was given back: main screen, and cooked mode with echo. Waits for the shell's last line, so
+    /// that the whole report is on screen (its `stty -a` line can arrive in pieces under load).
     func expectRestored(_ t: TmuxTerminal, exit status: Int32) async throws {
-        let after = try await t.waitFor(5) { s in
-            s.contains { $0.contains("EXIT=") } && s.contains { $0.contains("baud") }
-        }
+        try await expectRestored(t, exitIn: [status])
+    }
+
+    /// The same, for an exit status that is one of `statuses`.
+    func expectRestored(_ t: TmuxTerminal, exitIn statuses: [Int32]) async throws {
+        let after = try await t.waitFor(10) { s in s.contains { $0.contains(TmuxTerminal.reportEnd) } }
         #expect(after != nil, "\(t.shown)")
-        let text = t.shown
-        #expect(text.contains("EXIT=\(status)"), "\(text)")
+        let text = try t.joinedScreen().joined(separator: "\n")
+        #expect(statuses.contains { text.contains("EXIT=\($0)\n") }, "\(statuses): \(text)")
         #expect(text.contains(" icanon") && text.contains(" echo ") && !text.contains("-icanon"), "\(text)")
         #expect(!text.contains("dledger ui"), "the alternate screen is left: \(text)")
     }
@@ -48,7 +53,7 @@ struct UITests {
         #expect(first?[1].contains("2 paused") == true, "\(t.shown)")
         // Another process's change shows up without a key.
         try await box.run("section", "add", "Later")
-        #expect(try await t.waitFor("1 Later", seconds: 2) != nil, "\(t.shown)")
+        #expect(try await t.waitFor("1 Later") != nil, "\(t.shown)")
         try t.keys("q")
         try await expectRestored(t, exit: 0)
     }

@@ -4,6 +4,8 @@ import LedgerUI
 /// Lists built by deciding and folding commands, as a ledger would, without a store.
 struct ListBuilder {
     private(set) var list = DownloadList()
+    /// Every entry folded, as a ledger's log would give them back.
+    private(set) var logged: [LoggedEntry] = []
     private var seq: Int64 = 0
 
     init() {
@@ -12,7 +14,9 @@ struct ListBuilder {
 
     mutating func fold(_ entry: Entry) {
         seq += 1
-        list.apply(LoggedEntry(seq: seq, time: 1_800_000_000_000 + seq * 1000, entry: entry))
+        let e = LoggedEntry(seq: seq, time: 1_800_000_000_000 + seq * 1000, entry: entry)
+        logged.append(e)
+        list.apply(e)
     }
 
     mutating func run(_ command: Command) throws {

@@ -3,136 +3,125 @@ import Foundation
 import LedgerUI
 
 /// `ledger-bench ui`: what a screen update of `dledger ui` costs with 100,000 tasks against 100 (only the visible
-/// rows are formatted, so the two should cost the same), and the CPU an idle `dledger ui` uses in a pseudo-terminal
-/// against an idle `dledger run` on the same ledger.
+/// rows are formatted, the counts follow the events, so the two should cost about the same), and the CPU an idle
+/// `dledger ui` uses (UIBench+Idle.swift).
 enum UIBench {
     static func run(arguments: [String]) throws {
         let big = Int(arguments.first ?? "") ?? 100_000
+        guard big >= 100, big <= 10_000_000 else { throw BenchError("tasks: 100 to 10,000,000") }
         let root = NSTemporaryDirectory() + "ledger-bench-ui-\(getpid())"
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: root) }
-        var lists: [Int: (DownloadList, DownloadList)] = [:]
+        var cases: [Int: Case] = [:]
         for n in [100, big] {
             let path = "\(root)/\(n).sqlite"
             _ = try LedgerBench.build(path: path, tasks: n)
-            let ledger = try Ledger(path: path, readOnly: true)
-            lists[n] = (ledger.list, try ledger.replay(through: ledger.list.head - 1))
+            cases[n] = try Case(path: path, tasks: n)
         }
-        print("screen update, 120x40, median of 5 rounds of 200 (the machine is shared: loaded)")
-        var frame: [Int: Double] = [:]
-        var change: [Int: Double] = [:]
-        for round in 0..<5 {
+        print("screen update, 120x40, medians of 5 interleaved rounds (the machine is shared: loaded)")
+        var figures: [Int: [String: [Double]]] = [:]
+        for _ in 0..<5 {
             for n in [100, big] {
-                let (now, before) = lists[n]!
-                var model = UIModel(color: true)
-                model.resize(columns: 120, rows: 40)
-                model.setList(now)
-                for _ in 0..<(n / 2 / 37) { _ = model.handle(.pageDown) }
-                let f = try LedgerBench.medianSeconds(200) {
-                    model.setActivity([TransferActivity(id: 7, bytes: 1, expected: 9, speed: 1, eta: 1)])
-                    _ = model.lines()
+                for (name, value) in try cases[n]!.round() {
+                    figures[n, default: [:]][name, default: []].append(value)
                 }
-                var flip = false
-                let c = try LedgerBench.medianSeconds(200) {
-                    flip.toggle()
-                    model.setList(flip ? before : now)
-                    _ = model.lines()
-                }
-                if round == 0 || f < frame[n, default: .infinity] { frame[n] = min(frame[n] ?? f, f) }
-                change[n] = min(change[n] ?? c, c)
             }
         }
-        for n in [100, big] {
-            print(
-                "  \(n) tasks: progress tick \(ms(frame[n]!)) ms, list changed \(ms(change[n]!)) ms (counts and"
-                    + " rows rebuilt)")
+        let names = [
+            ("tick", "progress tick (activity only)"),
+            ("event", "another process's event, manual list: refresh, log, model, lines"),
+            ("model", "  of which the screen model (counts, rows, lines)"),
+            ("sortedEvent", "same, the list sorted by time added"),
+            ("rebuild", "a sorted view indexed again (an event that reorders it: add, finish, rename)"),
+        ]
+        for (key, words) in names {
+            let a = StoreBench.median(figures[100]![key]!)
+            let b = StoreBench.median(figures[big]![key]!)
+            print("  \(words): \(ms(a)) ms with 100 tasks, \(ms(b)) ms with \(big) (ratio \(ratio(b, a)))")
         }
-        print(
-            "  ratio \(big)/100: tick \(ratio(frame[big]!, frame[100]!)), change \(ratio(change[big]!, change[100]!))"
-        )
-        let dledger =
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path + "/dledger"
-        let path = "\(root)/\(big).sqlite"
-        // Opened once for writing: the snapshot is saved, so neither process spends the window folding the log.
-        _ = try Ledger(path: path)
-        var uis: [Double] = []
-        var runs: [Double] = []
-        for _ in 0..<3 {
-            uis.append(try idleCPU(dledger, ["ui", "--ledger", path], pty: true))
-            runs.append(try idleCPU(dledger, ["run", "--ledger", path], pty: false))
+        try idle(root: root, big: big)
+    }
+
+    /// One ledger of `tasks` finished tasks, a writer standing for another process, and the screen's ledger.
+    final class Case {
+        let writer: Ledger
+        let reader: Ledger
+        var model = UIModel(color: true)
+        /// The task whose transfer the writer fails and starts again, in the middle of the list (on screen).
+        let task: TaskID
+        var failed = false
+
+        init(path: String, tasks: Int) throws {
+            writer = try Ledger(path: path)
+            reader = try Ledger(path: path, readOnly: true)
+            task = TaskID(tasks / 2)
+            model.resize(columns: 120, rows: 40)
+            model.setList(reader.list)
+            for _ in 0..<(tasks / 2 / 37) { _ = model.handle(.pageDown) }
         }
-        let ui = StoreBench.median(uis)
-        let run = StoreBench.median(runs)
-        print("idle CPU over 10 s (median of 3, interleaved), \(big) finished tasks, nothing downloading:")
-        print(
-            "  dledger ui \(pct(ui)) %, dledger run \(pct(run)) % (target: ui under 1 %: \(LedgerBench.verdict(ui < 0.01)))"
-        )
+
+        /// The next fact of a retried transfer (failed, started again), by the other process: not timed.
+        func nextFact() throws {
+            failed.toggle()
+            let failure = TaskFailure(code: "timeout", detail: "no data for 30 s", retryable: true)
+            try writer.record(
+                failed
+                    ? .transferFailed(id: task, failure: failure, bytes: 1000)
+                    : .transferStarted(id: task, attempt: 2, offset: 1000))
+        }
+
+        /// What the screen does when the other process appended: timed whole, and its model part alone.
+        func follow() throws -> (all: Double, model: Double) {
+            var modelTime = Duration.zero
+            let all = try ContinuousClock().measure {
+                _ = try reader.refresh()
+                let list = reader.list
+                let from = model.list.head
+                let entries = try reader.log(after: from, limit: Int(list.head - from))
+                modelTime = ContinuousClock().measure {
+                    model.setList(list, after: entries)
+                    _ = model.lines()
+                }
+            }
+            return (StoreBench.seconds(all), StoreBench.seconds(modelTime))
+        }
+
+        func round() throws -> [String: Double] {
+            var out: [String: Double] = [:]
+            out["tick"] = try LedgerBench.medianSeconds(100) {
+                model.setActivity([TransferActivity(id: task, bytes: 1, expected: 9, speed: 1, eta: 1)])
+                _ = model.lines()
+            }
+            model.setActivity([])
+            var all: [Double] = []
+            var modelOnly: [Double] = []
+            for _ in 0..<50 {
+                try nextFact()
+                let t = try follow()
+                all.append(t.all)
+                modelOnly.append(t.model)
+            }
+            out["event"] = StoreBench.median(all)
+            out["model"] = StoreBench.median(modelOnly)
+            try writer.execute(.sort(.added, descending: false))
+            _ = try follow()
+            var sorted: [Double] = []
+            for _ in 0..<50 {
+                try nextFact()
+                sorted.append(try follow().all)
+            }
+            out["sortedEvent"] = StoreBench.median(sorted)
+            let list = reader.list
+            out["rebuild"] = try LedgerBench.medianSeconds(5) {
+                _ = RowIndex(list: list, filter: .all, now: list.headTime, utcOffsetSeconds: 0)
+            }
+            try writer.execute(.sort(.manual, descending: false))
+            _ = try follow()
+            return out
+        }
     }
 
     static func ms(_ s: Double) -> String { String(format: "%.3f", s * 1000) }
     static func pct(_ f: Double) -> String { String(format: "%.2f", f * 100) }
     static func ratio(_ a: Double, _ b: Double) -> String { String(format: "%.2f", a / b) }
-
-    /// The share of one CPU `executable` uses between 2 s and 12 s after it starts (in a pseudo-terminal of 120x40
-    /// when `pty`), from /proc/<pid>/stat.
-    static func idleCPU(_ executable: String, _ arguments: [String], pty: Bool) throws -> Double {
-        // posix_openpt and friends are not imported: /dev/ptmx with TIOCSPTLCK (unlock) and TIOCGPTN (number).
-        let master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
-        var unlock: Int32 = 0
-        var number: UInt32 = 0
-        guard master >= 0, ioctl(master, 0x4004_5431, &unlock) == 0, ioctl(master, 0x8004_5430, &number) == 0
-        else { throw BenchError("no pseudo-terminal") }
-        var size = winsize(ws_row: 40, ws_col: 120, ws_xpixel: 0, ws_ypixel: 0)
-        _ = ioctl(master, UInt(TIOCSWINSZ), &size)
-        let slavePath = "/dev/pts/\(number)"
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for fd in Int32(0)...2 {
-            if pty {
-                posix_spawn_file_actions_addopen(&actions, fd, slavePath, O_RDWR, 0)
-            } else {
-                posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", O_RDWR, 0)
-            }
-        }
-        posix_spawn_file_actions_addclose(&actions, master)
-        let argv = [executable] + arguments
-        var cArgs = argv.map { strdup($0) } + [nil]
-        defer { for a in cArgs { free(a) } }
-        var env = ProcessInfo.processInfo.environment
-        env["TERM"] = "xterm"
-        var cEnv = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for e in cEnv { free(e) } }
-        var pid: pid_t = 0
-        guard posix_spawn(&pid, executable, &actions, nil, &cArgs, &cEnv) == 0 else {
-            throw BenchError("cannot start \(executable)")
-        }
-        let drain = Thread {
-            var buffer = [UInt8](repeating: 0, count: 65_536)
-            while read(master, &buffer, buffer.count) > 0 {}
-        }
-        drain.start()
-        Thread.sleep(forTimeInterval: 2)
-        let start = cpuSeconds(pid)
-        let clock = ContinuousClock.now
-        Thread.sleep(forTimeInterval: 10)
-        let used = cpuSeconds(pid) - start
-        let elapsed = StoreBench.seconds(ContinuousClock.now - clock)
-        kill(pid, SIGTERM)
-        var status: Int32 = 0
-        waitpid(pid, &status, 0)
-        close(master)
-        return used / elapsed
-    }
-
-    /// User and system CPU seconds of a process so far.
-    static func cpuSeconds(_ pid: pid_t) -> Double {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let end = stat.lastIndex(of: ")")
-        else { return 0 }
-        let fields = stat[stat.index(after: end)...].split(separator: " ")
-        // After the name: state is field 3; utime and stime are fields 14 and 15.
-        let ticks = (Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0)
-        return ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
-    }
 }

@@ -44,8 +44,7 @@ extension UISession {
         } catch {
             model.report(CLIError(error).description, isError: true)
         }
-        let list = ledger.list
-        model.setList(list)
+        showLatest()
     }
 
     /// What a command did, in the CLI's words; for undo and redo, what was undone or redone.

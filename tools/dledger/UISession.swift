@@ -32,6 +32,14 @@ final class UISession: @unchecked Sendable {
     private var dirty = true
     private var lastHead: Int64 = -1
     private var hadActivity = false
+    private let disk = UIDiskProgress()
+    /// A test hook: `DLEDGER_UI_TEST_CRASH_KEY=<one character>` makes that key trap in our own code, so that a test
+    /// can check the terminal is given back after a crash (README.md, "dledger ui").
+    private let crashKey: Character? = {
+        guard let value = ProcessInfo.processInfo.environment["DLEDGER_UI_TEST_CRASH_KEY"], value.count == 1
+        else { return nil }
+        return value.first
+    }()
     /// Statistics for `ledger-bench ui`: screens composed, lines written.
     private(set) var frames = 0
 
@@ -70,13 +78,14 @@ final class UISession: @unchecked Sendable {
         }
         let size = terminal.size()
         model.resize(columns: size.columns, rows: size.rows)
-        model.setList(ledger.list)
+        showLatest()
         startDownloader()
         render(terminal)
         var status = CLIError.success
         loop: for await event in events {
             switch event {
             case .keys(let keys):
+                if let key = crashKey, keys.contains(.char(key)) { Self.crashOnPurpose() }
                 dirty = true
                 for key in keys {
                     if perform(model.handle(key)) { break loop }
@@ -117,14 +126,23 @@ final class UISession: @unchecked Sendable {
     /// Other processes' changes, the downloader's progress, the clock.
     private func tick() {
         _ = try? ledger.refresh()
-        let list = ledger.list
-        if list.head != lastHead {
-            lastHead = list.head
-            model.setList(list)
+        if ledger.list.head != lastHead {
+            showLatest()
             dirty = true
         }
-        let activity = scheduler?.currentActivity() ?? []
-        if !activity.isEmpty || hadActivity {
+        let activity: [TransferActivity]?
+        switch model.runner {
+        case .elsewhere:
+            // Another process moves the bytes: what its partial files show, a few times a second.
+            let now = ContinuousClock.now
+            activity = disk.isDue(now) ? disk.sample(model.shownDownloading(), in: model.list, now: now) : nil
+        case .starting:
+            activity = scheduler?.currentActivity() ?? []
+        case .here, .nobody:
+            disk.reset()
+            activity = scheduler?.currentActivity() ?? []
+        }
+        if let activity, !activity.isEmpty || hadActivity {
             model.setActivity(activity)
             hadActivity = !activity.isEmpty
             dirty = true
@@ -133,12 +151,31 @@ final class UISession: @unchecked Sendable {
         updateRunner()
     }
 
+    /// Gives the model the ledger's list and the events folded since the list it shows, so that it counts and
+    /// indexes only what they changed (after a long gap, or when the log cannot be read, it counts everything).
+    func showLatest() {
+        let list = ledger.list
+        lastHead = list.head
+        let from = model.list.head
+        var entries: [LoggedEntry]?
+        if list.head > from, list.head - from <= 256 {
+            entries = try? ledger.log(after: from, limit: Int(list.head - from))
+        }
+        model.setList(list, after: entries)
+    }
+
+    /// The trap of the test hook: a fatal error in this process, as a bug would be.
+    private static func crashOnPurpose() -> Never {
+        fatalError("DLEDGER_UI_TEST_CRASH_KEY was pressed: a crash on purpose (a test hook)")
+    }
+
     // MARK: - The downloader
 
     private func startDownloader() {
         guard let scheduler else { return }
         lastStart = .now
-        model.runner = .starting
+        // A retry while another process downloads keeps saying so until this one holds the lock.
+        if case .elsewhere = model.runner {} else { model.runner = .starting }
         let sink = self.sink
         downloader = Task {
             do {
@@ -172,7 +209,10 @@ final class UISession: @unchecked Sendable {
                 dirty = true
             }
         case .elsewhere(let shown):
-            if runDownloader, ContinuousClock.now - lastStart > .seconds(2) {
+            if runDownloader, let pid, pid == getpid() {
+                model.runner = .here(pid: pid)
+                dirty = true
+            } else if runDownloader, ContinuousClock.now - lastStart > .seconds(2) {
                 startDownloader()
                 dirty = true
             } else if !runDownloader, pid != shown {
