@@ -48,6 +48,8 @@ public final class Scheduler: @unchecked Sendable {
     public let maxDownloads: Int?
     /// When set, only these tasks are downloaded (`dledger get`).
     public let only: Set<TaskID>?
+    /// Connections a transfer may use, for the descriptor budget (``DescriptorLimit``).
+    private let connectionsPerTask: Int
     /// How often the list is checked for changes by other processes.
     public var tick: Duration = .milliseconds(200)
     /// How long `transferStarted` and `transferResolved` facts may wait to share a commit with later facts.
@@ -76,6 +78,7 @@ public final class Scheduler: @unchecked Sendable {
         self.deferredFlush = deferredFlush
         self.maxDownloads = maxDownloads
         self.only = only
+        self.connectionsPerTask = config.connectionsPerTask
     }
 
     deinit { engine.shutdown() }
@@ -160,7 +163,11 @@ public final class Scheduler: @unchecked Sendable {
         try ledger.refresh()
         let list = ledger.list
         let limit = maxDownloads ?? list.maxDownloads
-        let finishing = lock.withLock { intake.completing }
+        let (finishing, started) = lock.withLock { (intake.completing, Set(running.keys)) }
+        // However high the count (0: no limit), no more run than the free descriptors pay for: the rest wait
+        // their turn rather than fail with EMFILE.
+        let capacity = DescriptorLimit.transferCapacity(
+            connections: max(connectionsPerTask, list.connections), running: started.count)
         var wanted: [DownloadTask] = []
         scan: for section in list.sections {
             for id in section.tasks {
@@ -169,6 +176,11 @@ public final class Scheduler: @unchecked Sendable {
                     !finishing.contains(id), let t = list.tasks[id]
                 else { continue }
                 if limit > 0 && wanted.count >= limit { break scan }
+                // Running ones first in list order, so a transfer is never stopped for the budget: only new ones
+                // wait.
+                if wanted.count + finishing.count >= capacity && !started.contains(id) {
+                    continue
+                }
                 wanted.append(t)
             }
         }

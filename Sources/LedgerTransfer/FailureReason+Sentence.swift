@@ -25,6 +25,8 @@ extension FailureReason {
         case .protocolViolation(let message): Self.joined("the server broke HTTP", message)
         case .tooLarge(let limit, let announced?):
             "too large: the server announced \(Self.bytes(announced)), over the \(Self.bytes(limit)) maximum size"
+        case .tooManyOpenFiles(let message):
+            Self.joined("too many open files (waiting for descriptors to free up)", message)
         case .tooLarge(let limit, nil):
             "too large: the body went past the \(Self.bytes(limit)) maximum size without an announced length"
         }

@@ -29,12 +29,15 @@ public enum FailureReason: Sendable, Equatable, CustomStringConvertible {
     /// The file would grow past `limit` bytes (``TransferConfig/maxSize``): the server announced `announced`
     /// bytes, or (nil) sent a body without a length that went past it. Not retried; the partial file goes.
     case tooLarge(limit: Int64, announced: Int64?)
+    /// No file descriptor was left (EMFILE, ENFILE): retried later, without counting against
+    /// ``TransferConfig/maxRetries``, so it never fails a task for good.
+    case tooManyOpenFiles(String)
 
     /// Whether trying again later may succeed: connection faults, timeouts, 5xx, 408, 429 and short bodies.
     public var isRetryable: Bool {
         switch self {
         case .http(let status): (500...599).contains(status) || status == 408 || status == 429
-        case .connection, .timeout, .sizeMismatch: true
+        case .connection, .timeout, .sizeMismatch, .tooManyOpenFiles: true
         case .tooManyRedirects, .checksumMismatch, .diskFull, .fileSystem, .rangeNotSatisfiable,
             .invalidURL, .tls, .protocolViolation, .tooLarge:
             false
@@ -57,6 +60,7 @@ public enum FailureReason: Sendable, Equatable, CustomStringConvertible {
         case .tls: "tls"
         case .protocolViolation: "protocolViolation"
         case .tooLarge: "tooLarge"
+        case .tooManyOpenFiles: "tooManyOpenFiles"
         }
     }
 
@@ -65,7 +69,7 @@ public enum FailureReason: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .http(let status): String(status)
         case .connection(let message), .fileSystem(let message), .invalidURL(let message), .tls(let message),
-            .protocolViolation(let message), .timeout(let message):
+            .protocolViolation(let message), .timeout(let message), .tooManyOpenFiles(let message):
             message
         case .checksumMismatch(let expected, let actual): "\(expected):\(actual)"
         case .sizeMismatch(let expected, let actual): "\(expected):\(actual)"
@@ -96,6 +100,7 @@ public enum FailureReason: Sendable, Equatable, CustomStringConvertible {
         case "invalidURL": self = .invalidURL(detail)
         case "tls": self = .tls(detail)
         case "protocolViolation": self = .protocolViolation(detail)
+        case "tooManyOpenFiles": self = .tooManyOpenFiles(detail)
         case "tooLarge":
             let parts = detail.split(separator: ":", omittingEmptySubsequences: false)
             guard parts.count <= 2, let limit = Int64(parts[0]) else { return nil }

@@ -31,14 +31,30 @@ struct Finishing: @unchecked Sendable {
                     id: id, reason: .checksumMismatch(expected: expected, actual: sha256), retryable: false,
                     bytes: file.size)
             }
-            let placed = try FilePlacement.place(
-                id: request.id, directory: request.directory, base: name, keepPartial: keepPartial)
+            let placed = try Self.waitingForDescriptors { () throws(TransferError) -> String in
+                try FilePlacement.place(
+                    id: request.id, directory: request.directory, base: name, keepPartial: keepPartial)
+            }
             return .completed(id: id, bytes: file.size, sha256: sha256, fileName: placed)
         } catch {
             hashes.forget(follower)
             if file.size == 0 { file.remove() }
             let reason = error.reason
             return .failed(id: id, reason: reason, retryable: reason.isRetryable, bytes: kept)
+        }
+    }
+
+    /// Runs `work`, again every 50 ms for up to a minute while it fails for lack of descriptors (EMFILE, ENFILE):
+    /// a complete file is not failed for what other transfers hold.
+    static func waitingForDescriptors<T>(_ work: () throws(TransferError) -> T) throws(TransferError) -> T {
+        var tries = 0
+        while true {
+            do {
+                return try work()
+            } catch .tooManyOpenFiles where tries < 1200 {
+                tries += 1
+                usleep(50_000)
+            }
         }
     }
 

@@ -145,10 +145,13 @@ final class PartialFile {
         guard fsync(fd) == 0 else { throw Self.error("cannot fsync \(path)") }
     }
 
-    /// A ``TransferError`` for the current `errno`: ENOSPC and EDQUOT become ``TransferError/diskFull``.
+    /// A ``TransferError`` for the current `errno`: ENOSPC and EDQUOT become ``TransferError/diskFull``, EMFILE
+    /// and ENFILE ``TransferError/tooManyOpenFiles(_:)``.
     static func error(_ what: String) -> TransferError {
         let code = errno
         if code == ENOSPC || code == EDQUOT { return .diskFull }
-        return .fileSystem("\(what): \(String(cString: strerror(code)))")
+        let message = "\(what): \(String(cString: strerror(code)))"
+        if code == EMFILE || code == ENFILE { return .tooManyOpenFiles(message) }
+        return .fileSystem(message)
     }
 }

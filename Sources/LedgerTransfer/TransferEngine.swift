@@ -32,7 +32,10 @@ public final class TransferEngine: Sendable {
     /// loop's or a completion thread), in place of ``events``. It must return quickly and must not call back into
     /// the engine: a terminal event is handed over under the engine's lock. The scheduler uses it to learn that a
     /// transfer has received its last byte without a hop through a task, so the next transfer starts sooner.
+    ///
+    /// Raises the process's soft descriptor limit to the hard one first (``DescriptorLimit/raise()``).
     package init(config: TransferConfig, onEvent: (@Sendable (TransferEvent) -> Void)?) throws {
+        DescriptorLimit.raise()
         let multi = try CurlMulti()
         let mailbox = EngineMailbox(multi: multi, handler: onEvent)
         self.mailbox = mailbox

@@ -55,6 +55,11 @@ extension TransferLoop {
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
             CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH:
             return .tls(message)
+        // curl could not make a socket: the process is out of descriptors.
+        case _
+        where message.contains(String(cString: strerror(EMFILE)))
+            || message.contains(String(cString: strerror(ENFILE))):
+            return .tooManyOpenFiles(message)
         case CURLE_PARTIAL_FILE:
             guard let expected = attempt.total ?? attempt.limit else { return .connection(message) }
             return .sizeMismatch(expected: expected, actual: attempt.job.file.size)
@@ -62,14 +67,21 @@ extension TransferLoop {
         }
     }
 
-    /// Retries a retryable fault after a backoff (or the server's Retry-After), else fails the job.
+    /// Retries a retryable fault after a backoff (or the server's Retry-After), else fails the job. A lack of
+    /// descriptors is waited out however long it lasts: it says nothing about the transfer.
     func fault(_ job: Job, _ reason: FailureReason, retryAfter: Double?) {
-        guard reason.isRetryable, job.retries < config.maxRetries else {
-            end(job, failure: reason)
-            return
+        var delay: Double
+        if case .tooManyOpenFiles = reason {
+            delay = backoff(retry: 3)
+        } else {
+            guard reason.isRetryable, job.retries < config.maxRetries else {
+                end(job, failure: reason)
+                return
+            }
+            job.retries += 1
+            delay = backoff(retry: job.retries)
         }
-        job.retries += 1
-        let delay = retryAfter.map { min($0, config.backoffCap) } ?? backoff(retry: job.retries)
+        delay = retryAfter.map { min($0, config.backoffCap) } ?? delay
         job.retryAt = Self.now() + delay
         mailbox.emit(.retrying(id: job.request.id, reason: reason, bytes: job.keptBytes, delay: delay))
     }

@@ -14,6 +14,8 @@ final class TransferLoop: @unchecked Sendable {
     var jobs: [Int64: Job] = [:]
     var idsByHandle: [UnsafeMutableRawPointer: Int64] = [:]
     var speedLimit: Int64
+    /// Starts whose partial file could not be opened for lack of descriptors, and when to try again.
+    private var reopens: [(request: TransferRequest, due: Double)] = []
     private var nextTick: Double = 0
     private var publishedActivity = false
     private var lastRefill: Double = 0
@@ -40,7 +42,7 @@ final class TransferLoop: @unchecked Sendable {
             publishActivityIfDue()
             multi.poll(milliseconds: waitMilliseconds())
         }
-        for id in jobs.keys.sorted() {
+        for id in jobs.keys.sorted() + reopens.map(\.request.id) {
             cancel(id: id)
         }
         completions.close()
@@ -73,6 +75,13 @@ final class TransferLoop: @unchecked Sendable {
         guard jobs[request.id] == nil else { return }
         guard let partial = opened.opened else {
             let reason = opened.failure ?? .fileSystem("cannot open the partial file")
+            if case .tooManyOpenFiles = reason {
+                // Opened again on this thread once descriptors may have come free; the id stays running.
+                let delay = backoff(retry: 3)
+                reopens.append((request, Self.now() + delay))
+                mailbox.emit(.retrying(id: request.id, reason: reason, bytes: 0, delay: delay))
+                return
+            }
             mailbox.emit(.failed(id: request.id, reason: reason, retryable: false, bytes: 0))
             return
         }
@@ -92,6 +101,11 @@ final class TransferLoop: @unchecked Sendable {
     /// Stops `id` at once; its bytes are synced and its `.stopped` sent from the completion queue. An id already
     /// completing is left to complete.
     func cancel(id: Int64) {
+        if let waiting = reopens.firstIndex(where: { $0.request.id == id }) {
+            reopens.remove(at: waiting)
+            mailbox.emit(.stopped(id: id, bytes: 0))
+            return
+        }
         guard let job = jobs[id] else { return }
         // The gathered bytes are kept for the resume; a write error here shows again when it resumes.
         try? job.flush()
@@ -271,6 +285,10 @@ final class TransferLoop: @unchecked Sendable {
     func end(_ job: Job, failure reason: FailureReason) {
         try? job.flush()
         detachAttempt(of: job)
+        if case .tooManyOpenFiles = reason, jobs[job.request.id] === job {
+            fault(job, reason, retryAfter: nil)
+            return
+        }
         jobs[job.request.id] = nil
         hashes.forget(job.follower)
         if case .tooLarge = reason {
@@ -285,6 +303,11 @@ final class TransferLoop: @unchecked Sendable {
 
     private func startDueRetries() {
         let now = Self.now()
+        if reopens.contains(where: { $0.due <= now }) {
+            let due = reopens.filter { $0.due <= now }
+            reopens.removeAll { $0.due <= now }
+            for (request, _) in due { start(request, OpenedPartial(request)) }
+        }
         for job in jobs.values.sorted(by: { $0.request.id < $1.request.id }) {
             if let due = job.retryAt, due <= now { beginAttempt(job) }
             if let segments = job.segments, let due = segments.refillAt, due <= now {
@@ -313,9 +336,10 @@ final class TransferLoop: @unchecked Sendable {
     }
 
     private func waitMilliseconds() -> Int32 {
-        guard !jobs.isEmpty else { return 1000 }
+        guard !jobs.isEmpty || !reopens.isEmpty else { return 1000 }
         let now = Self.now()
         var until = nextTick
+        for reopen in reopens { until = min(until, reopen.due) }
         for job in jobs.values {
             if let due = job.retryAt { until = min(until, due) }
             if let due = job.segments?.refillAt { until = min(until, due) }

@@ -8,6 +8,7 @@ struct FailureReasonTests {
         .rangeNotSatisfiable, .sizeMismatch(expected: 10, actual: 7), .invalidURL("ftp://x"),
         .tls("bad cert"), .protocolViolation("status 999 is outside 100–599"),
         .tooLarge(limit: 1000, announced: 5000), .tooLarge(limit: 1000, announced: nil),
+        .tooManyOpenFiles("cannot open x: Too many open files"),
     ]
 
     @Test(arguments: all)
@@ -27,6 +28,7 @@ struct FailureReasonTests {
             retryable == [
                 .http(503), .connection("Connection refused"), .timeout("Operation too slow"),
                 .sizeMismatch(expected: 10, actual: 7),
+                .tooManyOpenFiles("cannot open x: Too many open files"),
             ])
         #expect(FailureReason.http(408).isRetryable)
         #expect(FailureReason.http(429).isRetryable)
