@@ -61,16 +61,20 @@ final class CurlMulti: @unchecked Sendable {
         curl_multi_poll(handle, nil, 0, max(milliseconds, 0), nil)
     }
 
-    /// The finished transfers since the last call: each easy handle with its result code.
-    func finished() -> [(easy: UnsafeMutableRawPointer, result: CURLcode)] {
-        var done: [(UnsafeMutableRawPointer, CURLcode)] = []
+    /// The next finished transfer, if any: its easy handle and its result code.
+    ///
+    /// One at a time, and handled before the next is read: handling one may take other handles off the multi handle
+    /// (a dropped mirror's other connections), and curl then drops their pending messages; a handle freed meanwhile
+    /// may even come back at the same address for a new request, so a message read before would be handed to the
+    /// wrong request (a fresh connection "failed" with another's result).
+    func nextFinished() -> (easy: UnsafeMutableRawPointer, result: CURLcode)? {
         var left: Int32 = 0
         while let message = curl_multi_info_read(handle, &left) {
             guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else {
                 continue
             }
-            done.append((easy, message.pointee.data.result))
+            return (easy, message.pointee.data.result)
         }
-        return done
+        return nil
     }
 }

@@ -5,7 +5,7 @@
 /// is full, as a sequential transfer gathers its own; the piece map is updated after each write.
 final class Piece {
     let start: Int64
-    /// The exclusive end; moved down when another connection takes over the rest (``Segments/nextPiece(now:freed:)``).
+    /// The exclusive end; moved down when another connection takes over the rest (``Segments/nextRange(now:freed:)``).
     var end: Int64
     /// Bytes before this offset are in the file (and in the piece map).
     var written: Int64

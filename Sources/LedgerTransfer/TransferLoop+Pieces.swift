@@ -33,6 +33,7 @@ extension TransferLoop {
                     : reason(for: result, attempt: attempt)
                 connectionFailed(job, reason, retryAfter: nil, source: piece.source)
             } else {
+                segments.learn(from: piece, firstByteAt: attempt.firstBodyAt, now: now)
                 afterPiece(job, now: now, freed: piece.speed(at: now))
             }
         }

@@ -85,8 +85,8 @@ extension TransferLoop {
         job.file.reserve(upTo: total)
         // The running request keeps the first even share; the others start now.
         let pieces = min(Int64(segments.wanted), (total - before) / config.minPieceSize)
-        let first = Piece(
-            start: before, end: before + (total - before) / max(pieces, 1), startedAt: now, source: 0)
+        let share = max(min((total - before) / max(pieces, 1), segments.pieceLength), config.minPieceSize)
+        let first = Piece(start: before, end: min(before + share, total), startedAt: now, source: 0)
         segments.add(first)
         attempt.piece = first
         first.attempt = attempt
@@ -167,6 +167,7 @@ extension TransferLoop {
     func detach(_ attempt: Attempt, of job: Job) {
         idsByHandle[attempt.easy.handle] = nil
         multi.remove(attempt.easy)
+        keepDebt(of: attempt)
         attempt.piece?.attempt = nil
         applySpeedLimit()
     }

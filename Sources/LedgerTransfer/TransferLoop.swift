@@ -19,6 +19,10 @@ final class TransferLoop: @unchecked Sendable {
     private var nextTick: Double = 0
     private var publishedActivity = false
     private var lastRefill: Double = 0
+    /// Bytes received beyond their allowance by requests that have ended, by transfer (a callback delivers up to a
+    /// whole buffer however little allowance is left): paid back from the next refills, so many short requests, as
+    /// the pieces of split transfers are, do not each overshoot the limit once.
+    var limiterDebts: [Int64: Double] = [:]
     static let tickInterval = 0.25
     static let refillInterval = 0.05
 
@@ -35,7 +39,7 @@ final class TransferLoop: @unchecked Sendable {
             if isLimiting { refillAllowances() }
             releaseExpiredHolds()
             multi.perform()
-            for (easy, result) in multi.finished() {
+            while let (easy, result) = multi.nextFinished() {
                 finish(easy: easy, result: result)
             }
             considerSplits(now: Self.now())
@@ -201,6 +205,7 @@ final class TransferLoop: @unchecked Sendable {
         for attempt in job.inFlight {
             idsByHandle[attempt.easy.handle] = nil
             multi.remove(attempt.easy)
+            keepDebt(of: attempt)
         }
         job.attempt = nil
         if let segments = job.segments {
@@ -264,12 +269,21 @@ final class TransferLoop: @unchecked Sendable {
         let elapsed = min(now - lastRefill, 1)
         lastRefill = now
         let rates = self.rates()
+        if !limiterDebts.isEmpty { limiterDebts = limiterDebts.filter { jobs[$0.key] != nil } }
         for job in jobs.values where !job.inFlight.isEmpty {
-            let share = rates[job.request.id].map { $0 / Double(job.inFlight.count) }
+            let connections = Double(job.inFlight.count)
+            let share = rates[job.request.id].map { $0 / connections }
             let burst = share.map { max($0 * Self.refillInterval * 2, 16_384) }
+            // What ended requests took beyond their allowance is paid first.
+            var earned = (share ?? 0) * connections * elapsed
+            if let debt = limiterDebts[job.request.id] {
+                let paid = min(debt, earned)
+                earned -= paid
+                limiterDebts[job.request.id] = debt > paid ? debt - paid : nil
+            }
             for attempt in job.inFlight {
-                if let allowance = attempt.allowance, let share, let burst {
-                    attempt.allowance = min(allowance + share * elapsed, burst)
+                if let allowance = attempt.allowance, let burst {
+                    attempt.allowance = min(allowance + earned / connections, burst)
                 }
                 if attempt.paused && attempt.heldSince == nil && (attempt.allowance ?? 1) > 0 {
                     attempt.paused = false
@@ -278,6 +292,17 @@ final class TransferLoop: @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// Keeps what `attempt`, leaving, received beyond its allowance, for its transfer's next refills to pay back.
+    func keepDebt(of attempt: Attempt) {
+        if let allowance = attempt.allowance, allowance < 0 {
+            let id = attempt.job.request.id
+            // At most a second's worth: a limit lowered meanwhile does not stall the transfer for long.
+            let bound = Double(max(speedLimit, attempt.job.maxSpeed ?? 0))
+            limiterDebts[id] = min((limiterDebts[id] ?? 0) - allowance, bound)
+        }
+        attempt.allowance = nil
     }
 
     /// Ends `job` with a failure. An empty partial file is removed: it holds nothing to resume; so is one of a

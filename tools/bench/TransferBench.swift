@@ -25,12 +25,14 @@ enum TransferBench {
         var slowBytes: Int64 = 64 << 20
         /// Bytes per second the throttling server sends on each connection.
         var slowRate = 4_000_000
+        /// Clients left out (the start of their label), to iterate on one case without the others' time.
+        var without: [String] = []
     }
 
     static let usage = """
         usage: ledger-bench transfer [--runs N] [--big-mib N] [--small N] [--small-kib N] [-j N]
                                      [--slow-mib N] [--slow-rate BYTES/S] [--only big|small|slow]
-                                     [--work PARENT] [--keep]
+                                     [--without CLIENT]... [--work PARENT] [--keep]
         """
 
     static func run(arguments: [String]) -> Int32 {
@@ -67,6 +69,7 @@ enum TransferBench {
             case "--slow-rate": o.slowRate = Int(min(number ?? 0, 1 << 40))
             case "--only": o.workloads = [value]
             case "--work": o.parent = value
+            case "--without": o.without.append(value)
             default: return nil
             }
         }
@@ -112,7 +115,9 @@ enum TransferBench {
             bench: try executablePath(), parallel: o.parallel, bigURL: bigURL, bigList: work + "/big.list",
             smallList: work + "/small.list", curlConfig: work + "/small.curl", slowURL: throttled.url,
             slowList: work + "/slow.list"
-        ).filter { o.workloads.contains("\($0.workload)") }
+        ).filter { c in
+            o.workloads.contains("\(c.workload)") && !o.without.contains { c.label.hasPrefix($0) }
+        }
         let expected: [TransferCase.Workload: [String: String]] = [
             .big: [fixtures.bigName: fixtures.bigName],
             .small: Dictionary(uniqueKeysWithValues: fixtures.smallNames.map { ($0, "small/" + $0) }),

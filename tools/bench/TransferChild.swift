@@ -2,9 +2,10 @@ import DownloadLedger
 import Foundation
 
 /// `ledger-bench transfer-child --list FILE --dir DIR [-j N] [--ledger PATH]`: the library as an application uses
-/// it. Opens a fresh ledger, adds every URL of the list in one command, and runs the scheduler until idle, so
-/// the measured figure includes the ledger's appends. Exits 0 only when every task finished. `--tick-ms` overrides
-/// the scheduler's polling tick, for diagnosis only: the benchmark runs the library's default.
+/// it. Opens a fresh ledger, adds every URL of the list in one command (the file appears holding both, as dledger
+/// creates one), and runs the scheduler until idle, so the measured figure includes the ledger's appends. Exits 0
+/// only when every task finished. `--tick-ms` overrides the scheduler's polling tick, and `LEDGER_BENCH_TRACE=FILE`
+/// appends the events with their times to FILE, for diagnosis only: the benchmark runs the library's default.
 enum TransferChild {
     static let usage =
         "usage: ledger-bench transfer-child --list FILE --dir DIR [-j N] [--connections N] [--ledger PATH] [--tick-ms N]"
@@ -69,7 +70,8 @@ enum TransferChild {
         _ urls: [String], into directory: String, ledger path: String, parallel: Int, tick: Duration?,
         connections: Int?
     ) async throws -> Int32 {
-        let ledger = try Ledger(path: path, creatingWithDirectory: directory)
+        // As dledger creates one: the file appears with the creation and the first command in one go.
+        let ledger = try Ledger(path: path, creatingWithDirectory: directory, deferringCreation: true)
         try ledger.execute(.add(urls: urls, placement: .end, name: nil, sha256: nil, directory: nil))
         var config = TransferConfig()
         if let connections {
@@ -79,10 +81,27 @@ enum TransferChild {
         let scheduler = try Scheduler(ledger: ledger, config: config, maxDownloads: parallel)
         if let tick { scheduler.tick = tick }
         try await scheduler.run(untilIdle: true)
+        if let path = ProcessInfo.processInfo.environment["LEDGER_BENCH_TRACE"] {
+            try trace(ledger, to: path)
+        }
         let unfinished = ledger.list.orderedTasks.filter { $0.state != .finished }
         for task in unfinished.prefix(5) {
             print("error: \(task.url) ended \(task.state)")
         }
         return unfinished.isEmpty ? 0 : 1
+    }
+
+    /// Diagnosis only (`LEDGER_BENCH_TRACE=FILE`): appends every event to FILE with its commit time, in ms after
+    /// the first one.
+    private static func trace(_ ledger: Ledger, to path: String) throws {
+        let entries = try ledger.log()
+        let start = entries.first?.time ?? 0
+        var text = "--\n"
+        for logged in entries {
+            text += "+\(logged.time - start) ms  " + String("\(logged.entry)".prefix(200)) + "\n"
+        }
+        guard let file = fopen(path, "a") else { return }
+        fputs(text, file)
+        fclose(file)
     }
 }
