@@ -23,27 +23,41 @@ extension Ledger {
         }
     }
 
-    /// Appends a user command's events after the head. On a ledger not yet on disk, writes its file first.
-    /// Caller holds the lock.
+    /// Appends a user command's entries after the head and applies them to the list as they were written (what
+    /// was just written is not read back and decoded: an add of a million URLs is a payload of 100 MB). On a
+    /// ledger not yet on disk, writes its file first. Caller holds the lock.
+    /// - Returns: the seq of the last entry and the commit time of all of them.
     /// - Throws: `StoreError.conflict` when another process appended first (or created the ledger first: the
     ///   command is then decided again on that ledger).
-    func appendCommand(_ events: [NewEvent], vault: VaultChange = .none, time: Int64) throws -> Int64 {
-        guard let creation = pendingCreation else {
+    func appendCommand(_ entries: [Entry], vault: VaultChange = .none, time: Int64) throws -> (last: Int64, time: Int64) {
+        let events = entries.map(Self.newEvent)
+        let last: Int64
+        if let creation = pendingCreation {
+            guard try Self.createFile(at: path, events: [creation] + events, vault: vault, time: time) else {
+                try openCreatedFile()
+                throw StoreError.conflict(head: state.head)
+            }
+            try openCreatedFile(through: 1)
+            last = Int64(1 + events.count)
+        } else {
             try useFactDurability(false)
-            return try store.append(events, expectingHead: state.head, time: time, vault: vault)
+            last = try store.append(events, expectingHead: state.head, time: time, vault: vault)
         }
-        let created = try Self.createFile(at: path, events: [creation] + events, vault: vault, time: time)
-        try openCreatedFile()
-        guard created else { throw StoreError.conflict(head: state.head) }
-        return Int64(1 + events.count)
+        let committed = try store.commitTime(of: last) ?? time
+        for (n, entry) in entries.enumerated() {
+            state.apply(LoggedEntry(seq: last - Int64(entries.count - 1 - n), time: committed, entry: entry))
+            workSinceSnapshot += events[n].payload.count + Self.eventWork
+        }
+        return (last, committed)
     }
 
-    /// Switches from the in-memory start to the file now at `path`. Caller holds the lock.
-    func openCreatedFile() throws {
+    /// Switches from the in-memory start to the file now at `path`, folding its events (through `through`: the
+    /// caller applies the rest itself). Caller holds the lock.
+    func openCreatedFile(through: Int64? = nil) throws {
         let file = try SQLiteEventStore(path: path, existing: true)
-        var list = try Self.startingPoint(file, atOrBefore: nil)
+        var list = try Self.startingPoint(file, atOrBefore: through)
         lastSnapshotSeq = list.head
-        workSinceSnapshot = try Self.fold(file, into: &list, through: nil)
+        workSinceSnapshot = try Self.fold(file, into: &list, through: through)
         store = file
         state = list
         pendingCreation = nil
@@ -85,6 +99,46 @@ extension Ledger {
         }
         syncDirectory(parent)
         return true
+    }
+
+    /// Removes what a creation that died between writing its temporary ledger and linking it left beside `path`:
+    /// files named exactly `<name>.new-<pid>-<number>` (or that with `-wal`, `-shm`, `-journal`), regular files
+    /// of this user (never a link), whose pid is no longer running. Anything else is left alone.
+    static func removeStaleTemporaries(of path: String) {
+        let parent = (path as NSString).deletingLastPathComponent
+        let prefix = (path as NSString).lastPathComponent + ".new-"
+        let dirFD = open(parent.isEmpty ? "." : parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard dirFD >= 0 else { return }
+        defer { close(dirFD) }
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: parent.isEmpty ? "." : parent)
+        else { return }
+        for name in names where name.hasPrefix(prefix) {
+            guard let pid = creatorPID(String(name.dropFirst(prefix.count))), kill(pid, 0) != 0,
+                errno == ESRCH
+            else { continue }
+            var info = stat()
+            guard fstatat(dirFD, name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG,
+                info.st_uid == geteuid()
+            else { continue }
+            unlinkat(dirFD, name, 0)
+        }
+    }
+
+    /// The pid in the rest of a temporary's name (`<pid>-<number>` and an optional SQLite suffix), nil when the
+    /// rest is not exactly that.
+    static func creatorPID(_ rest: String) -> pid_t? {
+        var rest = Substring(rest)
+        for suffix in ["-wal", "-shm", "-journal"] where rest.hasSuffix(suffix) {
+            rest = rest.dropLast(suffix.count)
+            break
+        }
+        let parts = rest.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2,
+            parts.allSatisfy({ !$0.isEmpty && $0.count <= 10 && $0.allSatisfy(\.isASCII) }),
+            let pid = Int32(parts[0]), pid > 0, UInt32(parts[1]) != nil,
+            parts.allSatisfy({ $0.allSatisfy(\.isNumber) })
+        else { return nil }
+        return pid
     }
 
     private static func syncDirectory(_ parent: String) {

@@ -68,6 +68,14 @@ extension Ledger {
         return nil
     }
 
+    /// Whether `cleanUpFiles` has anything to do after `event` (it needs the list before the event).
+    static func cleansFiles(_ event: Event) -> Bool {
+        switch event {
+        case .tasksRemoved, .filesDeleted, .tasksRedownloaded, .tasksErased, .trashPurged: true
+        default: false
+        }
+    }
+
     /// Disk work after the event is logged: the partial files of undone adds, purged, redownloaded and
     /// file-deleted tasks go, and their finished files unless kept (checked once more just before).
     /// Everything happens inside the tasks' real hidden folders and directories (``DownloadFolder``).

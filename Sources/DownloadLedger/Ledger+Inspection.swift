@@ -13,7 +13,7 @@ public struct VerifyReport: Sendable {
 
 extension Ledger {
     /// Decodes stored events.
-    func logged(_ stored: [StoredEvent]) throws -> [LoggedEntry] {
+    static func logged(_ stored: [StoredEvent]) throws -> [LoggedEntry] {
         try stored.map { e in
             do {
                 return LoggedEntry(
@@ -31,6 +31,10 @@ extension Ledger {
         }
     }
 
+    /// The seq of the snapshot this ledger's list was loaded from, or of the last one it saved; nil when none.
+    /// Unlike `latestSnapshotSeq()` nothing is read (nor is the snapshot's seal checked a second time).
+    public var snapshotSeq: Int64? { withLock { lastSnapshotSeq > 0 ? lastSnapshotSeq : nil } }
+
     /// A quick check of the chain's head (the last event's hash against the one before it): why it fails, or nil.
     /// Cheap enough for every read; `verify()` checks the whole log.
     public func checkHead() throws -> String? {
@@ -39,7 +43,7 @@ extension Ledger {
 
     /// Events after `after` (a seq), at most `limit`, in order.
     public func log(after: Int64 = 0, limit: Int? = nil) throws -> [LoggedEntry] {
-        try withLock { try logged(try store.events(after: after, through: nil, limit: limit)) }
+        try withLock { try Self.logged(try store.events(after: after, through: nil, limit: limit)) }
     }
 
     /// The last seq committed at or before `time` (ms since the Unix epoch).
@@ -67,9 +71,9 @@ extension Ledger {
             let indexed = try store.events(touching: id)
             let upToHead = indexed.prefix { $0.seq <= head }
             if upToHead.count == list.eventCounts[id], indexed.allSatisfy({ $0.tasks.contains(id) }) {
-                return AuditTrail(entries: try logged(indexed), fromIndex: true)
+                return AuditTrail(entries: try Self.logged(indexed), fromIndex: true)
             }
-            return AuditTrail(entries: try logged(try store.events(listing: id)), fromIndex: false)
+            return AuditTrail(entries: try Self.logged(try store.events(listing: id)), fromIndex: false)
         }
     }
 

@@ -89,6 +89,7 @@ public final class Ledger: @unchecked Sendable {
         self.clock = clock
         let exists = try Self.checkExisting(path)
         if !exists && (readOnly || directory == nil) { throw LedgerOpenError.noLedger(path) }
+        if !readOnly { Self.removeStaleTemporaries(of: path) }
         if !exists, let directory {
             store = InMemoryEventStore()
             state = DownloadList()
@@ -221,21 +222,23 @@ public final class Ledger: @unchecked Sendable {
         defer { renameLock?.unlock() }
         while true {
             try fold()
-            let before = state
             var decision = try state.decide(command)
             decision.entry.origin = origin
             let decided = decision.entry
             var sealed = [decided]
             let vault = try sealCredentials(in: &sealed) {
-                var after = before
-                after.apply(LoggedEntry(seq: before.head + 1, time: clock(), entry: decided))
+                var after = state
+                after.apply(LoggedEntry(seq: state.head + 1, time: clock(), entry: decided))
                 return after
             }
             decision.entry = sealed[0]
-            let undoRename = try prepareFiles(for: &decision.entry, in: before)
-            let seq: Int64
+            let undoRename = try prepareFiles(for: &decision.entry, in: state)
+            // The list before the event, kept only when its files are cleaned up after it (a copy of a list of a
+            // million tasks is not made for nothing).
+            let before = Self.cleansFiles(decision.entry.event) ? state : nil
+            let appended: (last: Int64, time: Int64)
             do {
-                seq = try appendCommand([Self.newEvent(decision.entry)], vault: vault, time: clock())
+                appended = try appendCommand([decision.entry], vault: vault, time: clock())
             } catch StoreError.conflict {
                 undoRename?()
                 continue
@@ -246,11 +249,10 @@ public final class Ledger: @unchecked Sendable {
             try fold()
             lastToken = (try? store.changeToken()) ?? lastToken
             if !vault.removed.isEmpty { forgetDeletedKeys() }
-            cleanUpFiles(after: decision.entry.event, before: before)
+            if let before { cleanUpFiles(after: decision.entry.event, before: before) }
             try saveSnapshotIfDue()
             notify()
-            let time = try store.events(after: seq - 1, through: seq, limit: 1).first?.time ?? clock()
-            return Outcome(seq: seq, time: time, entry: decision.entry, decision: decision)
+            return Outcome(seq: appended.last, time: appended.time, entry: decision.entry, decision: decision)
         }
     }
 
@@ -292,9 +294,9 @@ public final class Ledger: @unchecked Sendable {
             }
             for n in decisions.indices { decisions[n].entry = entries[n] }
             let before = state
-            let last: Int64
+            let appended: (last: Int64, time: Int64)
             do {
-                last = try appendCommand(decisions.map { Self.newEvent($0.entry) }, vault: vault, time: now)
+                appended = try appendCommand(decisions.map(\.entry), vault: vault, time: now)
             } catch StoreError.conflict {
                 takeBack()
                 continue
@@ -306,19 +308,15 @@ public final class Ledger: @unchecked Sendable {
             try fold()
             lastToken = (try? store.changeToken()) ?? lastToken
             if !vault.removed.isEmpty { forgetDeletedKeys() }
-            let first = last - Int64(decisions.count) + 1
-            let stored = try store.events(after: first - 1, through: last, limit: decisions.count)
+            let first = appended.last - Int64(decisions.count) + 1
             for (n, decision) in decisions.enumerated() {
                 cleanUpFiles(after: decision.entry.event, before: list)
-                list.apply(LoggedEntry(seq: first + Int64(n), time: now, entry: decision.entry))
+                list.apply(LoggedEntry(seq: first + Int64(n), time: appended.time, entry: decision.entry))
             }
             try saveSnapshotIfDue()
             notify()
             return decisions.enumerated().map { n, decision in
-                Outcome(
-                    seq: first + Int64(n), time: n < stored.count ? stored[n].time : now,
-                    entry: decision.entry,
-                    decision: decision)
+                Outcome(seq: first + Int64(n), time: appended.time, entry: decision.entry, decision: decision)
             }
         }
     }

@@ -43,6 +43,21 @@ public struct TaskTable: Sendable, Sequence {
         return far.isEmpty ? nil : far[id]?.state
     }
 
+    /// What `body` reads from the task with this id, or nil when there is none; the task is lent, not copied (a
+    /// count over a list of a million tasks retains no strings).
+    @inline(__always)
+    public func read<R>(_ id: TaskID, _ body: (borrowing DownloadTask) -> R) -> R? {
+        if let i = slot(id) {
+            return slots.withUnsafeBufferPointer { buffer in
+                let task = buffer.baseAddress! + i
+                if case .none = task.pointee { return nil }
+                return body(task.pointee!)
+            }
+        }
+        guard !far.isEmpty, let task = far[id] else { return nil }
+        return body(task)
+    }
+
     /// The task with this id, or nil. Setting nil removes it.
     public subscript(id: TaskID) -> DownloadTask? {
         get {

@@ -3,6 +3,8 @@ public enum Validation {
     /// A trimmed http(s) URL with a host and no spaces or control characters.
     /// - Throws: `LedgerError.invalidURL`.
     public static func url(_ raw: String) throws -> String {
+        // Most URLs (a list of a million) are printable ASCII: checked over their bytes, without a copy.
+        if isPlainValidURL(raw) { return raw }
         let url = trimmed(raw)
         let lower = url.lowercased()
         guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
@@ -34,12 +36,53 @@ public enum Validation {
         return url
     }
 
+    /// Whether `url` is printable ASCII (nothing to trim) and passes every check of `url(_:)`. False says only
+    /// that the general path must decide (and give the reason).
+    static func isPlainValidURL(_ url: String) -> Bool {
+        var url = url
+        return url.withUTF8 { b in
+            guard b.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return false }
+            let lower = { (i: Int) in i < b.count ? b[i] | 0x20 : 0 }
+            guard lower(0) == UInt8(ascii: "h"), lower(1) == UInt8(ascii: "t"), lower(2) == UInt8(ascii: "t"),
+                lower(3) == UInt8(ascii: "p")
+            else { return false }
+            let colon = lower(4) == UInt8(ascii: "s") ? 5 : 4
+            guard colon + 2 < b.count, b[colon] == UInt8(ascii: ":"), b[colon + 1] == UInt8(ascii: "/"),
+                b[colon + 2] == UInt8(ascii: "/")
+            else { return false }
+            var end = colon + 3
+            while end < b.count, b[end] != UInt8(ascii: "/"), b[end] != UInt8(ascii: "?"),
+                b[end] != UInt8(ascii: "#")
+            {
+                end += 1
+            }
+            var start = colon + 3
+            if let at = b[start..<end].lastIndex(of: UInt8(ascii: "@")) { start = at + 1 }
+            guard start < end, b[start] != UInt8(ascii: "[") else { return false }
+            let portColon = b[start..<end].firstIndex(of: UInt8(ascii: ":")) ?? end
+            guard portColon > start,
+                b[start..<portColon].allSatisfy({ c in
+                    let l = c | 0x20
+                    return (l >= UInt8(ascii: "a") && l <= UInt8(ascii: "z")) || (c >= 0x30 && c <= 0x39)
+                        || c == UInt8(ascii: ".") || c == UInt8(ascii: "-") || c == UInt8(ascii: "_")
+                })
+            else { return false }
+            guard portColon < end else { return true }
+            let port = b[(portColon + 1)..<end]
+            guard !port.isEmpty, port.count <= 5, port.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+                return false
+            }
+            return port.reduce(0) { $0 * 10 + Int($1 - 0x30) } <= 65535
+        }
+    }
+
     /// The form of a URL that says which resource it names, for duplicate detection: the scheme and host in lower
     /// case, no default port (80 for http, 443 for https), and `/` for an empty path. The URL itself is kept as
     /// typed; two URLs with one identity are one task.
     /// - Complexity: O(length); no copy when the URL is in that form already.
     public static func identity(_ url: String) -> String {
         var url = url
+        if url.withUTF8(isIdentityForm) { return url }
         return url.withUTF8 { bytes in
             guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon + 2 < bytes.count,
                 bytes[colon + 1] == UInt8(ascii: "/"), bytes[colon + 2] == UInt8(ascii: "/")
@@ -72,6 +115,25 @@ public enum Validation {
             return out.elementsEqual(bytes)
                 ? String(decoding: bytes, as: UTF8.self) : String(decoding: out, as: UTF8.self)
         }
+    }
+
+    /// Whether `identity` would give the URL back as it is: no capital in the scheme or the authority, no port,
+    /// a path. (False only sends it the long way.)
+    private static func isIdentityForm(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon + 2 < bytes.count,
+            bytes[colon + 1] == UInt8(ascii: "/"), bytes[colon + 2] == UInt8(ascii: "/")
+        else { return false }
+        var i = 0
+        while i < bytes.count {
+            let b = bytes[i]
+            if b == UInt8(ascii: "/") && i > colon + 2 { return true }
+            if b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z") { return false }
+            if i > colon && (b == UInt8(ascii: ":") || b == UInt8(ascii: "?") || b == UInt8(ascii: "#")) {
+                return false
+            }
+            i += 1
+        }
+        return false
     }
 
     private static func lower(_ b: UInt8) -> UInt8 {

@@ -62,6 +62,15 @@ final class ChainHasher {
         entries.removeAll(keepingCapacity: true)
     }
 
+    /// Gives back a buffer grown past 4 MiB by a big event (it is kept for the store's lifetime otherwise).
+    func shrinkIfLarge() {
+        guard capacity > 4 << 20 else { return }
+        clear()
+        buffer.deallocate()
+        capacity = 1024
+        buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
+    }
+
     /// Continues the chain after an event whose hash is `hash` (32 bytes), or from the start when nil.
     func restart(from hash: UnsafeRawBufferPointer?) {
         if let hash, hash.count == Self.digestLength {

@@ -56,6 +56,9 @@ public protocol EventStore: AnyObject {
     /// - Complexity: O(n).
     func events(listing task: Int64) throws -> [StoredEvent]
 
+    /// The commit time of event `seq` (ms since the Unix epoch), nil when there is none; its payload is not read.
+    func commitTime(of seq: Int64) throws -> Int64?
+
     /// The last seq committed at or before `time` (ms since the Unix epoch), 0 if none: replay "as of" a time.
     /// - Complexity: O(log n).
     func lastSeq(atOrBefore time: Int64) throws -> Int64

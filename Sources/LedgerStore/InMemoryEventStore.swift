@@ -78,6 +78,10 @@ public final class InMemoryEventStore: EventStore {
 
     public func events(listing task: Int64) throws -> [StoredEvent] { try events(touching: task) }
 
+    public func commitTime(of seq: Int64) throws -> Int64? {
+        seq >= 1 && seq <= Int64(log.count) ? log[Int(seq - 1)].time : nil
+    }
+
     public func lastSeq(atOrBefore time: Int64) throws -> Int64 {
         var low = 0
         var high = log.count

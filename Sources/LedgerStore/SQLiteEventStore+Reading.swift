@@ -57,6 +57,10 @@ extension SQLiteEventStore {
         }
     }
 
+    public func commitTime(of seq: Int64) throws -> Int64? {
+        try translatingErrors { try db.int64("SELECT time FROM events WHERE seq = ?", seq) }
+    }
+
     public func lastSeq(atOrBefore time: Int64) throws -> Int64 {
         try translatingErrors {
             // Commit times never decrease along the log, so a binary search over seq finds the boundary.

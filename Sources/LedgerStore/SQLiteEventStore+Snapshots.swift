@@ -22,10 +22,13 @@ extension SQLiteEventStore {
                     """)
                 try save.bind(Int64(reducerVersion), at: 1)
                 try save.bind(seq, at: 2)
-                try bytes.withUnsafeBytes { try save.bindBlob($0, at: 3) }
                 try seal.eventHash.withUnsafeBytes { try save.bindBlob($0, at: 4) }
                 try seal.digest.withUnsafeBytes { try save.bindBlob($0, at: 5) }
-                try save.run()
+                // Bound without a copy (a snapshot of a million tasks is 100 MB): the bytes outlive the statement.
+                try bytes.withUnsafeBytes { bytes in
+                    try save.bindBlobNoCopy(bytes, at: 3)
+                    try save.run()
+                }
                 let prune = try db.cachedStatement(
                     """
                     DELETE FROM snapshots WHERE reducer_version = ?1 AND seq NOT IN

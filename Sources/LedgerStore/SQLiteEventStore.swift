@@ -147,6 +147,7 @@ public final class SQLiteEventStore: EventStore {
     {
         guard !isReadOnly else { throw StoreError.readOnly }
         guard vault.isEmpty || hasVault else { throw StoreError.readOnly }
+        defer { hasher.shrinkIfLarge() }
         return try translatingErrors {
             try db.immediateTransaction {
                 let last = try db.cachedStatement(

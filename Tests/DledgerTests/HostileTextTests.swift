@@ -62,6 +62,29 @@ import Testing
     }
 }
 
+extension HostileTextTests {
+    @Test func jsonOutputEscapesC1AndBidiControls() async throws {
+        let box = try DledgerSandbox()
+        try await box.run("add", "http://example.org/file.bin", "--section", "S")
+        try await box.run("stop", "1")
+        try sqlite3(
+            box.ledger,
+            "DROP TRIGGER events_refuse_update; UPDATE events SET payload = replace(payload, 'file.bin', "
+                + "'fi' || char(155) || '2J' || char(8238) || 'nib.' || char(8294) || 'le' || char(133) || '.bin')"
+        )
+        for command in [["ls", "--json"], ["log", "--json"], ["audit", "1", "--json"]] {
+            let r = try await box.run(command)
+            #expect(r.status == 0, "\(command): \(r.err)")
+            for c: Character in ["\u{9B}", "\u{202E}", "\u{2066}", "\u{85}"] {
+                #expect(
+                    !r.out.contains(c),
+                    "\(command) wrote U+\(String(c.unicodeScalars.first!.value, radix: 16)) raw")
+            }
+            #expect(r.out.contains("fi\\u009b2J\\u202enib.\\u2066le\\u0085.bin"), "\(command): \(r.out)")
+        }
+    }
+}
+
 /// Numbers a server sends are read with a range check too.
 @Suite struct HostileNumberTests {
     @Test(arguments: ["nan", "inf", "1e400", "-5", "0x10", ""])

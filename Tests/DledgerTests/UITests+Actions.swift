@@ -11,13 +11,17 @@ extension UITests {
         server.serve("/two.bin", Resource(size: 300_000, seed: 2))
         let t = try ui(box)
         defer { t.close() }
-        try await t.waitFor("downloading here (pid")
+        // A new ledger: nothing is on disk, not even the run lock, until something is added.
+        try await t.waitFor("not downloading")
+        #expect(!FileManager.default.fileExists(atPath: box.ledger))
+        #expect(!FileManager.default.fileExists(atPath: box.ledger + ".lock"))
         try t.keys("N")
         try t.type("Fresh")
         try t.keys("Enter")
         try await t.waitFor("Add URLs to the new section 'Fresh'")
         try t.paste(server.url("/one.bin") + "\n" + server.url("/two.bin") + "\n")
         try t.keys("Enter")
+        #expect(try await t.waitFor("downloading here (pid") != nil, "\(t.shown)")
         let done = try await t.waitFor(10) { $0.contains { $0.contains("2 finished") } }
         #expect(done != nil, "\(t.shown)")
         #expect(t.shown.contains("0 Fresh  (2 tasks)"), "\(t.shown)")

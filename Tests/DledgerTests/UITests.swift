@@ -41,6 +41,18 @@ struct UITests {
         #expect(!FileManager.default.fileExists(atPath: box.ledger))
     }
 
+    @Test func aMissingLedgerIsCreatedOnlyByAnAdd() async throws {
+        let box = try DledgerSandbox()
+        let t = try ui(box)
+        defer { t.close() }
+        try await t.waitFor("not downloading")
+        try t.keys("A", "p")
+        try t.keys("q")
+        try await expectRestored(t, exit: 0)
+        #expect(!FileManager.default.fileExists(atPath: box.ledger))
+        #expect(!FileManager.default.fileExists(atPath: box.ledger + ".lock"))
+    }
+
     @Test func showsTheListLiveAndQuitsRestoringTheTerminal() async throws {
         let box = try DledgerSandbox()
         try await box.run("add", "http://127.0.0.1:9/a.iso", "http://127.0.0.1:9/b.iso")

@@ -104,21 +104,47 @@ enum AddCommand {
         return (untitled, titled)
     }
 
-    /// The file's (or stdin's, for `-`) lines, trimmed, blank ones left out.
+    /// The file's (or stdin's, for `-`) lines, trimmed, blank ones left out. Read a megabyte at a time: the list
+    /// is never held whole (a list of a million URLs is 50 MB).
     static func readLines(_ file: String, cwd: String) throws -> [String] {
-        let data: Data
-        if file == "-" {
-            data = FileHandle.standardInput.readDataToEndOfFile()
-        } else {
-            let path = Context.absolute(file, cwd: cwd)
-            guard let read = FileManager.default.contents(atPath: path) else {
-                throw CLIError.failed("cannot read \(file)")
+        let fd = file == "-" ? 0 : open(Context.absolute(file, cwd: cwd), O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw CLIError.failed("cannot read \(file)") }
+        defer { if fd != 0 { close(fd) } }
+        var lines: [String] = []
+        var line: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { throw CLIError.failed("cannot read \(file)") }
+            guard n > 0 else { break }
+            for b in buffer[..<n] {
+                // \n, \v, \f, \r end a line.
+                if b >= 0x0A && b <= 0x0D {
+                    addLine(line, to: &lines)
+                    line.removeAll(keepingCapacity: true)
+                } else {
+                    line.append(b)
+                }
             }
-            data = read
         }
-        return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
-            .map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty }
+        addLine(line, to: &lines)
+        return lines
+    }
+
+    /// One line of a list, trimmed of spaces and tabs; a line with other characters than ASCII also splits at
+    /// Unicode line breaks and is trimmed of Unicode spaces.
+    private static func addLine(_ bytes: [UInt8], to lines: inout [String]) {
+        guard bytes.allSatisfy({ $0 < 0x80 }) else {
+            lines += String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline)
+                .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            return
+        }
+        let blank = { (b: UInt8) in b == 0x20 || b == 0x09 }
+        guard let first = bytes.firstIndex(where: { !blank($0) }),
+            let last = bytes.lastIndex(where: { !blank($0) })
+        else { return }
+        lines.append(String(decoding: bytes[first...last], as: UTF8.self))
     }
 
     static func run(_ inv: Invocation) throws -> Int32 {

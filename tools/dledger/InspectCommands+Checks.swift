@@ -72,15 +72,23 @@ extension InspectCommands {
         var counts: [TaskState: Int] = [:]
         var bytes: Int64 = 0
         var known: Int64 = 0
-        for t in list.orderedTasks {
-            counts[t.state, default: 0] += 1
-            bytes += t.bytes
-            known += t.size ?? 0
+        var live = 0
+        // Counted in place: no copy of the list's tasks (a tenth of a second for 100,000 of them).
+        var byState = [Int](repeating: 0, count: TaskState.allCases.count)
+        for section in list.sections {
+            for id in section.tasks {
+                list.tasks.read(id) { t in
+                    live += 1
+                    byState[TaskState.allCases.firstIndex(of: t.state)!] += 1
+                    bytes += t.bytes
+                    known += t.size ?? 0
+                }
+            }
         }
-        let snapshot = try ledger.latestSnapshotSeq()
+        for (n, state) in TaskState.allCases.enumerated() where byState[n] > 0 { counts[state] = byState[n] }
+        let snapshot = ledger.snapshotSeq
         let fileBytes = (try? FileManager.default.attributesOfItem(atPath: ledger.path)[.size] as? NSNumber)?
             .int64Value
-        let live = list.orderedTasks.count
         if inv.context.json {
             var byState: [JSON.Field] = [JSON.Field(key: "total", value: .int(live))]
             byState += TaskState.allCases.map { JSON.Field(key: $0.rawValue, value: .int(counts[$0] ?? 0)) }

@@ -39,28 +39,31 @@ enum InspectCommands {
 
     static func log(_ inv: Invocation) throws -> Int32 {
         try inv.require([])
-        let ledger = try inv.context.openForReading()
+        // Read without projecting the list: what is printed is what is read (`log --limit 1` of a long log).
+        let log = try LedgerLog(path: inv.context.ledgerPath)
         let limit = try inv.int("--limit", in: Numbers.seq)
         var after: Int64 = 0
         if let raw = inv.args.value("--since") {
             if raw.count < 9, raw.allSatisfy({ $0.isASCII && $0.isNumber }) {
                 after = max(0, try Numbers.whole(raw, "option '--since'", in: Numbers.seq) - 1)
             } else {
-                after = try ledger.seq(atOrBefore: try Format.parseTime(raw))
+                after = try log.seq(atOrBefore: try Format.parseTime(raw))
             }
         }
         if let raw = inv.args.value("--task") {
             let id = try inv.ids([raw])[0]
+            // A task's trail is checked against the projection's count of its events (see `audit`).
+            let ledger = try inv.context.openForReading()
             var entries = try ledger.audit(id).filter { $0.seq > after }
             if let limit { entries = Array(entries.prefix(limit)) }
             if entries.isEmpty && ledger.list.tasks[id] == nil { throw LedgerError.noSuchTask(id) }
             for e in entries { printEntry(e, before: nil, inv: inv) }
             return CLIError.success
         }
-        var before = after > 0 ? try ledger.replay(through: after) : DownloadList()
+        var before = after > 0 ? try log.list(through: after) : DownloadList()
         var left = limit ?? Int.max
         while left > 0 {
-            let page = try ledger.log(after: after, limit: min(left, 2000))
+            let page = try log.events(after: after, limit: min(left, 2000))
             guard let last = page.last else { break }
             for e in page {
                 printEntry(e, before: before, inv: inv)

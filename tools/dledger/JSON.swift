@@ -91,9 +91,11 @@ enum JSON: Equatable {
 
     private static func quote(_ s: String, into out: inout String) {
         out += "\""
-        // Most strings need no escape: append them whole.
+        // Most strings need no escape: append them whole. (0xC2 and 0xE2 lead the C1 controls and the bidi
+        // controls, escaped below.)
         if !s.utf8.contains(where: {
-            $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\")
+            $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == 0xC2
+                || $0 == 0xE2
         }) {
             out += s
             out += "\""
@@ -106,7 +108,11 @@ enum JSON: Equatable {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+            // Controls, C1 controls and the bidi embeddings, overrides and isolates (a file name from a server
+            // must not reorder or recolour the terminal that shows this JSON).
+            case _
+            where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+                || (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value):
                 let hex = String(scalar.value, radix: 16)
                 out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             default: out.unicodeScalars.append(scalar)

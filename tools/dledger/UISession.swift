@@ -148,6 +148,10 @@ final class UISession: @unchecked Sendable {
             dirty = true
         }
         model.now = ledger.now()
+        if scheduler != nil, downloader == nil, ledger.isOnDisk {
+            startDownloader()
+            dirty = true
+        }
         updateRunner()
     }
 
@@ -173,6 +177,12 @@ final class UISession: @unchecked Sendable {
 
     private func startDownloader() {
         guard let scheduler else { return }
+        // A new ledger stays off the disk, its lock file too, until the user adds something: the downloader
+        // starts then (`tick`).
+        guard ledger.isOnDisk else {
+            model.runner = .nobody
+            return
+        }
         lastStart = .now
         // A retry while another process downloads keeps saying so until this one holds the lock.
         if case .elsewhere = model.runner {} else { model.runner = .starting }
