@@ -29,7 +29,9 @@ extension Ledger {
     /// - Returns: the seq of the last entry and the commit time of all of them.
     /// - Throws: `StoreError.conflict` when another process appended first (or created the ledger first: the
     ///   command is then decided again on that ledger).
-    func appendCommand(_ entries: [Entry], vault: VaultChange = .none, time: Int64) throws -> (last: Int64, time: Int64) {
+    func appendCommand(_ entries: [Entry], vault: VaultChange = .none, time: Int64) throws -> (
+        last: Int64, time: Int64
+    ) {
         let events = entries.map(Self.newEvent)
         let last: Int64
         if let creation = pendingCreation {
