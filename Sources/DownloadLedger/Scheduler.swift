@@ -188,7 +188,7 @@ public final class Scheduler: @unchecked Sendable {
         var toCancel: [TaskID] = []
         var toHold: [TaskID] = []
         var toRelease: [TaskID] = []
-        var toStart: [TransferRequest] = []
+        var toStart: [DownloadTask] = []
         var toLimit: [(TaskID, Int64?)] = []
         lock.withLock {
             for id in running.keys
@@ -216,7 +216,7 @@ public final class Scheduler: @unchecked Sendable {
             for t in wanted where running[t.id] == nil {
                 running[t.id] = t.resets
                 taskLimits[t.id] = t.options.maxSpeed
-                toStart.append(TransferRequest(task: t, in: list))
+                toStart.append(t)
             }
             // A running task reset by a redownload elsewhere must restart from zero.
             for t in wanted where running[t.id].map({ $0 != t.resets }) == true && stopping[t.id] == nil {
@@ -232,7 +232,9 @@ public final class Scheduler: @unchecked Sendable {
         for id in toCancel { engine.cancel(id: id) }
         for id in toHold { engine.hold(id: id) }
         for id in toRelease { engine.release(id: id) }
-        for var request in toStart {
+        for task in toStart {
+            // Credentials are opened here, outside the scheduler's lock (the vault is read under the ledger's).
+            guard var request = request(for: task, in: list) else { continue }
             request.validator = Self.resumeValidator(for: request, logged: list.tasks[request.id])
             if FileNaming.isSafeDirectory(request.directory) && !Self.isDirectory(request.directory) {
                 try? FileManager.default.createDirectory(
@@ -379,7 +381,12 @@ public final class Scheduler: @unchecked Sendable {
         }
     }
 
-    private func finish(_ id: TaskID) {
+    /// Keeps the first error that stops the run (the ledger could not be written).
+    func noteFailure(_ error: Error) {
+        lock.withLock { failure = failure ?? error }
+    }
+
+    func finish(_ id: TaskID) {
         lock.withLock {
             running[id] = nil
             stopping[id] = nil

@@ -6,9 +6,13 @@ extension TransferRequest {
     /// user agent, referer, proxy, speed limit, connections, mirrors), with the list's default connection count
     /// for a task without its own.
     ///
-    /// A credential's value is sealed in the log; `unseal` opens it (nil: it cannot be opened, and the header, or the
-    /// proxy's user information, is left out rather than sent wrong).
-    init(task t: DownloadTask, in list: DownloadList, unseal: (SealedValue) -> String? = { _ in nil }) {
+    /// A credential's value is sealed in the log; `unseal` opens it for the place it is used
+    /// (``Ledger/CredentialPlace``). One that cannot be opened fails the request: it is never sent wrong, nor
+    /// left out (the server would answer someone else's request).
+    /// - Throws: what `unseal` throws (`VaultError`).
+    init(task t: DownloadTask, in list: DownloadList, unseal: (SealedValue, _ place: String) throws -> String)
+        throws
+    {
         self.init(
             id: t.id, url: t.url, directory: t.directory,
             preferredName: t.nameIsUserChosen ? t.displayName : nil,
@@ -18,10 +22,11 @@ extension TransferRequest {
         connections = list.connections > 0 ? list.connections : nil
         guard t.hasOptions else { return }
         let o = t.options
-        headers = o.headers.compactMap { h in
+        headers = try o.headers.map { h in
             switch h.value {
             case .plain(let text): return "\(h.name): \(text)"
-            case .sealed(let sealed): return unseal(sealed).map { "\(h.name): \($0)" }
+            case .sealed(let sealed):
+                return "\(h.name): " + (try unseal(sealed, Ledger.CredentialPlace.header(h.name)))
             }
         }
         userAgent = o.userAgent
@@ -30,7 +35,7 @@ extension TransferRequest {
             let userinfo: String? =
                 switch o.proxyUserinfo {
                 case .plain(let text)?: text
-                case .sealed(let sealed)?: unseal(sealed)
+                case .sealed(let sealed)?: try unseal(sealed, Ledger.CredentialPlace.proxy)
                 case nil: nil
                 }
             if let userinfo, let (scheme, rest) = Validation.splitScheme(proxy) {

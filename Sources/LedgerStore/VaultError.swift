@@ -22,4 +22,15 @@ public enum VaultError: Error, Equatable, Sendable, CustomStringConvertible {
         case .crypto(let detail): "credential sealing failed: \(detail)"
         }
     }
+
+    /// The reason without the task, for a task's failure (shown as `credential: <reason>`).
+    public var reason: String {
+        switch self {
+        case .purged: "purged (its vault key is gone)"
+        case .failedToOpen(_, let reason):
+            "does not open: \(reason); the sealed value or the vault was altered"
+        case .malformed(let detail): "malformed: \(detail)"
+        case .crypto(let detail): "sealing failed: \(detail)"
+        }
+    }
 }
