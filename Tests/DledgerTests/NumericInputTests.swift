@@ -16,7 +16,7 @@ import Testing
 
     /// Placeholders that are not numbers (everything else is fed the extremes).
     static let textual: Set<String> = [
-        "<url>", "<title>", "<name>", "<hex>", "<file>", "<path>", "<mode>", "<token>",
+        "<url>", "<title>", "<name>", "<hex>", "<file>", "<path>", "<mode>", "<token>", "<header>", "<text>",
     ]
 
     /// Complete command lines that the slot under test is put into (its own option or positional replaced).
@@ -29,6 +29,7 @@ import Testing
         case "section rename": return ["0", "T"]
         case "section add": return ["T"]
         case "rename": return ["1", "new-name"]
+        case "option": return ["1"]
         case "restore", "purge": return ["3"]
         default: return []
         }

@@ -20,12 +20,40 @@ enum AddCommand {
         ),
     ]
 
+    /// How the added tasks ask for their files: kept with each task (see 'dledger option').
+    static let requestOptions: [(String, String)] = [
+        (
+            "--header <header>",
+            "Send this request header, 'Name: value' (repeatable). Authorization, Proxy-Authorization and\n"
+                + "Cookie carry credentials: refused until the ledger can keep them sealed."
+        ),
+        ("--user-agent <text>", "The User-Agent to send."),
+        ("--referer <url>", "The Referer to send ('*': the download's own URL)."),
+        (
+            "--proxy <url>",
+            "Go through this proxy: http, https, socks4, socks4a, socks5 or socks5h://host:port."
+        ),
+        (
+            "--max-speed <rate>",
+            "This download's own speed limit (500K, 2M; 0 for none), within the global one."
+        ),
+        (
+            "--mirror <url>",
+            "Another URL of the same file; pieces are spread over all of them (repeatable; one URL only)."
+        ),
+    ]
+
+    static let connectionsOption = (
+        "--connections <n>",
+        "Connections for these downloads, 1 to 64 (default: the ledger's, 'dledger connections')."
+    )
+
     static let spec = CommandSpec(
         name: "add", abstract: "Add URLs to the list (prints the ids assigned and what was skipped).",
         usage:
-            "add <url>... [--section <title> | --section-index <n> [--at <index>] | --new-section <title> [--at-section <n>]] [--name <name>] [--sha256 <hex>] [--from-file <file>|-]",
+            "add <url>... [--section <title> | --section-index <n> [--at <index>] | --new-section <title> [--at-section <n>]] [--name <name>] [--sha256 <hex>] [--from-file <file>|-] [request options]",
         arguments: [("<url>", "An http or https URL.")],
-        options: placementOptions,
+        options: placementOptions + requestOptions + [connectionsOption],
         discussion:
             "Without a section option, URLs go to the end of the first section (created with the title\n"
             + "'Downloads' when the list has none). A URL already in the list or the to-delete list is skipped.",
@@ -70,16 +98,36 @@ enum AddCommand {
         }
         let name = try inv.args.value("--name").map(Validation.name)
         let sha256 = try inv.args.value("--sha256").map(Validation.sha256)
+        let options = try requestOptions(inv)
         guard titled.isEmpty else {
             guard name == nil, sha256 == nil else {
                 throw CLIError.usage("--name and --sha256 apply to a single URL, not to '# Title' groups")
             }
+            guard options.mirrors.isEmpty else { throw CLIError.usage("--mirror applies to a single URL") }
             let groups =
                 (urls.isEmpty ? [] : [AddGroup(urls: urls, placement: placement)])
                 + titled.map { AddGroup(urls: $0.urls, placement: .titled($0.title)) }
-            return .addGroups(groups, directory: inv.context.dir)
+            return .addGroups(groups, directory: inv.context.dir, options: options)
         }
-        return .add(urls: urls, placement: placement, name: name, sha256: sha256, directory: inv.context.dir)
+        if urls.count > 1, !options.mirrors.isEmpty {
+            throw CLIError.usage("--mirror applies to a single URL")
+        }
+        return .add(
+            urls: urls, placement: placement, name: name, sha256: sha256, directory: inv.context.dir,
+            options: options)
+    }
+
+    /// The request options of a command line, checked as the ledger will check them (before anything is opened).
+    static func requestOptions(_ inv: Invocation) throws -> TaskOptions {
+        var o = TaskOptions()
+        o.headers = try inv.args.all("--header").map(Validation.header)
+        o.userAgent = inv.args.value("--user-agent")
+        o.referer = inv.args.value("--referer")
+        o.proxy = inv.args.value("--proxy")
+        o.maxSpeed = try inv.args.value("--max-speed").map { try Format.parseRate($0) }
+        o.connections = try inv.int("--connections", in: 1...64)
+        o.mirrors = inv.args.all("--mirror")
+        return try o.validated()
     }
 
     /// The URLs of a `--from-file` list: one per line; blank lines and `## comments` skipped; a `# Title` line

@@ -11,7 +11,8 @@ struct Arguments {
         "--ledger", "--dir", "--section", "--section-index", "--at", "--name", "--sha256", "--from-file",
         "-j",
         "--to", "--mode", "--task", "--since", "--limit", "--recent", "--sort", "--by", "--new-section",
-        "--at-section", "--rpc-listen-port", "--rpc-secret", "--connections",
+        "--at-section", "--rpc-listen-port", "--rpc-secret", "--connections", "--header", "--user-agent",
+        "--referer", "--proxy", "--max-speed", "--mirror",
     ]
     /// Options that take none.
     static let flagOptions: Set<String> = [
@@ -22,9 +23,10 @@ struct Arguments {
         "--man",
         "--watch",
         "--ui",
+        "--clear",
     ]
-    /// Options that may be given several times, each value kept (none today).
-    static let repeatable: Set<String> = []
+    /// Options that may be given several times, each value kept in order.
+    static let repeatable: Set<String> = ["--header", "--mirror"]
     /// Short spellings.
     static let aliases: [String: String] = [
         "-q": "--quiet", "-h": "--help", "-V": "--version", "--jobs": "-j",
@@ -79,6 +81,9 @@ struct Arguments {
 
     /// The value given for `name` (the last, for a repeatable option).
     func value(_ name: String) -> String? { values[name]?.last }
+
+    /// Every value given for a repeatable option, in order.
+    func all(_ name: String) -> [String] { values[name] ?? [] }
 
     func has(_ flag: String) -> Bool { flags.contains(flag) }
 

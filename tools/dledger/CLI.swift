@@ -11,7 +11,8 @@ enum CLI {
             AddCommand.spec, RunCommands.get, RunCommands.run, ServeCommand.spec, ListCommand.spec,
             UICommand.spec,
         ]
-        + TaskCommands.specs + [SettingCommand.spec] + SectionCommands.specs + InspectCommands.specs
+        + TaskCommands.specs + OptionCommands.specs + [SettingCommand.spec] + SectionCommands.specs
+        + InspectCommands.specs
         + UndoCommands.specs
         + [DemoCommand.spec, CompletionsCommand.spec] + ServiceCommands.specs
 

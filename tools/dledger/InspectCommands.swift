@@ -106,6 +106,7 @@ enum InspectCommands {
                         + " — \(t.state.rawValue), \(TransferActivity.detail(bytes: t.bytes, expected: t.size)), \(place)"
                 )
                 inv.console.info("  \(t.url)")
+                for line in t.options.redactedLines { inv.console.info("  \(line.key) \(line.value)") }
             } else {
                 // Gone from the list: its own events, folded alone, say what it was up to its removal.
                 var alone = DownloadList()

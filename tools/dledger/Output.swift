@@ -26,6 +26,7 @@ enum Output {
             "expectedSha256": .opt(t.expectedSHA256),
             "attempts": .int(t.attempts),
             "connectionKept": .bool(t.connectionKept),
+            "options": options(t.options),
             "failure": t.failure.map {
                 .obj([
                     "code": .string($0.code), "detail": .string($0.detail), "retryable": .bool($0.retryable),

@@ -7,7 +7,7 @@ enum RunCommands {
         name: "get", abstract: "Add URLs and download them now; exit when they are finished or failed.",
         usage: "get <url>... [add options] [-j <n>] [--connections <n>]",
         arguments: [("<url>", "An http or https URL (one already in the list is downloaded as that task).")],
-        options: AddCommand.placementOptions + [
+        options: AddCommand.placementOptions + AddCommand.requestOptions + [
             ("-j <n>", "Download at most N at a time (default: the ledger's limit)."),
             connectionsOption,
         ],

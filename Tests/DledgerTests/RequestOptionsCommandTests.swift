@@ -1,0 +1,121 @@
+import Foundation
+import LoopbackHTTP
+import Testing
+
+/// `add`/`get` request options, `option`, `connections`: logged with the task, shown redacted, refused in one line.
+@Suite struct RequestOptionsCommandTests {
+    /// The error lines of a refusal, hints left out.
+    private func errors(_ r: Finished) -> [Substring] {
+        r.err.split(separator: "\n").filter { !$0.hasPrefix("hint: ") }
+    }
+
+    @Test func addKeepsTheOptionsWithTheTaskAndEveryOutputShowsThem() async throws {
+        let box = try DledgerSandbox()
+        let r = try await box.run(
+            "add", "http://example.com/a.iso", "--header", "X-Session: abc", "--header",
+            "Accept-Language: fr",
+            "--user-agent", "Mozilla/5.0 test", "--referer", "*", "--proxy", "socks5h://127.0.0.1:1080",
+            "--max-speed", "500K", "--connections", "4", "--mirror", "http://mirror.example.com/a.iso")
+        #expect(r.status == 0, "\(r.err)")
+        let task = try #require(try await box.task(1))
+        let options = try #require(task["options"] as? [String: Any])
+        #expect(options["headers"] as? [String] == ["X-Session: abc", "Accept-Language: fr"])
+        #expect(options["userAgent"] as? String == "Mozilla/5.0 test")
+        #expect(options["referer"] as? String == "*")
+        #expect(options["proxy"] as? String == "socks5h://127.0.0.1:1080")
+        #expect(options["maxSpeed"] as? Int == 500_000)
+        #expect(options["connections"] as? Int == 4)
+        #expect(options["mirrors"] as? [String] == ["http://mirror.example.com/a.iso"])
+
+        let audit = try await box.run("audit", "1")
+        #expect(audit.out.contains("header X-Session: abc") || audit.err.contains("header X-Session: abc"))
+        #expect(audit.out.contains("with header 'X-Session: abc'"), "\(audit.out)")
+        let shown = try await box.run("option", "1")
+        #expect(shown.out.contains("max-speed   500000 B/s"), "\(shown.out)")
+        #expect(shown.out.contains("mirror      http://mirror.example.com/a.iso"))
+        // A task without options has them empty, not absent.
+        try await box.run("add", "http://example.com/b")
+        let plain = try #require(try await box.task(2)?["options"] as? [String: Any])
+        #expect(plain["headers"] as? [String] == [] && plain["maxSpeed"] is NSNull)
+    }
+
+    @Test func credentialsAndBadValuesAreRefusedInOneLineAndCreateNothing() async throws {
+        let box = try DledgerSandbox()
+        for bad in [
+            ["--header", "Cookie: sid=s3cret"], ["--header", "authorization: Bearer s3cret"],
+            ["--proxy", "http://user:s3cret@127.0.0.1:3128"], ["--header", "X-A: 1\r\nHost: evil"],
+            ["--header", "no colon"], ["--proxy", "ftp://127.0.0.1:21"], ["--max-speed", "-1"],
+            ["--connections", "65"], ["--user-agent", "a\u{1b}[31m"], ["--mirror", "file:///etc/passwd"],
+            ["--referer", "nope"],
+        ] {
+            let r = try await box.run(["add", "http://example.com/a"] + bad)
+            #expect(r.status == 64, "\(bad): \(r.err)")
+            #expect(errors(r).count == 1 && errors(r)[0].hasPrefix("error: "), "\(bad): \(r.err)")
+            #expect(!r.err.contains("s3cret") && !r.err.contains("\u{1b}"), "\(r.err)")
+            #expect(!FileManager.default.fileExists(atPath: box.ledger))
+        }
+        let cookie = try await box.run("add", "http://example.com/a", "--header", "Cookie: x=1")
+        #expect(cookie.err.contains("credentials in headers are not stored yet"), "\(cookie.err)")
+        let two = try await box.run(
+            "add", "http://example.com/a", "http://example.com/b", "--mirror", "http://example.org/a")
+        #expect(two.status == 64 && two.err.contains("--mirror applies to a single URL"), "\(two.err)")
+    }
+
+    @Test func optionChangesOnlyWhatIsGivenAsOneUndoableEvent() async throws {
+        let box = try DledgerSandbox()
+        try await box.run("add", "http://example.com/a", "--user-agent", "UA/1")
+        let before = try await box.eventCount()
+        let r = try await box.run("option", "1", "--max-speed", "1M")
+        #expect(r.status == 0, "\(r.err)")
+        #expect(
+            r.err.contains("#1 options set: user-agent 'UA/1', max-speed") || r.out.contains("#1 options set")
+        )
+        #expect(try await box.eventCount() == before + 1)
+        var options = try #require(try await box.task(1)?["options"] as? [String: Any])
+        #expect(options["maxSpeed"] as? Int == 1_000_000 && options["userAgent"] as? String == "UA/1")
+        let same = try await box.run("option", "1", "--max-speed", "1M")
+        #expect(same.status == 1 && same.err.contains("already has these options"))
+        try await box.run("undo")
+        options = try #require(try await box.task(1)?["options"] as? [String: Any])
+        #expect(options["maxSpeed"] is NSNull && options["userAgent"] as? String == "UA/1")
+        try await box.run("option", "1", "--clear")
+        options = try #require(try await box.task(1)?["options"] as? [String: Any])
+        #expect(options["userAgent"] is NSNull)
+        let missing = try await box.run("option", "9", "--max-speed", "1M")
+        #expect(missing.status == 64 && missing.err.contains("no task #9"))
+    }
+
+    @Test func theDefaultConnectionCountIsShownSetAndRangeChecked() async throws {
+        let box = try DledgerSandbox()
+        try await box.run("add", "http://example.com/a")
+        #expect(
+            try await box.run("connections", "--json").out.trimmingCharacters(in: .whitespacesAndNewlines)
+                == "0")
+        #expect(try await box.run("connections", "6").status == 0)
+        #expect(try await box.run("connections").out.contains("connections per download set to 6"))
+        let bad = try await box.run("connections", "65")
+        #expect(bad.status == 64)
+        #expect(
+            try await box.run("connections", "--json").out.trimmingCharacters(in: .whitespacesAndNewlines)
+                == "6")
+    }
+
+    @Test func getSendsTheHeadersTheUserAgentAndTheReferer() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        server.serve("/g.bin", Resource(size: 100_000, seed: 81))
+        let box = try DledgerSandbox()
+        let r = try await box.run(
+            "get", server.url("/g.bin"), "--header", "X-From: cli", "--user-agent", "cli-agent/2",
+            "--referer", "http://example.com/page")
+        #expect(r.status == 0, "\(r.err)")
+        #expect(box.contents("g.bin") == Body.generatedBytes(seed: 81, in: 0..<100_000))
+        let seen = server.requests("/g.bin")
+        #expect(!seen.isEmpty)
+        for request in seen {
+            #expect(request.headers["x-from"] == "cli")
+            #expect(request.headers["user-agent"] == "cli-agent/2")
+            #expect(request.headers["referer"] == "http://example.com/page")
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import DownloadLedger
+
+/// `dledger option` (a task's request options) and `dledger connections` (the ledger's default count).
+enum OptionCommands {
+    static let specs: [CommandSpec] = [
+        CommandSpec(
+            name: "option", abstract: "Show a task's request options, or change some of them (one event).",
+            usage: "option <id> [--clear] [request options]",
+            arguments: [("<id>", "A task id.")],
+            options: [("--clear", "Remove every option first (then set the ones given).")]
+                + AddCommand.requestOptions + [AddCommand.connectionsOption],
+            discussion:
+                "Only the options given change; --header and --mirror replace all headers or mirrors, and\n"
+                + "--max-speed 0 removes the task's own limit. A running download takes a new speed limit at once,\n"
+                + "the rest from its next request. Credentials are always shown as [redacted].",
+            json: true, writes: true, run: { try option($0) }),
+        CommandSpec(
+            name: "connections",
+            abstract: "Show or set the connections per download (0 = the downloader decides).",
+            usage: "connections [<n>]",
+            arguments: [("<n>", "1 to 64, or 0: one connection, split over up to 8 when it proves slow.")],
+            discussion: "A task's own count ('add --connections', 'option') wins over this one.",
+            json: true, writes: true,
+            run: { inv in
+                guard let raw = inv.positionals.first else {
+                    let list = try inv.context.openForReading().list
+                    inv.console.out(
+                        inv.context.json
+                            ? "\(list.connections)"
+                            : EventWords.describe(Entry(.connectionsChanged(list.connections))))
+                    return CLIError.success
+                }
+                try inv.require(["<n>"])
+                try inv.perform(.setConnections(try inv.number(raw, "the connection count", in: 0...64)))
+                return CLIError.success
+            }),
+    ]
+
+    /// The request option names (`--header`, …): given, they change the task's options.
+    static let names = [
+        "--header", "--user-agent", "--referer", "--proxy", "--max-speed", "--connections", "--mirror",
+    ]
+
+    static func option(_ inv: Invocation) throws -> Int32 {
+        try inv.require(["<id>"])
+        let id = try inv.ids([inv.positionals[0]])[0]
+        let given = Set(names).intersection(inv.args.given)
+        guard !given.isEmpty || inv.args.has("--clear") else {
+            let list = try inv.context.openForReading().list
+            guard let t = list.tasks[id] else { throw LedgerError.noSuchTask(id) }
+            if inv.context.json {
+                inv.console.out(Output.options(t.options).rendered(pretty: true))
+            } else if t.options.isEmpty {
+                inv.console.info("#\(id) has no options of its own")
+            } else {
+                for line in t.options.redactedLines { inv.console.out(Format.fit(line.key, 12) + line.value) }
+            }
+            return CLIError.success
+        }
+        let wanted = try AddCommand.requestOptions(inv)
+        let list = try inv.context.openForReading().list
+        guard let t = list.tasks[id] else { throw LedgerError.noSuchTask(id) }
+        var o = inv.args.has("--clear") ? TaskOptions() : t.options
+        if given.contains("--header") { o.headers = wanted.headers }
+        if given.contains("--user-agent") { o.userAgent = wanted.userAgent }
+        if given.contains("--referer") { o.referer = wanted.referer }
+        if given.contains("--proxy") {
+            o.proxy = wanted.proxy
+            o.proxyUserinfo = wanted.proxyUserinfo
+        }
+        if given.contains("--max-speed") { o.maxSpeed = wanted.maxSpeed }
+        if given.contains("--connections") { o.connections = wanted.connections }
+        if given.contains("--mirror") { o.mirrors = wanted.mirrors }
+        try inv.perform(.setOptions(id, o))
+        return CLIError.success
+    }
+}
+
+extension Output {
+    /// A task's options as JSON, credentials redacted: `headers` (`Name: value` lines), `userAgent`, `referer`,
+    /// `proxy`, `maxSpeed`, `connections`, `mirrors`; absent options are null (lists empty).
+    static func options(_ o: TaskOptions) -> JSON {
+        .obj([
+            "headers": .array(o.headers.map { .string($0.redacted) }),
+            "userAgent": .opt(o.userAgent),
+            "referer": .opt(o.referer),
+            "proxy": .opt(o.redactedProxy),
+            "maxSpeed": .opt(o.maxSpeed),
+            "connections": o.connections.map { .int($0) } ?? .null,
+            "mirrors": .array(o.mirrors.map { .string($0) }),
+        ])
+    }
+}
