@@ -48,6 +48,9 @@ public final class Scheduler: @unchecked Sendable {
     public let maxDownloads: Int?
     /// When set, only these tasks are downloaded (`dledger get`).
     public let only: Set<TaskID>?
+    /// The largest file a transfer of this run may become, over the ledger's `max-size` setting
+    /// (`dledger get/run --max-size`); nil follows the ledger.
+    public var maxSize: Int64?
     /// Connections a transfer may use, for the descriptor budget (``DescriptorLimit``).
     private let connectionsPerTask: Int
     /// How often the list is checked for changes by other processes.
@@ -236,6 +239,7 @@ public final class Scheduler: @unchecked Sendable {
             // Credentials are opened here, outside the scheduler's lock (the vault is read under the ledger's).
             guard var request = request(for: task, in: list) else { continue }
             request.validator = Self.resumeValidator(for: request, logged: list.tasks[request.id])
+            if let maxSize { request.maxSize = maxSize }
             if FileNaming.isSafeDirectory(request.directory) && !Self.isDirectory(request.directory) {
                 try? FileManager.default.createDirectory(
                     atPath: request.directory, withIntermediateDirectories: true)

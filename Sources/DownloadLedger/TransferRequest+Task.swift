@@ -20,6 +20,7 @@ extension TransferRequest {
         // A size resolved by this generation's attempts (a redownload forgets them, not the size).
         expectedSize = t.attempts > 0 ? t.size : nil
         connections = list.connections > 0 ? list.connections : nil
+        maxSize = list.maxSize > 0 ? list.maxSize : nil
         guard t.hasOptions else { return }
         let o = t.options
         headers = try o.headers.map { h in

@@ -73,6 +73,9 @@ public enum Command: Sendable, Equatable {
     case setSpeedLimit(Int64)
     /// The default connections per download: 1–64, or 0 to let the downloader decide.
     case setConnections(Int)
+    /// The largest file a download may become: 1 KB to 1 EB, or 0 for the downloader's rule (no maximum for an
+    /// announced size, 16 GiB for a body without one).
+    case setMaxSize(Int64)
     case sort(SortMode, descending: Bool)
     case setAutoRemoveEmptySections(Bool)
     /// Turn the to-delete list on or off (off: deletes erase at once).

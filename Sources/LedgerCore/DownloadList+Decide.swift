@@ -138,6 +138,15 @@ extension DownloadList {
             }
             guard n != connections else { throw LedgerError.nothingToDo("connections are already \(n)") }
             return Decision(entry: Entry(.connectionsChanged(n)))
+        case .setMaxSize(let n):
+            guard n == 0 || Self.maxSizeRange.contains(n) else {
+                throw LedgerError.invalidValue(
+                    "max-size must be 1 KB to 1 EB, or 0 for the default, not \(n)")
+            }
+            guard n != maxSize else {
+                throw LedgerError.nothingToDo("max-size is already \(n == 0 ? "the default" : "\(n) bytes")")
+            }
+            return Decision(entry: Entry(.maxSizeChanged(n)))
         case .sort(let mode, let descending):
             guard mode != sortMode || descending != sortDescending else {
                 throw LedgerError.nothingToDo("the list is already sorted that way")

@@ -56,6 +56,8 @@ extension DownloadList {
             return .speedLimitChanged(speedLimit)
         case .connectionsChanged:
             return .connectionsChanged(connections)
+        case .maxSizeChanged:
+            return .maxSizeChanged(maxSize)
         case .taskOptionsChanged(let id, _):
             guard let t = tasks[id] else { return nil }
             return .taskOptionsChanged(id: id, options: t.options)

@@ -174,6 +174,8 @@ extension DownloadList {
             speedLimit = limit
         case .connectionsChanged(let n):
             connections = n
+        case .maxSizeChanged(let n):
+            maxSize = n
         case .taskOptionsChanged(let id, let options):
             tasks.update(id) { $0.options = options }
         case .sortChanged(let mode, let descending):

@@ -4,7 +4,7 @@ public struct SnapshotError: Error, Sendable, CustomStringConvertible {
 }
 
 extension DownloadList {
-    private static let snapshotMagic: [UInt8] = Array("DLS7".utf8)
+    private static let snapshotMagic: [UInt8] = Array("DLS8".utf8)
 
     /// The whole projection as compact bytes: the snapshot cache. Reading it back gives an equal list.
     /// - Complexity: O(tasks + sections + trash).
@@ -19,6 +19,7 @@ extension DownloadList {
         w.int(maxDownloads)
         w.int(speedLimit)
         w.int(connections)
+        w.int(maxSize)
         w.string(sortMode.rawValue)
         w.bool(sortDescending)
         w.bool(autoRemoveEmptySections)
@@ -156,6 +157,8 @@ extension DownloadList {
             guard connections == 0 || TaskOptions.connectionRange.contains(connections) else {
                 throw SnapshotError()
             }
+            maxSize = try r.int()
+            guard maxSize == 0 || Self.maxSizeRange.contains(maxSize) else { throw SnapshotError() }
             guard let mode = SortMode(rawValue: try r.string()) else { throw SnapshotError() }
             sortMode = mode
             sortDescending = try r.bool()

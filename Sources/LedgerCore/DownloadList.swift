@@ -25,7 +25,7 @@ public struct UndoStep: Sendable, Equatable {
 /// Changed only by `apply(_:)`, a pure fold over logged entries.
 public struct DownloadList: Sendable, Equatable {
     /// Bump when `apply` changes meaning: snapshots of other versions are ignored.
-    public static let reducerVersion = 7
+    public static let reducerVersion = 8
     /// How many user actions undo can reach back.
     public static let undoDepth = 200
     /// The stack may hold this many steps more before it is cut back to `undoDepth`.
@@ -45,6 +45,10 @@ public struct DownloadList: Sendable, Equatable {
     public internal(set) var speedLimit: Int64 = 0
     /// Connections per download for tasks without their own count; 0: the downloader decides.
     public internal(set) var connections: Int = 0
+    /// The largest file a download may become (`dledger set max-size`); 0: the downloader's rule.
+    public internal(set) var maxSize: Int64 = 0
+    /// What ``maxSize`` may be when set: 1 KB to 1 EB.
+    public static let maxSizeRange: ClosedRange<Int64> = 1000...1_000_000_000_000_000_000
     public internal(set) var sortMode: SortMode = .manual
     public internal(set) var sortDescending = false
     public internal(set) var autoRemoveEmptySections = false

@@ -473,6 +473,10 @@ extension Entry {
                             TaskOptions.connectionRange.upperBound) ~= n
             else { throw r.fail("bad connections") }
             return .connectionsChanged(Int(n))
+        } else if k.equals("maxSizeChanged") {
+            let n = try need(f.bytes, "bytes", r)
+            guard n == 0 || DownloadList.maxSizeRange.contains(n) else { throw r.fail("bad max size") }
+            return .maxSizeChanged(n)
         } else if k.equals("taskOptionsChanged") {
             return .taskOptionsChanged(
                 id: try need(f.id, "id", r), options: try need(f.options.take(), "options", r))

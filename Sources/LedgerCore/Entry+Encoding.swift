@@ -132,6 +132,8 @@ extension Entry {
             w.field("bytesPerSecond", limit)
         case .connectionsChanged(let n):
             w.field("connections", n)
+        case .maxSizeChanged(let n):
+            w.field("bytes", n)
         case .taskOptionsChanged(let id, let options):
             w.field("id", id)
             w.key("options")

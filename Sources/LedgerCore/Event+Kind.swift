@@ -31,6 +31,7 @@ extension Event {
         case .maxDownloadsChanged: return "maxDownloadsChanged"
         case .speedLimitChanged: return "speedLimitChanged"
         case .connectionsChanged: return "connectionsChanged"
+        case .maxSizeChanged: return "maxSizeChanged"
         case .taskOptionsChanged: return "taskOptionsChanged"
         case .sortChanged: return "sortChanged"
         case .emptySectionsPolicyChanged: return "emptySectionsPolicyChanged"
@@ -56,7 +57,7 @@ extension Event {
         "tasksRedownloaded", "taskRenamed", "tasksPaused", "tasksResumed", "tasksStopped", "statesRestored",
         "maxDownloadsChanged", "speedLimitChanged", "sortChanged", "emptySectionsPolicyChanged",
         "sectionSorted", "tasksErased", "trashPolicyChanged", "groupsAdded", "connectionsChanged",
-        "taskOptionsChanged",
+        "taskOptionsChanged", "maxSizeChanged",
         "transferStarted", "transferResolved", "transferPaused", "transferCompleted", "transferFailed",
         "transferRetrying", "transferHeld", "transferContinued", "transferConnections",
     ]

@@ -117,6 +117,8 @@ public enum Event: Sendable, Equatable {
     case speedLimitChanged(Int64)
     /// The ledger's default connections per download (0: the downloader decides).
     case connectionsChanged(Int)
+    /// The ledger's maximum file size (0: the downloader's rule).
+    case maxSizeChanged(Int64)
     /// A task's request options replaced as a whole (`changeOption`, `dledger option`); undone by the old ones.
     case taskOptionsChanged(id: TaskID, options: TaskOptions)
     case sortChanged(SortMode, descending: Bool)
@@ -179,7 +181,7 @@ public enum Event: Sendable, Equatable {
             .transferConnections(let id, _, _):
             return [id]
         case .ledgerCreated, .sectionInserted, .sectionRenamed, .sectionMoved, .sectionRemoved,
-            .maxDownloadsChanged, .speedLimitChanged, .connectionsChanged, .sortChanged,
+            .maxDownloadsChanged, .speedLimitChanged, .connectionsChanged, .maxSizeChanged, .sortChanged,
             .emptySectionsPolicyChanged,
             .trashPolicyChanged:
             return []

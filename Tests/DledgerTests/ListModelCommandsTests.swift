@@ -29,13 +29,19 @@ import Testing
         #expect(
             try await box.run("set", "trash", "off").out
                 == "the to-delete list is off: deletes erase at once\n")
-        #expect(try await box.run("set").out == "trash                 off\nauto-remove-sections  on\n")
+        #expect(
+            try await box.run("set").out
+                == "trash                 off\nauto-remove-sections  on\n"
+                + "max-size              default (16 GiB without an announced size)\n")
         #expect(try await box.run("rm", "2").out.hasPrefix("deleted #2 at once"))
         #expect(try await box.run("set", "trash", "on").status == 0)
         #expect(try await box.run("rm", "3").out == "moved #3 to the to-delete list (record and file)\n")
         for (args, message) in [
             (["set", "trash", "maybe"], "error: give on or off, not 'maybe'\n"),
-            (["set", "colour", "on"], "error: unknown setting 'colour' (trash, auto-remove-sections)\n"),
+            (
+                ["set", "colour", "on"],
+                "error: unknown setting 'colour' (trash, auto-remove-sections, max-size)\n"
+            ),
             (["rm", "4", "--now", "--mode", "file"], "error: --now does not apply to --mode file"),
         ] {
             let bad = try await box.run(args)

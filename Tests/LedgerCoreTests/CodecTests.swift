@@ -75,6 +75,8 @@ let sampleEvents: [Event] = {
         .speedLimitChanged(Int64.max),
         .connectionsChanged(0),
         .connectionsChanged(64),
+        .maxSizeChanged(0),
+        .maxSizeChanged(16 << 30),
         .taskOptionsChanged(id: 2, options: sampleOptions),
         .taskOptionsChanged(id: 2, options: TaskOptions()),
         .tasksAdded(

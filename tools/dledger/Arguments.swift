@@ -12,7 +12,7 @@ struct Arguments {
         "-j",
         "--to", "--mode", "--task", "--since", "--limit", "--recent", "--sort", "--by", "--new-section",
         "--at-section", "--rpc-listen-port", "--rpc-secret", "--connections", "--header", "--user-agent",
-        "--referer", "--proxy", "--max-speed", "--mirror",
+        "--referer", "--proxy", "--max-speed", "--mirror", "--max-size",
     ]
     /// Options that take none.
     static let flagOptions: Set<String> = [

@@ -154,6 +154,10 @@ enum EventWords {
                 ? "no limit on simultaneous downloads" : "at most \(n) download\(n == 1 ? "" : "s") at a time"
         case .speedLimitChanged(let n):
             return n == 0 ? "speed limit removed" : "speed limit set to \(Format.rate(Double(n)))"
+        case .maxSizeChanged(let n):
+            return n == 0
+                ? "max-size: the default (16 GiB for a body without a length, no maximum for an announced size)"
+                : "max-size set to \(Format.bytes(n)): a larger file fails"
         case .connectionsChanged(let n):
             return n == 0
                 ? "connections per download: the downloader decides"

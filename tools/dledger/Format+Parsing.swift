@@ -1,3 +1,4 @@
+import DownloadLedger
 import Foundation
 
 /// Times and rates as the tool reads them. Every field is range-checked: an impossible date, a time outside
@@ -83,6 +84,39 @@ extension Format {
     }
 
     /// Reads a rate: `500K`, `2M`, `1.5G` (decimal, bytes per second; `KB`, `MiB`, `/s` also read), `0` = none.
+    /// A file size: digits with an optional fraction and unit, `K`/`M`/`G`/`T`/`P`/`E` (powers of 1000) or with
+    /// `iB` (powers of 1024), an optional `B`: `500M`, `16GiB`, `1.5G`, `2000`.
+    /// - Returns: bytes, in `DownloadList.maxSizeRange` (1 KB to 1 EB).
+    /// - Throws: `CLIError.usage` for anything else or a size out of that range.
+    static func parseSize(_ raw: String) throws(CLIError) -> Int64 {
+        var s = raw.trimmingCharacters(in: .whitespaces).uppercased()
+        var binary = false
+        if s.hasSuffix("IB") {
+            binary = true
+            s.removeLast(2)
+        } else if s.hasSuffix("B") {
+            s.removeLast()
+        }
+        var multiplier = 1.0
+        let powers: [Character: Double] = ["K": 1, "M": 2, "G": 3, "T": 4, "P": 5, "E": 6]
+        if let unit = s.last, let power = powers[unit] {
+            multiplier = pow(binary ? 1024 : 1000, power)
+            s.removeLast()
+        } else if binary {
+            throw .usage("not a size: '\(raw)' (e.g. 500M, 16GiB, 1.5G)")
+        }
+        let parts = s.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard !s.isEmpty, s != ".", parts.allSatisfy({ $0.utf8.allSatisfy { (0x30...0x39).contains($0) } }),
+            let value = Double(s.hasPrefix(".") ? "0" + s : s)
+        else { throw .usage("not a size: '\(raw)' (e.g. 500M, 16GiB, 1.5G)") }
+        let bytes = (value * multiplier).rounded()
+        let range = DownloadList.maxSizeRange
+        guard bytes >= Double(range.lowerBound), bytes <= Double(range.upperBound) else {
+            throw .usage("size out of range: '\(raw)' (1K to 1E)")
+        }
+        return Int64(bytes)
+    }
+
     /// - Returns: bytes per second, 0 or in `Numbers.rate`.
     /// - Throws: `CLIError.usage` for anything else, a rate that rounds to 0 B/s or one above 1000T.
     static func parseRate(_ raw: String) throws(CLIError) -> Int64 {

@@ -5,11 +5,11 @@ import Foundation
 enum RunCommands {
     static let get = CommandSpec(
         name: "get", abstract: "Add URLs and download them now; exit when they are finished or failed.",
-        usage: "get <url>... [add options] [-j <n>] [--connections <n>]",
+        usage: "get <url>... [add options] [-j <n>] [--connections <n>] [--max-size <size>]",
         arguments: [("<url>", "An http or https URL (one already in the list is downloaded as that task).")],
         options: AddCommand.placementOptions + AddCommand.requestOptions + [
             ("-j <n>", "Download at most N at a time (default: the ledger's limit)."),
-            connectionsOption,
+            connectionsOption, maxSizeOption,
         ],
         discussion:
             "Exit status: 0 when all finished, 1 when some failed or were paused, 130 on Ctrl-C (the\n"
@@ -20,9 +20,9 @@ enum RunCommands {
 
     static let run = CommandSpec(
         name: "run", abstract: "Run the downloader for the whole ledger (follows other dledger commands).",
-        usage: "run [--until-idle] [-j <n>] [--connections <n>]",
+        usage: "run [--until-idle] [-j <n>] [--connections <n>] [--max-size <size>]",
         options: [
-            connectionsOption,
+            connectionsOption, maxSizeOption,
             ("--until-idle", "Exit when nothing is waiting or downloading."),
             ("-j <n>", "Download at most N at a time (default: the ledger's limit, see 'dledger limit')."),
         ],
@@ -41,6 +41,18 @@ enum RunCommands {
             + "to 8. 1 keeps every download on one connection."
     )
 
+    static let maxSizeOption = (
+        "--max-size <size>",
+        "The largest file a download may become (e.g. 500M, 16GiB; 1K to 1E), over the ledger's setting\n"
+            + "('dledger set max-size'). A larger announced size fails at once, a body without a length once\n"
+            + "it passes it. Default: none for an announced size, 16 GiB for a body without one."
+    )
+
+    /// `--max-size SIZE`, checked: 1 KB to 1 EB.
+    static func maxSize(_ inv: Invocation) throws -> Int64? {
+        try inv.args.value("--max-size").map { try Format.parseSize($0) }
+    }
+
     /// `--connections N`, checked: 1 to 64.
     static func connections(_ inv: Invocation) throws -> Int? {
         try inv.int("--connections", in: 1...64)
@@ -50,6 +62,7 @@ enum RunCommands {
         let command = try AddCommand.command(inv)
         let jobs = try inv.int("-j", in: Numbers.jobs)
         let connections = try connections(inv)
+        let maxSize = try maxSize(inv)
         let ledger = try inv.context.openForWriting()
         var ids: [TaskID] = []
         var skipped: [(url: String, reason: String)] = []
@@ -69,7 +82,7 @@ enum RunCommands {
         do {
             result = try await download(
                 ledger, console: inv.console, only: scope, jobs: jobs, untilIdle: true, json: json,
-                connections: connections)
+                connections: connections, maxSize: maxSize)
         } catch LedgerOpenError.runnerActive(let pid, _) {
             narrate(
                 "another downloader (pid \(pid.map(String.init) ?? "?")) runs this ledger: watching it", inv)
@@ -135,6 +148,7 @@ enum RunCommands {
     static func runRun(_ inv: Invocation) async throws -> Int32 {
         let jobs = try inv.int("-j", in: Numbers.jobs)
         let connections = try connections(inv)
+        let maxSize = try maxSize(inv)
         try inv.require([])
         let ledger = try inv.context.openForWriting()
         let untilIdle = inv.args.has("--until-idle")
@@ -148,7 +162,7 @@ enum RunCommands {
             ledger.isOnDisk
             ? try await download(
                 ledger, console: inv.console, only: nil, jobs: jobs, untilIdle: untilIdle, json: json,
-                connections: connections)
+                connections: connections, maxSize: maxSize)
             : (interrupted: false, failed: Set<TaskID>())
         let list = ledger.list
         if json {
@@ -186,7 +200,7 @@ enum RunCommands {
     /// Runs a scheduler with progress until idle (or stopped by Ctrl-C / SIGTERM).
     static func download(
         _ ledger: Ledger, console: Console, only: Set<TaskID>?, jobs: Int?, untilIdle: Bool,
-        json: Bool = false, connections: Int? = nil
+        json: Bool = false, connections: Int? = nil, maxSize: Int64? = nil
     ) async throws -> (interrupted: Bool, failed: Set<TaskID>) {
         var config = TransferConfig()
         if let connections {
@@ -194,6 +208,7 @@ enum RunCommands {
             config.splitAtOnce = true
         }
         let scheduler = try Scheduler(ledger: ledger, config: config, maxDownloads: jobs, only: only)
+        scheduler.maxSize = maxSize
         let interrupt = Interrupt()
         interrupt.install { scheduler.requestStop() }
         defer { interrupt.remove() }
