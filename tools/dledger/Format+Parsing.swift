@@ -83,33 +83,15 @@ extension Format {
         .usage("not a time: '\(raw)' (e.g. 2026-11-29T17:00:00Z, '2026-11-29 18:00', 1795971600)")
     }
 
-    /// Reads a rate: `500K`, `2M`, `1.5G` (decimal, bytes per second; `KB`, `MiB`, `/s` also read), `0` = none.
     /// A file size: digits with an optional fraction and unit, `K`/`M`/`G`/`T`/`P`/`E` (powers of 1000) or with
     /// `iB` (powers of 1024), an optional `B`: `500M`, `16GiB`, `1.5G`, `2000`.
     /// - Returns: bytes, in `DownloadList.maxSizeRange` (1 KB to 1 EB).
     /// - Throws: `CLIError.usage` for anything else or a size out of that range.
     static func parseSize(_ raw: String) throws(CLIError) -> Int64 {
-        var s = raw.trimmingCharacters(in: .whitespaces).uppercased()
-        var binary = false
-        if s.hasSuffix("IB") {
-            binary = true
-            s.removeLast(2)
-        } else if s.hasSuffix("B") {
-            s.removeLast()
-        }
-        var multiplier = 1.0
-        let powers: [Character: Double] = ["K": 1, "M": 2, "G": 3, "T": 4, "P": 5, "E": 6]
-        if let unit = s.last, let power = powers[unit] {
-            multiplier = pow(binary ? 1024 : 1000, power)
-            s.removeLast()
-        } else if binary {
+        guard let scaled = scaled(raw.uppercased(), units: ["K", "M", "G", "T", "P", "E"]) else {
             throw .usage("not a size: '\(raw)' (e.g. 500M, 16GiB, 1.5G)")
         }
-        let parts = s.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        guard !s.isEmpty, s != ".", parts.allSatisfy({ $0.utf8.allSatisfy { (0x30...0x39).contains($0) } }),
-            let value = Double(s.hasPrefix(".") ? "0" + s : s)
-        else { throw .usage("not a size: '\(raw)' (e.g. 500M, 16GiB, 1.5G)") }
-        let bytes = (value * multiplier).rounded()
+        let bytes = scaled.rounded()
         let range = DownloadList.maxSizeRange
         guard bytes >= Double(range.lowerBound), bytes <= Double(range.upperBound) else {
             throw .usage("size out of range: '\(raw)' (1K to 1E)")
@@ -117,12 +99,10 @@ extension Format {
         return Int64(bytes)
     }
 
-    /// - Returns: bytes per second, 0 or in `Numbers.rate`.
-    /// - Throws: `CLIError.usage` for anything else, a rate that rounds to 0 B/s or one above 1000T.
-    static func parseRate(_ raw: String) throws(CLIError) -> Int64 {
-        var s = raw.trimmingCharacters(in: .whitespaces).uppercased()
-        if s.hasSuffix("/S") { s.removeLast(2) }
-        var multiplier = 1.0
+    /// A number with an optional fraction, times its unit: one of `units` (the first is 1000, the next 1000², …;
+    /// 1024, 1024², … with `iB`), an optional `B`. Nil when it is not that.
+    private static func scaled(_ text: String, units: [Character]) -> Double? {
+        var s = text.trimmingCharacters(in: .whitespaces)
         var binary = false
         if s.hasSuffix("IB") {
             binary = true
@@ -130,8 +110,9 @@ extension Format {
         } else if s.hasSuffix("B") {
             s.removeLast()
         }
-        if let unit = s.last, let power = ["K": 1.0, "M": 2.0, "G": 3.0, "T": 4.0][String(unit)] {
-            multiplier = pow(binary ? 1024 : 1000, power)
+        var multiplier = 1.0
+        if let unit = s.last, let power = units.firstIndex(of: unit) {
+            multiplier = pow(binary ? 1024 : 1000, Double(power + 1))
             s.removeLast()
         }
         let number = s.trimmingCharacters(in: .whitespaces)
@@ -139,9 +120,21 @@ extension Format {
         guard !number.isEmpty, number != ".",
             parts.allSatisfy({ $0.utf8.allSatisfy { (0x30...0x39).contains($0) } }),
             let value = Double(number.hasPrefix(".") ? "0" + number : number)
-        else { throw .usage("not a rate: '\(raw)' (e.g. 500K, 2M, 1.5G; 0 for none)") }
-        let bytes = (value * multiplier).rounded()
-        if value == 0 { return 0 }
+        else { return nil }
+        return value * multiplier
+    }
+
+    /// Reads a rate: `500K`, `2M`, `1.5G` (decimal, bytes per second; `KB`, `MiB`, `/s` also read), `0` = none.
+    /// - Returns: bytes per second, 0 or in `Numbers.rate`.
+    /// - Throws: `CLIError.usage` for anything else, a rate that rounds to 0 B/s or one above 1000T.
+    static func parseRate(_ raw: String) throws(CLIError) -> Int64 {
+        var s = raw.trimmingCharacters(in: .whitespaces).uppercased()
+        if s.hasSuffix("/S") { s.removeLast(2) }
+        guard let scaled = scaled(s, units: ["K", "M", "G", "T"]) else {
+            throw .usage("not a rate: '\(raw)' (e.g. 500K, 2M, 1.5G; 0 for none)")
+        }
+        let bytes = scaled.rounded()
+        if scaled == 0 { return 0 }
         guard bytes <= Double(Numbers.rate.upperBound) else {
             throw .usage("rate out of range: '\(raw)' (at most 1000T, 10^15 B/s)")
         }
