@@ -25,7 +25,7 @@ extension RPCServer {
             let body = conn.body
             conn.body = []
             let service = service
-            dispatch(conn) { service.reply(to: body) }
+            dispatch(conn, reads: Aria2Service.onlyReads(body)) { service.reply(to: body) }
             return 0
         case LWS_CALLBACK_HTTP_WRITEABLE:
             guard let conn = connections[wsi] else { return -1 }

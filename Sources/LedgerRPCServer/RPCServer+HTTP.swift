@@ -36,7 +36,7 @@ extension RPCServer {
             let (method, id, params) = (argument(wsi, "method"), argument(wsi, "id"), argument(wsi, "params"))
             let callback = argument(wsi, "jsoncallback").flatMap { Self.isCallbackName($0) ? $0 : nil }
             let service = service
-            dispatch(conn, callback: callback) {
+            dispatch(conn, reads: method.map(Aria2Service.isRead) ?? true, callback: callback) {
                 service.reply(method: method, id: id, base64Params: params)
             }
             return 0

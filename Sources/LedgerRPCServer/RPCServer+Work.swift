@@ -18,14 +18,20 @@ extension RPCServer {
         bySerial[conn.serial] = nil
     }
 
-    /// Runs `call` on a worker; its reply comes back to the server thread (``deliverReplies()``) for `conn`.
+    /// Runs `call` on a worker, `readers` when it only reads, else `writer`; its reply comes back to the server
+    /// thread (``deliverReplies()``) for `conn`.
+    ///
+    /// Reads answer from the list as last committed and never wait, so they share the concurrent queue; calls that
+    /// change the list (or read the log) take the ledger's lock and may wait on a commit, so they take turns on
+    /// one queue of their own, as the ledger would make them anyway, and hold at most one thread.
     func dispatch(
-        _ conn: RPCConnection, callback: String? = nil, _ call: @escaping @Sendable () -> Aria2Service.Reply
+        _ conn: RPCConnection, reads: Bool, callback: String? = nil,
+        _ call: @escaping @Sendable () -> Aria2Service.Reply
     ) {
         conn.working = true
         inFlight += 1
         let serial = conn.serial
-        workers.async { [self] in
+        (reads ? readers : writer).async { [self] in
             let reply = call()
             shared.withLock { s in
                 s.done.append(Done(serial: serial, reply: reply, callback: callback))
@@ -41,7 +47,7 @@ extension RPCServer {
             return
         }
         let service = service
-        dispatch(conn) { service.reply(to: message) }
+        dispatch(conn, reads: Aria2Service.onlyReads(message)) { service.reply(to: message) }
     }
 
     /// Hands the workers' finished replies to their connections (still open ones) and starts their next requests.

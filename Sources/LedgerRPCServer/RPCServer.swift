@@ -100,8 +100,10 @@ public final class RPCServer: @unchecked Sendable {
     var inFlight = 0
     /// Whether a drain has begun, as the server thread last saw it.
     var drainingSeen = false
-    /// Where the calls run: concurrent, so a slow one (a write waiting on its commit) delays nobody else.
-    let workers = DispatchQueue(label: "dledger-rpc-work", qos: .userInitiated, attributes: .concurrent)
+    /// Where reads run, side by side (``dispatch(_:reads:callback:_:)``).
+    let readers = DispatchQueue(label: "dledger-rpc-read", qos: .userInitiated, attributes: .concurrent)
+    /// Where the calls that change the list run, one at a time.
+    let writer = DispatchQueue(label: "dledger-rpc-write", qos: .userInitiated)
     let shared = Mutex(Shared())
     /// How long ``stop()`` waits for replies to go out before it closes the connections anyway.
     static let drainLimit = 2.0

@@ -12,6 +12,7 @@ let usage = """
                        dledger ls start-up (10 events per task: 100,000 tasks = 1,000,001 events)
       ui [tasks]       dledger ui: a screen update with 100,000 tasks vs 100; idle CPU vs dledger run
       transfer [...]   1 GiB and 200 × 1 MiB from nginx: ours vs curl and aria2c (tools/bench/transfer-bench.sh)
+      rpc [...]        200 WebSocket clients polling dledger serve vs aria2c --enable-rpc while 8 transfers run
     """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -57,6 +58,8 @@ do {
         try UIBench.run(arguments: Array(arguments.dropFirst()))
     case "transfer":
         exit(TransferBench.run(arguments: Array(arguments.dropFirst())))
+    case "rpc":
+        exit(RPCBench.run(arguments: Array(arguments.dropFirst())))
     case "transfer-child":
         exit(await TransferChild.run(arguments: Array(arguments.dropFirst())))
     case "-h", "--help", "help":
