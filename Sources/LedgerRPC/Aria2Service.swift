@@ -28,6 +28,9 @@ public final class Aria2Service: Sendable {
     public let sessionID: String
     let onShutdown: @Sendable (_ force: Bool) -> Void
     let settings: Mutex<Settings>
+    /// Encoded results of reads, kept while the list and the activity they came from stay the same
+    /// (`Aria2Service+Cache.swift`).
+    let replies = Mutex(ReplyCache())
 
     /// What `changeGlobalOption` sets that the ledger does not keep.
     struct Settings {
@@ -132,6 +135,9 @@ public final class Aria2Service: Sendable {
     }
 
     private func respond(id: RPCValue, method: String, params: [RPCValue]) -> Reply {
+        if let result = cachedResult(method, params) {
+            return Reply(bytes: Self.envelope(id: id, encodedResult: result), isError: false)
+        }
         switch call(method, params) {
         case .success(let result):
             return Reply(bytes: Self.envelope(id: id, result: result), isError: false)
@@ -146,19 +152,24 @@ public final class Aria2Service: Sendable {
             if method == "system.multicall" { return multicall(raw) }
             return .failure(.noSuchMethod(method))
         }
-        var params = raw
-        if case .string(let first)? = params.first, first.hasPrefix("token:") {
-            params.removeFirst()
-            guard let secret, Self.same(Array(first.utf8.dropFirst(6)), secret) else {
-                return secret == nil ? run(handler, params) : .failure(.unauthorized)
-            }
-        } else if secret != nil && !Self.open.contains(method) {
-            return .failure(.unauthorized)
-        }
+        guard let params = authorized(method, raw) else { return .failure(.unauthorized) }
         return run(handler, params)
     }
 
-    private func run(_ handler: Handler, _ params: [RPCValue]) -> Result<RPCValue, RPCError> {
+    /// The parameters of a call its token allows, without the token; nil when the secret is wrong or missing.
+    func authorized(_ method: String, _ raw: [RPCValue]) -> [RPCValue]? {
+        var params = raw
+        if case .string(let first)? = params.first, first.hasPrefix("token:") {
+            params.removeFirst()
+            guard let secret else { return params }
+            return Self.same(Array(first.utf8.dropFirst(6)), secret) ? params : nil
+        } else if secret != nil && !Self.open.contains(method) {
+            return nil
+        }
+        return params
+    }
+
+    func run(_ handler: Handler, _ params: [RPCValue]) -> Result<RPCValue, RPCError> {
         do {
             return .success(try handler(self, RPCParams(params)))
         } catch let e as RPCError {
@@ -207,6 +218,17 @@ public final class Aria2Service: Sendable {
 
     static func envelope(id: RPCValue, result: RPCValue) -> [UInt8] {
         RPCValue.object([("id", id), ("jsonrpc", .string("2.0")), ("result", result)]).bytes()
+    }
+
+    /// The reply to `id` whose result is already encoded: the same bytes as ``envelope(id:result:)``.
+    static func envelope(id: RPCValue, encodedResult: [UInt8]) -> [UInt8] {
+        var out = Array(#"{"id":"#.utf8)
+        out.reserveCapacity(encodedResult.count + 48)
+        out += id.bytes()
+        out += Array(#","jsonrpc":"2.0","result":"#.utf8)
+        out += encodedResult
+        out.append(UInt8(ascii: "}"))
+        return out
     }
 
     static func envelope(id: RPCValue, error: RPCError) -> [UInt8] {

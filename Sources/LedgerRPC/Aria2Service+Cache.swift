@@ -1,0 +1,54 @@
+import DownloadLedger
+
+/// Encoded results of the reads front ends poll, by method and parameters, each with what it was computed
+/// from: the list's head and, for the reads that show progress, the transfers' activity.
+///
+/// AriaNg and its like ask the same `tellWaiting(0, 1000)` several times a second per open page; while the list
+/// and the transfers stand still, the answer is the same bytes, so it is encoded once. An entry serves only a
+/// call whose inputs are unchanged, so an answer is never older than an uncached one would be.
+struct ReplyCache {
+    struct Entry {
+        var head: Int64
+        var activity: [TransferActivity]?
+        var bytes: [UInt8]
+    }
+
+    var entries: [String: Entry] = [:]
+    /// Distinct calls kept at most (parameters vary little in practice; a client varying them on purpose only
+    /// empties the cache more often).
+    static let limit = 64
+}
+
+extension Aria2Service {
+    /// Reads decided by the list alone.
+    static let cachedByHead: Set<String> = ["aria2.tellWaiting", "aria2.tellStopped"]
+    /// Reads decided by the list and the transfers' activity.
+    static let cachedByActivity: Set<String> = [
+        "aria2.tellActive", "aria2.getGlobalStat", "aria2.tellStatus",
+    ]
+
+    /// The encoded result of an allowed call of a cached read: kept when neither the list nor (for those that
+    /// show it) the activity changed since, else computed and kept. Nil for every other call, and for a call that
+    /// fails (the caller then answers it as usual).
+    func cachedResult(_ method: String, _ raw: [RPCValue]) -> [UInt8]? {
+        let byActivity = Self.cachedByActivity.contains(method)
+        guard byActivity || Self.cachedByHead.contains(method), let handler = Self.methods[method],
+            let params = authorized(method, raw)
+        else { return nil }
+        // Read before the result is computed: the result is at least as new as what the entry is filed under,
+        // so a later call with the same inputs may take it, and one with newer inputs computes afresh.
+        let head = ledger.latestList.head
+        let activity = byActivity ? activity() : nil
+        let key = method + "\u{0}" + String(decoding: RPCValue.array(params).bytes(), as: UTF8.self)
+        if let entry = replies.withLock({ $0.entries[key] }), entry.head == head, entry.activity == activity {
+            return entry.bytes
+        }
+        guard case .success(let result) = run(handler, params) else { return nil }
+        let bytes = result.bytes()
+        replies.withLock { cache in
+            if cache.entries.count >= ReplyCache.limit && cache.entries[key] == nil { cache.entries = [:] }
+            cache.entries[key] = ReplyCache.Entry(head: head, activity: activity, bytes: bytes)
+        }
+        return bytes
+    }
+}
