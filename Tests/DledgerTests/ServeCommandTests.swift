@@ -108,23 +108,7 @@ import Testing
         let files = try LoopbackServer()
         files.serve("/a.bin", Resource(size: 100_000, seed: 3))
         let (server, port) = try await Self.serve(box, secret: "pw")
-        func call(_ body: String) async throws -> [String: Any] {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-            p.arguments = ["-sS", "--data-binary", body, "http://127.0.0.1:\(port)/jsonrpc"]
-            let out = Pipe()
-            let err = Pipe()
-            p.standardOutput = out
-            p.standardError = err
-            try p.run()
-            let data = out.fileHandleForReading.readDataToEndOfFile()
-            let why = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            p.waitUntilExit()
-            guard let reply = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-                throw CLIFailure("curl \(p.terminationStatus) \(why) for \(body)")
-            }
-            return reply
-        }
+        func call(_ body: String) async throws -> [String: Any] { try Self.call(port, body) }
         let url = files.url("/a.bin")
         let added = try await call(
             #"{"jsonrpc":"2.0","id":1,"method":"aria2.addUri","params":["token:pw",["\#(url)"]]}"#)
@@ -148,6 +132,62 @@ import Testing
         // `dledger audit` tells which of a task's events came over RPC.
         let audit = try await box.run("audit", "1")
         #expect(audit.out.contains("(via rpc)"), "\(audit.out)")
+    }
+
+    /// POSTs one JSON-RPC body with curl and parses the reply.
+    static func call(_ port: Int, _ body: String) throws -> [String: Any] {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        p.arguments = ["-sS", "--data-binary", body, "http://127.0.0.1:\(port)/jsonrpc"]
+        let out = Pipe()
+        let err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        let why = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        guard let reply = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw CLIFailure("curl \(p.terminationStatus) \(why) for \(body)")
+        }
+        return reply
+    }
+
+    @Test func shutdownDuringATransferIsAnsweredAndTheProcessEndsPromptly() async throws {
+        let box = try DledgerSandbox()
+        let files = try LoopbackServer()
+        files.serve(
+            "/slow.bin", Resource(size: 5_000_000, seed: 8, faults: Faults(throttleBytesPerSecond: 200_000)))
+        let (server, port) = try await Self.serve(box, secret: "pw")
+        let added = try Self.call(
+            port,
+            #"{"jsonrpc":"2.0","id":1,"method":"aria2.addUri","params":["token:pw",["\#(files.url("/slow.bin"))"]]}"#
+        )
+        let gid = try #require(added["result"] as? String)
+        let moving = try await eventually {
+            let s = try Self.call(
+                port,
+                #"{"jsonrpc":"2.0","id":2,"method":"aria2.tellStatus","params":["token:pw","\#(gid)",["completedLength"]]}"#
+            )
+            return Int((s["result"] as? [String: String])?["completedLength"] ?? "") ?? 0 > 0
+        }
+        #expect(moving)
+        let asked = Date()
+        let bye = try Self.call(
+            port, #"{"jsonrpc":"2.0","id":3,"method":"aria2.shutdown","params":["token:pw"]}"#)
+        #expect(bye["result"] as? String == "OK")
+        let finished = await server.wait()
+        #expect(finished.status == 0)
+        // The stop is the transfer's clean stop and the drain of the replies, not a wait of its own (at most the
+        // drain's 2 s, far from this bound).
+        #expect(Date().timeIntervalSince(asked) < 10)
+        // The transfer's last fact is committed: the task waits, with its bytes, to resume by Range.
+        let list = try await box.run("ls", "--json")
+        let json = try JSONSerialization.jsonObject(with: Data(list.out.utf8)) as? [String: Any]
+        let sections = try #require(json?["sections"] as? [[String: Any]], "\(list.out)")
+        let tasks = try #require(sections.first?["tasks"] as? [[String: Any]], "\(list.out)")
+        #expect(tasks.first?["state"] as? String == "waiting", "\(tasks)")
+        #expect((tasks.first?["bytes"] as? Int ?? 0) > 0)
     }
 }
 

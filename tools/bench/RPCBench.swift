@@ -40,6 +40,8 @@ enum RPCBench {
         var errors: Int
         var unanswered: Int
         var cpu: Double
+        /// The server's CPU in the quiet window (its transfers alone).
+        var quietCPU: Double
         var slowdown: Double { 1 - loadedRate / quietRate }
     }
 
@@ -121,12 +123,12 @@ enum RPCBench {
                     print(
                         String(
                             format: "  run %d %@ %4d clients: p50 %6.1f ms p99 %6.1f ms max %6.1f ms, "
-                                + "%5.1f → %5.1f MB/s (slowdown %5.1f%%), server CPU %4.2f s/s, %d replies, "
+                                + "%5.1f → %5.1f MB/s (slowdown %5.1f%%), server CPU %4.2f → %4.2f s/s, %d replies, "
                                 + "%d errors, %d unanswered",
                             round + 1, kind.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0),
                             clients,
                             r.p50 * 1000, r.p99 * 1000, r.max * 1000, r.quietRate / 1e6, r.loadedRate / 1e6,
-                            r.slowdown * 100, r.cpu, r.replies, r.errors, r.unanswered))
+                            r.slowdown * 100, r.quietCPU, r.cpu, r.replies, r.errors, r.unanswered))
                 }
             }
         }
@@ -147,10 +149,12 @@ enum RPCBench {
         defer { load.close() }
         let (_, q0) = try target.activeBytes()
         let t0 = TransferProcess.now()
+        let quietCPU0 = target.cpuSeconds()
         usleep(useconds_t(o.quiet * 1e6))
         let (_, q1) = try target.activeBytes()
         let t1 = TransferProcess.now()
         let cpu0 = target.cpuSeconds()
+        let quietCPU = (cpu0 - quietCPU0) / (t1 - t0)
         load.run(seconds: o.loaded, hz: o.hz)
         let (_, l1) = try target.activeBytes()
         let t2 = TransferProcess.now()
@@ -163,7 +167,8 @@ enum RPCBench {
         return Run(
             p50: percentile(0.5), p99: percentile(0.99), max: sorted.last ?? .nan,
             quietRate: Double(q1 - q0) / (t1 - t0), loadedRate: Double(l1 - q1) / (t2 - t1),
-            replies: sorted.count, errors: result.errors, unanswered: result.unanswered, cpu: cpu)
+            replies: sorted.count, errors: result.errors, unanswered: result.unanswered, cpu: cpu,
+            quietCPU: quietCPU)
     }
 
     static func loadAverage() -> String {

@@ -10,7 +10,7 @@ enum RPCReport {
         Swift.print("")
         Swift.print(
             "| server | clients | p50 reply | p99 reply (< 50 ms) | transfers quiet → loaded | slowdown (≤ 10%) |"
-                + " server CPU | replies |")
+                + " server CPU quiet → loaded | replies |")
         Swift.print("|---|---|---|---|---|---|---|---|")
         for clients in o.clients {
             for kind in RPCTarget.Kind.allCases {
@@ -23,7 +23,8 @@ enum RPCReport {
                         + " | \(ms(median(list.map(\.p50)))) | \(ms(p99)) \(verdict(p99 < p99Target))"
                         + " | \(mb(median(list.map(\.quietRate)))) → \(mb(median(list.map(\.loadedRate)))) MB/s"
                         + " | \(String(format: "%.1f", slowdown * 100))% \(verdict(slowdown <= slowdownTarget))"
-                        + " | \(String(format: "%.2f", median(list.map(\.cpu)))) s/s"
+                        + " | \(String(format: "%.2f", median(list.map(\.quietCPU)))) → "
+                        + "\(String(format: "%.2f", median(list.map(\.cpu)))) s/s"
                         + " | \(median(list.map { Double($0.replies) }).formatted())"
                         + (errors > 0 ? " (\(errors) errors or unanswered)" : "") + " |")
             }
@@ -49,6 +50,9 @@ enum RPCReport {
 
     static func ms(_ seconds: Double) -> String { String(format: "%.1f ms", seconds * 1000) }
     static func mb(_ rate: Double) -> String { String(format: "%.1f", rate / 1e6) }
-    static func ratio(_ values: [Double]) -> String { String(format: "%.2f×", median(values)) }
+    static func ratio(_ values: [Double]) -> String {
+        let m = median(values)
+        return String(format: m < 0.1 ? "%.3f×" : "%.2f×", m)
+    }
     static func verdict(_ ok: Bool) -> String { ok ? "ok" : "MISSED" }
 }
