@@ -37,6 +37,8 @@ extension SQLiteEventStore {
         } catch {
             throw StoreError.cannotOpen(destination, error.message)
         }
+        // A backup is a whole ledger, keys included: as private as the ledger with credentials.
+        if try !vaultTasks().isEmpty { Self.restrictToOwner(destination) }
         let fd = open(destination, O_RDONLY | O_CLOEXEC)
         if fd >= 0 {
             fsync(fd)

@@ -1,5 +1,11 @@
 import LedgerCore
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The vault: one AES-256 key per task with credentials, in `vault_keys`, outside the append-only log
 /// (docs/store.md). Keys are written and deleted only inside an append's transaction (``VaultChange``).
 extension SQLiteEventStore {
@@ -47,6 +53,16 @@ extension SQLiteEventStore {
             try key.bytes.withUnsafeBytes { try insert.bindBlob($0, at: 2) }
             try insert.bind(time, at: 3)
             try insert.run()
+        }
+    }
+
+    /// Takes group and other permissions off a ledger (and its `-wal` and `-shm`) that holds vault keys: whoever
+    /// reads the file can open its credentials. Best effort: a file this user does not own keeps its mode.
+    static func restrictToOwner(_ path: String) {
+        for file in [path, path + "-wal", path + "-shm"] {
+            var info = stat()
+            guard stat(file, &info) == 0, info.st_mode & 0o077 != 0 else { continue }
+            chmod(file, info.st_mode & 0o7700)
         }
     }
 }

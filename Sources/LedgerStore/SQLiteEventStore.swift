@@ -148,7 +148,7 @@ public final class SQLiteEventStore: EventStore {
         guard !isReadOnly else { throw StoreError.readOnly }
         guard vault.isEmpty || hasVault else { throw StoreError.readOnly }
         defer { hasher.shrinkIfLarge() }
-        return try translatingErrors {
+        let appended = try translatingErrors {
             try db.immediateTransaction {
                 let last = try db.cachedStatement(
                     "SELECT seq, time, hash FROM events ORDER BY seq DESC LIMIT 1")
@@ -182,6 +182,8 @@ public final class SQLiteEventStore: EventStore {
                 return seq
             }
         }
+        if !vault.added.isEmpty { Self.restrictToOwner(path) }
+        return appended
     }
 
     /// Chains `events` after the hasher's hash and inserts their rows with one multi-row INSERT.

@@ -39,14 +39,24 @@ struct SQLiteVaultTests {
         #expect(try reader.openSecret(sealed, context: "header:cookie") == Self.secret)
     }
 
+    /// The file holds the keys: once it has one, only its owner reads it (and its backups).
     @Test func aBackupCarriesTheVault() throws {
+        do {
+            // Without credentials the file keeps the mode it was given.
+            let plain = try SQLiteEventStore(path: directory.file("plain.sqlite"))
+            chmod(directory.file("plain.sqlite"), 0o644)
+            _ = try plain.append([sampleEvent(1)], expectingHead: 0, time: 1)
+            #expect(try mode(directory.file("plain.sqlite")) == 0o644)
+        }
         let key = try VaultKey.random(task: 1)
         let sealed = try key.seal(Self.secret, context: "header:cookie")
         let store = try SQLiteEventStore(path: path)
+        chmod(path, 0o644)
         _ = try store.append(
             [Self.sealedEvent(1, sealed)], expectingHead: 0, time: 1, vault: .init(added: [key]))
         let copy = directory.file("copy.sqlite")
         #expect(try store.backup(to: copy) == 1)
+        #expect(try mode(path) == 0o600 && mode(path + "-wal") == 0o600 && mode(copy) == 0o600)
         let backup = try SQLiteEventStore(path: copy, readOnly: true)
         #expect(try backup.openSecret(sealed, context: "header:cookie") == Self.secret)
         #expect(!occurs(Self.secret, in: try fileBytes(copy)))
@@ -135,4 +145,10 @@ func occurs(_ needle: [UInt8], in file: FileBytes) -> Bool {
         index = start + 1
     }
     return false
+}
+
+/// The permission bits of `path`.
+func mode(_ path: String) throws -> Int {
+    let attributes = try FileManager.default.attributesOfItem(atPath: path)
+    return (attributes[.posixPermissions] as? Int) ?? -1
 }
