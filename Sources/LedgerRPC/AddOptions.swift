@@ -5,24 +5,29 @@ struct AddOptions {
     var dir: String?
     var out: String?
     var sha256: String?
+    /// `header`, `user-agent`, `referer`, `all-proxy`, `max-download-limit`, `split`: kept with the task.
+    var request = TaskOptions()
 
     /// Options aria2 knows that a task here does not keep: accepted and ignored, as aria2 ignores options that do
     /// not apply to a download.
     static let ignored: Set<String> = [
-        "split", "max-connection-per-server", "min-split-size", "continue", "allow-overwrite",
+        "max-connection-per-server", "min-split-size", "continue", "allow-overwrite",
         "auto-file-renaming", "pause", "check-integrity", "remote-time", "file-allocation",
+    ]
+
+    /// The keys that are a task's request options, which `changeOption` changes too.
+    static let requestKeys: Set<String> = [
+        "header", "user-agent", "referer", "all-proxy", "max-download-limit", "split",
     ]
 
     init(_ fields: [(String, RPCValue)], defaultDir: String?) throws {
         dir = defaultDir
         for (key, value) in fields {
-            let text: String
-            switch value {
-            case .string(let s): text = s
-            case .int(let n): text = String(n)
-            case .bool(let b): text = b ? "true" : "false"
-            default: throw RPCError.invalidParams("option \(key) must be a string")
+            if Self.requestKeys.contains(key) {
+                try Self.apply(key, value, to: &request)
+                continue
             }
+            let text = try Self.text(key, value)
             switch key {
             case "dir":
                 guard text.hasPrefix("/") else {
@@ -43,6 +48,51 @@ struct AddOptions {
                     throw RPCError.failed("option \(key) is not supported")
                 }
             }
+        }
+    }
+
+    private static func text(_ key: String, _ value: RPCValue) throws -> String {
+        switch value {
+        case .string(let s): return s
+        case .int(let n): return String(n)
+        case .bool(let b): return b ? "true" : "false"
+        default: throw RPCError.invalidParams("option \(key) must be a string")
+        }
+    }
+
+    /// Sets one request option from aria2's form: `header` a string or a list of `Name: value` strings (each
+    /// given `header` replaces the list), `max-download-limit` aria2's speed syntax, `split` 1 to 64, an empty
+    /// `all-proxy` none. The values are checked by the ledger when the command is decided.
+    static func apply(_ key: String, _ value: RPCValue, to o: inout TaskOptions) throws {
+        if key == "header" {
+            let lines: [String]
+            switch value {
+            case .array(let items): lines = try items.map { try Self.text(key, $0) }
+            default: lines = [try Self.text(key, value)]
+            }
+            do {
+                o.headers = try lines.filter { !$0.isEmpty }.map(Validation.header)
+            } catch let e as LedgerError {
+                throw RPCError.failed(e.description)
+            }
+            return
+        }
+        let text = try Self.text(key, value)
+        switch key {
+        case "user-agent": o.userAgent = text.isEmpty ? nil : text
+        case "referer": o.referer = text.isEmpty ? nil : text
+        case "all-proxy":
+            o.proxy = text.isEmpty ? nil : text
+            o.proxyUserinfo = nil
+        case "max-download-limit":
+            let n = try Aria2Service.speed(text, option: key)
+            o.maxSpeed = n == 0 ? nil : n
+        case "split":
+            guard let n = Int(text), TaskOptions.connectionRange.contains(n) else {
+                throw RPCError.failed("option split must be 1 to 64, not \(text)")
+            }
+            o.connections = n
+        default: break
         }
     }
 }

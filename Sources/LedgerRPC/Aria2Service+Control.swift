@@ -1,22 +1,22 @@
 import DownloadLedger
 
 extension Aria2Service {
-    /// `addUri(uris, options, position)`: one task (several URIs are taken as mirrors by aria2: refused here
+    /// `addUri(uris, options, position)`: one task; the URIs after the first are its mirrors, as aria2 takes them
     /// unless they are one URI), placed at `position` among the first section's waiting tasks.
     func addUri(_ p: RPCParams) throws -> RPCValue {
         guard let uris = try p.strings(0), let first = uris.first else {
             throw RPCError.invalidParams("The parameter at 0 must be a non-empty array of URIs.")
         }
-        guard uris.allSatisfy({ $0 == first }) else {
-            throw RPCError.failed("mirrors are not supported: one URI per download (add each as its own)")
-        }
-        let options = try AddOptions(try p.options(1) ?? [], defaultDir: settings.withLock { $0.dir })
+        var options = try AddOptions(try p.options(1) ?? [], defaultDir: settings.withLock { $0.dir })
+        // The other URIs are mirrors of the first (aria2 repeats a URI for more connections to it: one here).
+        var seen: Set<String> = [Validation.identity(first)]
+        options.request.mirrors = uris.dropFirst().filter { seen.insert(Validation.identity($0)).inserted }
         let position = try p.optionalInt(2, in: 0...Int64(Int32.max))
         let placement = position.map { self.placement(forWaitingPosition: Int($0)) } ?? .end
         let outcome = try execute(
             .add(
                 urls: [first], placement: placement, name: options.out, sha256: options.sha256,
-                directory: options.dir))
+                directory: options.dir, options: options.request))
         guard let id = outcome.decision.added.first else { throw RPCError.failed("nothing added") }
         return .string(GID.of(id))
     }

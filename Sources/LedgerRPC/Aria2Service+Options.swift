@@ -31,6 +31,7 @@ extension Aria2Service {
             ("dir", .string(settings.withLock { $0.dir } ?? list.directory)),
             ("max-concurrent-downloads", .number(Int64(list.maxDownloads))),
             ("max-download-limit", .string("0")),
+            ("split", .number(Int64(list.connections > 0 ? list.connections : 8))),
             ("max-overall-download-limit", .number(list.speedLimit)),
             ("max-overall-upload-limit", .string("0")),
             ("max-upload-limit", .string("0")),
@@ -55,6 +56,11 @@ extension Aria2Service {
                 commands.append(.setMaxDownloads(n))
             case "max-overall-download-limit":
                 commands.append(.setSpeedLimit(try Self.speed(text, option: key)))
+            case "split":
+                guard let n = Int(text), TaskOptions.connectionRange.contains(n) else {
+                    throw RPCError.failed("We encountered a problem while processing the option '--\(key)'.")
+                }
+                commands.append(.setConnections(n))
             case "dir":
                 guard text.hasPrefix("/") else {
                     throw RPCError.failed("option dir must be an absolute path")
@@ -76,25 +82,49 @@ extension Aria2Service {
         return .string("OK")
     }
 
+    /// `getOption(gid)`: the task's options, numbers as strings and credentials `[redacted]`; `header` is the
+    /// headers each ended by a newline, as aria2 answers a list option.
     func getOption(_ p: RPCParams) throws -> RPCValue {
         let (task, _) = try task(try p.string(0))
+        let o = task.options
+        let list = ledger.list
         var fields: [(String, RPCValue)] = []
+        // aria2 reads a proxy back with the path it gave it, `/`.
+        if let proxy = o.redactedProxy { fields.append(("all-proxy", .string(proxy + "/"))) }
         if let sha = task.expectedSHA256 { fields.append(("checksum", .string("sha-256=" + sha))) }
         fields.append(("dir", .string(task.directory)))
-        fields.append(("max-download-limit", .string("0")))
+        if !o.headers.isEmpty {
+            fields.append(("header", .string(o.headers.map { $0.redacted + "\n" }.joined())))
+        }
+        fields.append(("max-download-limit", .number(o.maxSpeed ?? 0)))
         if task.nameIsUserChosen { fields.append(("out", .string(task.displayName))) }
+        if let referer = o.referer { fields.append(("referer", .string(referer))) }
+        if let n = o.connections ?? (list.connections > 0 ? list.connections : nil) {
+            fields.append(("split", .number(Int64(n))))
+        }
+        if let ua = o.userAgent { fields.append(("user-agent", .string(ua))) }
         return .object(fields)
     }
 
-    /// `changeOption(gid, options)`: nothing a task keeps can change after it was added yet.
+    /// `changeOption(gid, options)`: the task's request options (`header`, `user-agent`, `referer`, `all-proxy`,
+    /// `max-download-limit`, `split`) change as one event; a running download takes a new speed limit at once and
+    /// the rest from its next request. `dir`, `out` and `checksum` cannot change after the add; other options are
+    /// answered "OK" and ignored, as aria2 answers options it cannot change.
     func changeOption(_ p: RPCParams) throws -> RPCValue {
-        _ = try task(try p.string(0))
+        let (task, trashed) = try task(try p.string(0))
         guard let fields = try p.options(1) else {
             throw RPCError.invalidParams("The parameter at 1 is missing.")
         }
-        for (key, _) in fields where ["dir", "out", "checksum", "max-download-limit"].contains(key) {
+        for (key, _) in fields where ["dir", "out", "checksum"].contains(key) {
             throw RPCError.failed("option \(key) cannot be changed for a download that was added")
         }
+        var o = task.options
+        for (key, value) in fields where AddOptions.requestKeys.contains(key) {
+            try AddOptions.apply(key, value, to: &o)
+        }
+        guard o != task.options else { return .string("OK") }
+        if trashed { throw RPCError.failed("GID#\(GID.of(task.id)) is in the to-delete list") }
+        _ = try execute(.setOptions(task.id, o))
         return .string("OK")
     }
 }

@@ -76,7 +76,13 @@ public enum Aria2Status {
                 ("length", .number(total(task, activity))),
                 ("path", .string(path(task))),
                 ("selected", .string("true")),
-                ("uris", .array([.object([("status", .string(uriStatus)), ("uri", .string(task.url))])])),
+                (
+                    "uris",
+                    .array(
+                        ([task.url] + task.options.mirrors).map {
+                            .object([("status", .string(uriStatus)), ("uri", .string($0))])
+                        })
+                ),
             ])
         ])
     }

@@ -1,0 +1,41 @@
+import DownloadLedger
+import Foundation
+import LedgerRPC
+import Testing
+
+extension Aria2CompatibilityTests {
+    /// The request options given to `addUri` and changed by `changeOption` read back from `getOption` as aria2c
+    /// reads them back (strings, the same values), and several URIs are one download's URIs on both.
+    @Test func requestOptionsReadBackAsAria2ReadsThem() async throws {
+        let h = try RPCHarness(listen: false)
+        let aria2 = try Aria2c(dir: h.root + "/aria2")
+        let ready = await eventually(10) { (try? aria2.call("aria2.getVersion"))?["result"] != nil }
+        try #require(ready, "aria2c did not start")
+        let url = h.file("o.bin", size: 100_000, seed: 9)
+        let mirror = h.files.url("/mirror/o.bin")
+        // Paused on aria2's side so that it stays a download it answers options for.
+        let params =
+            #"[["\#(url)","\#(mirror)"],{"header":["X-A: 1","X-B: two"],"user-agent":"AriaNg/1.3","referer":"http://example.org/p","all-proxy":"http://127.0.0.1:3128","max-download-limit":"100K","split":"4","pause":"true"}]"#
+        let a = try #require(try aria2.call("aria2.addUri", params)["result"] as? String)
+        let d = try #require(try h.result("aria2.addUri", params) as? String)
+        let change = #"{"max-download-limit":"200K","user-agent":"AriaNg/1.4"}"#
+        #expect(try aria2.call("aria2.changeOption", #"["\#(a)",\#(change)]"#)["result"] as? String == "OK")
+        #expect(try h.result("aria2.changeOption", #"["\#(d)",\#(change)]"#) as? String == "OK")
+
+        let aOptions = try #require(
+            try aria2.call("aria2.getOption", #"["\#(a)"]"#)["result"] as? [String: String])
+        let dOptions = try #require(try h.result("aria2.getOption", #"["\#(d)"]"#) as? [String: String])
+        #expect(
+            Set(dOptions.keys).isSubset(of: aOptions.keys), "\(Set(dOptions.keys).subtracting(aOptions.keys))"
+        )
+        for key in ["header", "user-agent", "referer", "all-proxy", "max-download-limit", "split"] {
+            #expect(
+                dOptions[key] == aOptions[key],
+                "\(key): dledger \(dOptions[key] ?? "-"), aria2 \(aOptions[key] ?? "-")")
+        }
+        let aURIs = try #require(
+            try aria2.call("aria2.getUris", #"["\#(a)"]"#)["result"] as? [[String: String]])
+        let dURIs = try #require(try h.result("aria2.getUris", #"["\#(d)"]"#) as? [[String: String]])
+        #expect(Set(dURIs.compactMap { $0["uri"] }) == Set(aURIs.compactMap { $0["uri"] }))
+    }
+}

@@ -1,0 +1,91 @@
+import DownloadLedger
+import Foundation
+import LedgerRPC
+import Testing
+
+/// `addUri`'s request options and mirrors, `getOption` and `changeOption` for a task: events, redaction, refusals.
+@Suite struct Aria2OptionsTests {
+    @Test func addUriKeepsTheRequestOptionsAndTheOtherURIsAsMirrors() throws {
+        let h = try RPCHarness(listen: false)
+        let url = h.file("a.bin")
+        let mirror = h.files.url("/mirror/a.bin")
+        let gid = try #require(
+            try h.result(
+                "aria2.addUri",
+                #"[["\#(url)","\#(mirror)","\#(url)"],{"header":["X-A: 1","Cookie: sid=s3cret"],"user-agent":"AriaNg","referer":"*","all-proxy":"http://127.0.0.1:3128","max-download-limit":"100K","split":"4","max-connection-per-server":"4"}]"#
+            ) as? String)
+        let id = try #require(GID.id(of: gid))
+        let o = try #require(h.ledger.list.tasks[id]?.options)
+        #expect(o.headers.map(\.name) == ["X-A", "Cookie"])
+        #expect(o.headers.last?.value.plainText == nil)  // sealed by the ledger
+        #expect(o.userAgent == "AriaNg" && o.referer == "*" && o.proxy == "http://127.0.0.1:3128")
+        #expect(o.maxSpeed == 102_400 && o.connections == 4 && o.mirrors == [mirror])
+
+        let options = try #require(try h.result("aria2.getOption", #"["\#(gid)"]"#) as? [String: String])
+        #expect(options["header"] == "X-A: 1\nCookie: [redacted]\n")
+        #expect(options["max-download-limit"] == "102400" && options["split"] == "4")
+        #expect(options["user-agent"] == "AriaNg" && options["all-proxy"] == "http://127.0.0.1:3128/")
+        let uris = try #require(try h.result("aria2.getUris", #"["\#(gid)"]"#) as? [[String: String]])
+        #expect(uris.map { $0["uri"] } == [url, mirror])
+        let log = try h.ledger.log().map { String(decoding: $0.entry.encodedPayload(), as: UTF8.self) }
+            .joined()
+        #expect(!log.contains("s3cret"))
+    }
+
+    @Test func changeOptionIsOneEventAndGetOptionShowsIt() throws {
+        let h = try RPCHarness(listen: false)
+        let gid = try #require(try h.result("aria2.addUri", #"[["\#(h.file("a.bin"))"]]"#) as? String)
+        let id = try #require(GID.id(of: gid))
+        let before = try h.eventCount()
+        #expect(
+            try h.result("aria2.changeOption", #"["\#(gid)",{"max-download-limit":"1M","user-agent":"x/1"}]"#)
+                as? String == "OK")
+        #expect(try h.eventCount() == before + 1)
+        let last = try #require(try h.ledger.log().last)
+        #expect(last.entry.origin == "rpc")
+        guard case .taskOptionsChanged(id, let o) = last.entry.event else {
+            Issue.record("not an options change: \(last.entry.event)")
+            return
+        }
+        #expect(o.maxSpeed == 1 << 20 && o.userAgent == "x/1")
+        let options = try #require(try h.result("aria2.getOption", #"["\#(gid)"]"#) as? [String: String])
+        #expect(options["max-download-limit"] == "1048576" && options["user-agent"] == "x/1")
+        // The same again changes nothing; an option the task does not keep is "OK" and ignored.
+        #expect(
+            try h.result("aria2.changeOption", #"["\#(gid)",{"max-download-limit":"1M"}]"#) as? String == "OK"
+        )
+        #expect(try h.result("aria2.changeOption", #"["\#(gid)",{"seed-time":"0"}]"#) as? String == "OK")
+        #expect(try h.eventCount() == before + 1)
+        // 0 removes the task's own limit.
+        _ = try h.result("aria2.changeOption", #"["\#(gid)",{"max-download-limit":"0"}]"#)
+        #expect(h.ledger.list.tasks[id]?.options.maxSpeed == nil)
+    }
+
+    @Test func badOptionsAreRefusedAndAppendNothing() throws {
+        let h = try RPCHarness(listen: false)
+        let url = h.file("a.bin")
+        let gid = try #require(try h.result("aria2.addUri", #"[["\#(url)"]]"#) as? String)
+        let before = try h.eventCount()
+        for options in [
+            #"{"header":"X-A: 1\r\nHost: evil"}"#, #"{"header":"no colon"}"#, #"{"split":"65"}"#,
+            #"{"split":"x"}"#, #"{"max-download-limit":"-1"}"#,
+            #"{"max-download-limit":"99999999999999999999"}"#,
+            #"{"all-proxy":"ftp://127.0.0.1:21"}"#, #"{"user-agent":"a\u0000b"}"#, #"{"referer":"nope"}"#,
+        ] {
+            #expect(h.errorCode("aria2.addUri", #"[["\#(url)x"],\#(options)]"#) == 1, "\(options)")
+            #expect(h.errorCode("aria2.changeOption", #"["\#(gid)",\#(options)]"#) == 1, "\(options)")
+        }
+        #expect(h.errorCode("aria2.addUri", #"[["\#(url)y","ftp://mirror/x"]]"#) == 1)
+        #expect(h.errorCode("aria2.changeOption", #"["\#(gid)",{"out":"b"}]"#) == 1)
+        #expect(try h.eventCount() == before)
+    }
+
+    @Test func theGlobalSplitIsTheLedgersDefaultConnectionCount() throws {
+        let h = try RPCHarness(listen: false)
+        #expect(try h.result("aria2.changeGlobalOption", #"[{"split":"6"}]"#) as? String == "OK")
+        #expect(h.ledger.list.connections == 6)
+        let options = try #require(try h.result("aria2.getGlobalOption") as? [String: String])
+        #expect(options["split"] == "6")
+        #expect(h.errorCode("aria2.changeGlobalOption", #"[{"split":"0"}]"#) == 1)
+    }
+}
