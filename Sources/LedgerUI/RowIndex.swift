@@ -27,10 +27,13 @@ public struct RowIndex: Sendable {
     private var starts: [Int] = []
     /// How many rows there are.
     public private(set) var count = 0
+    /// Whether the rows are one group of the view only (`only` was given and the view has that group).
+    public private(set) var isOneGroup = false
 
-    /// The rows of `list` as the view shows them: its sort mode, then `filter`.
+    /// The rows of `list` as the view shows them: its sort mode, then `filter`; with `only`, that group of the
+    /// view alone (SDE's `.subsection`), or the whole view when it has no such group.
     /// - Complexity: O(sections) for the manual list without a filter; O(n log n) otherwise.
-    public init(list: DownloadList, filter: TaskFilter, now: Int64, utcOffsetSeconds: Int) {
+    public init(list: DownloadList, filter: TaskFilter, now: Int64, utcOffsetSeconds: Int, only: Int? = nil) {
         if filter == .all && list.sortMode == .manual {
             groups = list.sections.enumerated().map { i, s in
                 Group(title: s.title, section: i, tasks: nil, count: s.tasks.count)
@@ -39,6 +42,10 @@ public struct RowIndex: Sendable {
             groups = list.view(filter: filter, now: now, utcOffsetSeconds: utcOffsetSeconds).map { v in
                 Group(title: v.title, section: v.index, tasks: v.tasks.map(\.id), count: v.tasks.count)
             }
+        }
+        if let only, groups.indices.contains(only) {
+            groups = [groups[only]]
+            isOneGroup = true
         }
         var row = 0
         for g in groups {
@@ -114,12 +121,15 @@ public struct RowIndex: Sendable {
 }
 
 extension RowIndex {
-    /// Whether a sorted or filtered view shows the same tasks in the same order after `event`, provided no task it
-    /// names became finished or unfinished (``StateTally/recount(_:in:)`` says): true for the events that change a
-    /// task's state, bytes or attempts only (the downloader's progress facts, pause, resume, stop) and for
-    /// settings, which no view sorts or filters by. Anything that adds, removes, moves, renames or resizes a task,
-    /// finishes it or sorts the list may reorder the view: it is indexed again.
+    /// Whether a sorted or filtered view shows the same tasks in the same order after `event`, given that no task
+    /// came into the list or left it and none became finished or unfinished where the view looks at that (a
+    /// finished filter, the sort by completion time): ``StateTally/recount(_:in:)`` says so. True for the events
+    /// that change a task's state, bytes or attempts only (the downloader's progress facts, pause, resume, stop)
+    /// and settings; for the sorts by a key (time added, size, completion time), which order by the key then by
+    /// id, also for moves and section changes, and for the facts that change no key of theirs. Anything else may
+    /// reorder the view: it is indexed again.
     public static func keepsOrder(_ event: Event, sort: SortMode) -> Bool {
+        let byKey = sort == .added || sort == .size || sort == .finished
         switch event {
         case .transferStarted, .transferPaused, .transferHeld, .transferContinued, .transferConnections,
             .transferRetrying, .transferFailed, .tasksPaused, .tasksResumed, .tasksStopped,
@@ -128,6 +138,13 @@ extension RowIndex {
         case .sectionRenamed:
             // A sorted view's groups are named by its buckets; the manual view's by its sections.
             return sort != .manual
+        case .sectionInserted, .sectionMoved, .sectionRemoved, .tasksMoved, .tasksPlaced, .sectionSorted:
+            return byKey
+        case .transferResolved, .transferCompleted:
+            // A name (the server's, the file's) and a size become known; the completion time is `finishing`'s.
+            return sort == .manual || sort == .added || sort == .finished
+        case .taskRenamed:
+            return sort == .manual || byKey
         default:
             return false
         }

@@ -35,22 +35,32 @@ public struct StateTally: Sendable, Equatable {
     /// Whether no task is counted.
     public var isEmpty: Bool { byState.allSatisfy { $0 == 0 } }
 
+    /// What a recount saw change, of what views filter and sort by.
+    public struct Change: OptionSet, Sendable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        /// A task came into the list or left it (added, deleted, restored, purged).
+        public static let membership = Change(rawValue: 1)
+        /// A task became finished or unfinished.
+        public static let finishing = Change(rawValue: 2)
+    }
+
     /// Counts the tasks `ids` again as `list` has them now (a task gone or in the to-delete list counts as
     /// nothing).
-    /// - Returns: whether a task came into the list or left it, or became finished or unfinished: what a filtered
-    ///   or sorted view looks at.
+    /// - Returns: what changed of what a filtered or sorted view looks at.
     /// - Complexity: O(ids).
     @discardableResult
-    public mutating func recount(_ ids: some Sequence<TaskID>, in list: DownloadList) -> Bool {
-        var moved = false
+    public mutating func recount(_ ids: some Sequence<TaskID>, in list: DownloadList) -> Change {
+        var change: Change = []
         let finished = Self.code(.finished)
         for id in ids {
             let state = list.isTrashed(id) ? nil : list.tasks.state(of: id)
             let code = Self.code(state)
             let old = set(id, code)
-            if (old == 0) != (code == 0) || (old == finished) != (code == finished) { moved = true }
+            if (old == 0) != (code == 0) { change.insert(.membership) }
+            if (old == finished) != (code == finished) { change.insert(.finishing) }
         }
-        return moved
+        return change
     }
 
     private static func index(_ s: TaskState) -> Int {

@@ -140,6 +140,7 @@ extension UIModel {
         case .ctrl("r"): return [.execute(.redo)]
         case .char("t"): setFilter(trashView ? .all : .trash)
         case .char("f"): setFilter(nextFilter())
+        case .char("s"): toggleSubsection()
         case .char("o"):
             let modes = SortMode.allCases
             let next = modes[((modes.firstIndex(of: list.sortMode) ?? 0) + 1) % modes.count]
@@ -204,8 +205,26 @@ extension UIModel {
         }
     }
 
+    /// SDE's `.subsection`: the cursor's group of the view alone, or the whole view again.
+    private mutating func toggleSubsection() {
+        if subsection != nil {
+            subsection = nil
+        } else {
+            guard filter != .trash else {
+                report("the to-delete list is one list: s shows one section of the list", isError: true)
+                return
+            }
+            guard rows.count > 0 else { return }
+            subsection = rows.group(containing: cursor)
+        }
+        selection = []
+        cursor = 0
+        reindex()
+    }
+
     private mutating func setFilter(_ new: TaskFilter) {
         filter = new
+        subsection = nil
         selection = []
         cursor = 0
         reindex()

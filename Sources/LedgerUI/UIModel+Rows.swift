@@ -97,7 +97,16 @@ extension UIModel {
     }
 
     private func addTrashCells(_ t: DownloadTask, list: DownloadList, into line: inout Line) {
-        guard let entry = list.trash.first(where: { $0.id == t.id }) else { return }
+        // The live list's entry by its place (found when the view was indexed), else by a search (history).
+        let entry: TrashEntry?
+        if list.head == self.list.head, let i = trashPlaces[t.id], list.trash.indices.contains(i),
+            list.trash[i].id == t.id
+        {
+            entry = list.trash[i]
+        } else {
+            entry = list.trash.first { $0.id == t.id }
+        }
+        guard let entry else { return }
         line.add(entry.mode == .all ? "record+file" : "record only", .dim, columns: 12)
         line.add("from \(entry.section):\(entry.index) '\(entry.sectionTitle)', \(t.state.rawValue)")
     }

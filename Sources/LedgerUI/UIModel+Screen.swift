@@ -30,7 +30,7 @@ extension UIModel {
             ? "to-delete list"
             : (list.sortMode == .manual
                 ? "manual order" : "by \(list.sortMode.rawValue)\(list.sortDescending ? " ↓" : " ↑")")
-                + filterWords
+                + filterWords + (subsection != nil ? ", '\(rows.title(ofGroup: 0))' only" : "")
         line.add("  " + view)
         let runnerWords: String
         switch runner {

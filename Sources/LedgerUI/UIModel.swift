@@ -68,6 +68,8 @@ public struct UIModel: Sendable {
     public var formatTime: @Sendable (Int64) -> String = { "\($0)" }
 
     public internal(set) var filter: TaskFilter = .all
+    /// The one group of the view shown (SDE's `.subsection`, its index among the view's groups), or nil for all.
+    public internal(set) var subsection: Int?
     public internal(set) var cursor = 0
     public internal(set) var top = 0
     public internal(set) var selection: Set<TaskID> = []
@@ -79,10 +81,15 @@ public struct UIModel: Sendable {
     /// Rows of the list shown (the live list, or the history point's).
     public internal(set) var rows: RowIndex
     private var historyRows: RowIndex?
+    /// Where each task of the to-delete list is in `list.trash`, while the view is the to-delete list: a row
+    /// reads its entry without a search.
+    var trashPlaces: [TaskID: Int] = [:]
     /// The task under the cursor when the list last changed, to keep the cursor on it.
     var cursorTask: TaskID?
     /// Counts by state over the live list: counted once, then kept up to date from the events that changed it.
     public internal(set) var counts = StateTally()
+    /// The head and sort of the list let go by `releaseList`, until `setList`.
+    private var released: (head: Int64, sort: SortMode)?
     /// Whether `counts` was counted from a list (the first list is always counted in full).
     private var counted = false
 
@@ -137,13 +144,19 @@ public struct UIModel: Sendable {
     /// (or when they do not join the two lists) everything is counted and indexed again.
     /// - Complexity: O(tasks the entries name + sections) for the manual list; O(n) without entries.
     public mutating func setList(_ new: DownloadList, after entries: [LoggedEntry]? = nil) {
-        let changed = new.head != list.head || rows.count == 0
-        let joined = entries.flatMap { Self.joins($0, from: list.head, to: new.head) ? $0 : nil }
+        let shown = released ?? (list.head, list.sortMode)
+        released = nil
+        let changed = new.head != shown.head || rows.count == 0
+        let joined = entries.flatMap { Self.joins($0, from: shown.head, to: new.head) ? $0 : nil }
+        // Another sort has other groups: the one shown is no longer there.
+        if new.sortMode != shown.sort { subsection = nil }
         list = new
         guard changed else { return }
         var reordered = true
         if let joined, counted {
-            reordered = counts.recount(joined.lazy.flatMap(\.entry.event.taskIDs), in: list)
+            let change = counts.recount(joined.lazy.flatMap(\.entry.event.taskIDs), in: list)
+            let finishedMatters = list.sortMode == .finished || !(filter == .all || filter == .trash)
+            reordered = change.contains(.membership) || (finishedMatters && change.contains(.finishing))
         } else {
             counts = StateTally(list)
             counted = true
@@ -161,6 +174,19 @@ public struct UIModel: Sendable {
         } else {
             reindex()
         }
+    }
+
+    /// The head of the list shown (also while it is let go by `releaseList`).
+    public var shownHead: Int64 { released?.head ?? list.head }
+
+    /// Lets go of the list shown until the next `setList`, so that the host's ledger folds the next events into
+    /// its own list in place: while the screen holds the same list, a fold copies all of it (100,000 tasks) and
+    /// the screen then frees the old one. The host calls it just before it refreshes the ledger and calls
+    /// `setList` right after; nothing is drawn or handled between.
+    public mutating func releaseList() {
+        guard released == nil else { return }
+        released = (list.head, list.sortMode)
+        list = DownloadList()
     }
 
     /// Whether `entries` are exactly the events after `from` through `to`.
@@ -192,7 +218,8 @@ public struct UIModel: Sendable {
         history = point
         if let point {
             historyRows = RowIndex(
-                list: point.list, filter: filter, now: now, utcOffsetSeconds: utcOffsetSeconds)
+                list: point.list, filter: filter, now: now, utcOffsetSeconds: utcOffsetSeconds,
+                only: subsection)
             rows = historyRows!
             message = Message(text: "#\(point.seq) \(point.words)", isError: false)
         } else {
@@ -211,7 +238,16 @@ public struct UIModel: Sendable {
     /// Rebuilds the rows after the list, the filter or the sort changed; the cursor stays on its task.
     mutating func reindex() {
         let keep = cursorTask
-        rows = RowIndex(list: list, filter: filter, now: now, utcOffsetSeconds: utcOffsetSeconds)
+        rows = RowIndex(
+            list: list, filter: filter, now: now, utcOffsetSeconds: utcOffsetSeconds, only: subsection)
+        // The group shown is gone (its section removed): the whole view again.
+        if subsection != nil && !rows.isOneGroup { subsection = nil }
+        trashPlaces = [:]
+        if filter == .trash {
+            for (i, entry) in list.trash.enumerated() where trashPlaces[entry.id] == nil {
+                trashPlaces[entry.id] = i
+            }
+        }
         // The cursor's row usually still shows its task: look for it only when it moved.
         if let keep, rows.row(cursor, in: list) != .task(keep, group: rows.group(containing: cursor)),
             let row = rows.row(of: keep, in: list)

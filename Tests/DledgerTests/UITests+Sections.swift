@@ -19,6 +19,9 @@ extension UITests {
         (["g", "D"], nil, "removed section 0 'Middle'"),
         // A section that has tasks is not removed: one line, no event.
         (["g", "D"], nil, "error: "),
+        // SDE's `.subsection`: the cursor's section alone, then the whole list again.
+        (["s"], nil, "manual order, 'Downloads' only"),
+        (["s"], nil, "1 Elsewhere"),
         (["G", "k", "w"], nil, "Download #4 again from zero"),
         (["y"], nil, "reset #4 to download again from zero"),
         (["f"], nil, "manual order, unfinished only"),

@@ -1,3 +1,4 @@
+import Foundation
 import LedgerCore
 import LedgerUI
 import Testing
@@ -124,6 +125,39 @@ import Testing
         #expect(m.press(.char("}")) == [.execute(.moveSection(0, to: 1))])
         #expect(m.press(.char("{")).isEmpty)
         #expect(m.message?.isError == true)
+    }
+
+    /// The task ids the list area shows, top to bottom.
+    static func shownTasks(_ lines: [String]) -> [String] {
+        lines.dropFirst(2).compactMap { line in
+            line.range(of: #"#[0-9]+ "#, options: .regularExpression).map { String(line[$0].dropLast()) }
+        }
+    }
+
+    @Test func oneSectionAloneAsSDEsSubsectionView() throws {
+        var b = ListBuilder()
+        try b.add(["a", "b", "c"])
+        try b.add(["d"], placement: .newSection(title: "Other", at: nil))
+        var m = UIModel.showing(b.list)
+        // The cursor on `1 Other`'s task, then s: that section alone, its keys acting on section 1.
+        _ = m.press(.end, .char("s"))
+        var lines = m.lines()
+        #expect(lines[0].contains("manual order, 'Other' only"), "\(lines)")
+        #expect(Self.shownTasks(lines) == ["#4"], "\(lines)")
+        #expect(m.press(.char("P")) == [.execute(.pause(.section(1)))])
+        #expect(m.press(.char("*"), .char("p")) == [.execute(.pause(.tasks([4])))])
+        // The section goes (its task moved out, the emptied section removed): the whole list again.
+        try b.run(.move([4], to: Location(section: 0)))
+        if b.list.sections.count == 2 { try b.run(.removeSection(1)) }
+        m.setList(b.list)
+        lines = m.lines()
+        #expect(m.subsection == nil && Self.shownTasks(lines) == ["#1", "#2", "#3", "#4"], "\(lines)")
+        _ = m.press(.home, .char("s"))
+        #expect(m.lines()[0].contains("'Downloads' only"))
+        _ = m.press(.char("s"))
+        #expect(m.subsection == nil && m.lines()[0].contains("manual order  "))
+        _ = m.press(.char("t"), .char("s"))
+        #expect(m.subsection == nil && m.message?.isError == true)
     }
 
     @Test func limitPromptsHandTheTextToTheCLIsReaders() throws {

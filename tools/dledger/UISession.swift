@@ -125,11 +125,10 @@ final class UISession: @unchecked Sendable {
 
     /// Other processes' changes, the downloader's progress, the clock.
     private func tick() {
+        // The screen lets go of its list while the ledger folds, so that the fold works in place.
+        model.releaseList()
         _ = try? ledger.refresh()
-        if ledger.list.head != lastHead {
-            showLatest()
-            dirty = true
-        }
+        if showLatest() { dirty = true }
         let activity: [TransferActivity]?
         switch model.runner {
         case .elsewhere:
@@ -157,15 +156,19 @@ final class UISession: @unchecked Sendable {
 
     /// Gives the model the ledger's list and the events folded since the list it shows, so that it counts and
     /// indexes only what they changed (after a long gap, or when the log cannot be read, it counts everything).
-    func showLatest() {
+    /// - Returns: whether the list changed.
+    @discardableResult
+    func showLatest() -> Bool {
         let list = ledger.list
+        let changed = list.head != lastHead
         lastHead = list.head
-        let from = model.list.head
+        let from = model.shownHead
         var entries: [LoggedEntry]?
         if list.head > from, list.head - from <= 256 {
             entries = try? ledger.log(after: from, limit: Int(list.head - from))
         }
         model.setList(list, after: entries)
+        return changed
     }
 
     /// The trap of the test hook: a fatal error in this process, as a bug would be.
@@ -211,6 +214,8 @@ final class UISession: @unchecked Sendable {
     /// Whose downloader runs: ours once it holds the lock; when another one did, try again every two seconds
     /// (it may have ended), or in `--watch` mode read its pid from the lock file.
     private func updateRunner() {
+        // Read only when it can change what is shown: ours holds the lock until it ends.
+        if case .here = model.runner { return }
         let pid = lockHolder()
         switch model.runner {
         case .starting:
@@ -258,7 +263,7 @@ final class UISession: @unchecked Sendable {
             var buffer = [UInt8](repeating: 0, count: 65_536)
             while !stopping.isSet {
                 var fds = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
-                let ready = poll(&fds, 1, parser.hasPending ? 30 : 200)
+                let ready = poll(&fds, 1, parser.hasPending ? 30 : 500)
                 if ready < 0 && errno != EINTR { break }
                 if ready <= 0 {
                     let keys = parser.flush()
@@ -304,12 +309,4 @@ final class UISession: @unchecked Sendable {
             signals.append(source)
         }
     }
-}
-
-/// A flag set once, read from any thread.
-final class Flag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-    var isSet: Bool { lock.withLock { value } }
-    func set() { lock.withLock { value = true } }
 }
