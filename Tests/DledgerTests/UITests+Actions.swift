@@ -68,13 +68,7 @@ extension UITests {
         let t = try ui(viaUI, "--watch")
         defer { t.close() }
         try await t.waitFor("#3 c.iso")
-        for step in Self.session {
-            try t.keys(step.keys[0])
-            for k in step.keys.dropFirst() { try t.keys(k) }
-            if let text = step.text { try t.type(text) }
-            let seen = try await t.waitFor(step.says, seconds: 3)
-            #expect(seen != nil, "after \(step.keys): \(t.shown)")
-        }
+        try await drive(t, Self.session)
         #expect(t.lastScreen.contains { $0.contains("#3 renamed.iso") }, "\(t.shown)")
         #expect(t.lastScreen.contains { $0.contains("1 Other  (1 task)") }, "\(t.shown)")
         try t.keys("q")
@@ -82,14 +76,19 @@ extension UITests {
 
         let viaCLI = try DledgerSandbox()
         try await setUp(viaCLI)
-        for args in Self.cli {
-            let r = try await viaCLI.run(args)
-            #expect(r.status == 0, "\(args): \(r.err)")
-        }
+        try await runAll(viaCLI, Self.cli)
         let a = try await Self.facts(viaUI)
         let b = try await Self.facts(viaCLI)
         #expect(a.count == b.count)
         for (x, y) in zip(a, b) { #expect(x == y) }
+    }
+
+    /// Runs each command in `box`, each expected to succeed.
+    func runAll(_ box: DledgerSandbox, _ commands: [[String]]) async throws {
+        for args in commands {
+            let r = try await box.run(args)
+            #expect(r.status == 0, "\(args): \(r.err)")
+        }
     }
 
     /// Each event of the log, without its times and without the directory (each sandbox has its own).

@@ -74,10 +74,7 @@ extension UITests {
 
         let viaCLI = try DledgerSandbox()
         try await setUp(viaCLI)
-        for args in Self.sectionCLI {
-            let r = try await viaCLI.run(args)
-            #expect(r.status == 0, "\(args): \(r.err)")
-        }
+        try await runAll(viaCLI, Self.sectionCLI)
         // The keys' events; the download's facts differ by file identity and time, and no key appends them.
         let a = try await Self.facts(viaUI).filter { !$0.contains("\"kind\":\"transfer") }
         let b = try await Self.facts(viaCLI).filter { !$0.contains("\"kind\":\"transfer") }
