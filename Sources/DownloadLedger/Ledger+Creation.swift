@@ -47,7 +47,9 @@ extension Ledger {
         }
         let committed = try store.commitTime(of: last) ?? time
         for (n, entry) in entries.enumerated() {
-            state.apply(LoggedEntry(seq: last - Int64(entries.count - 1 - n), time: committed, entry: entry))
+            let seq = last - Int64(entries.count - 1 - n)
+            state.apply(LoggedEntry(seq: seq, time: committed, entry: entry))
+            state.keepPayload(events[n].payload, of: entry, loggedAt: seq)
             workSinceSnapshot += events[n].payload.count + Self.eventWork
         }
         return (last, committed)

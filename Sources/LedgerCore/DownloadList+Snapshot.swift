@@ -57,9 +57,11 @@ extension DownloadList {
                 w.string(step.kind)
                 w.bool(step.blocker != nil)
                 if let blocker = step.blocker { w.string(blocker) }
-                for event in [step.inverse, step.action] {
-                    w.string(event.kind)
-                    w.raw(Entry(event).encodedPayload())
+                // Events read from a snapshot and never used go back as the bytes they came as.
+                for event in [step.inverseEvent, step.actionEvent] {
+                    let (kind, payload) = event.encoded()
+                    w.raw(kind)
+                    w.raw(payload)
                 }
             }
         }
@@ -208,8 +210,9 @@ extension DownloadList {
             let seq = try r.int()
             let kind = try r.string()
             let blocker = try r.bool() ? try r.string() : nil
-            let inverse = try Entry.decode(kind: try r.raw(), payload: try r.raw()).event
-            let action = try Entry.decode(kind: try r.raw(), payload: try r.raw()).event
+            // Decoded when first needed: most commands never look at the events of the undo history.
+            let inverse = StepEvent(kind: Array(try r.raw()), payload: Array(try r.raw()))
+            let action = StepEvent(kind: Array(try r.raw()), payload: Array(try r.raw()))
             steps.append(UndoStep(seq: seq, kind: kind, inverse: inverse, action: action, blocker: blocker))
         }
         return steps

@@ -1,26 +1,3 @@
-/// One user action that can be undone or redone: the seq it was logged at, the event that undoes it (on the undo
-/// stack) and the action itself, which redo appends again (on the redo stack, `inverse` is the action too).
-public struct UndoStep: Sendable, Equatable {
-    public var seq: Int64
-    public var kind: String
-    /// What undo appends (undo stack) or redo appends (redo stack).
-    public var inverse: Event
-    /// The user's action as first logged.
-    public var action: Event
-    /// Why the action can never be undone (a purge, a redownload, a file deletion, an erase): then `inverse` is
-    /// the action itself and unused. Such a step stands on the undo stack so that `undo` refuses it instead of
-    /// silently undoing an older action; `undoPast` passes over it.
-    public var blocker: String?
-
-    public init(seq: Int64, kind: String, inverse: Event, action: Event, blocker: String? = nil) {
-        self.seq = seq
-        self.kind = kind
-        self.inverse = inverse
-        self.action = action
-        self.blocker = blocker
-    }
-}
-
 /// The projection of the log: the sectioned list, the to-delete list, settings and undo history.
 /// Changed only by `apply(_:)`, a pure fold over logged entries.
 public struct DownloadList: Sendable, Equatable {

@@ -125,3 +125,37 @@ struct SnapshotTests {
         }
     }
 }
+
+/// The events of the undo history are kept in a read snapshot as the bytes they were saved as, until used.
+struct SnapshotUndoHistoryTests {
+    @Test func unusedStepsGoBackAsTheBytesTheyCameAs() throws {
+        let log = richLog()
+        let bytes = log.list.snapshotBytes()
+        let read = try DownloadList(snapshot: bytes)
+        #expect(read.snapshotBytes() == bytes)
+        // Once used, they are the same events.
+        #expect(read.undoStack.map(\.inverse) == log.list.undoStack.map(\.inverse))
+        #expect(read.redoStack.map(\.action) == log.list.redoStack.map(\.action))
+        #expect(read.snapshotBytes() == bytes)
+    }
+
+    @Test func aStepWhoseSavedEventDoesNotDecodeIsRefusedNotATrap() throws {
+        var log = TestLog()
+        log.add(u("a.iso"), u("b.iso"))
+        log.run(.pause(.tasks([1])))
+        let step = try #require(log.list.undoStack.last)
+        let payload = Entry(step.inverse).encodedPayload()
+        var bytes = log.list.snapshotBytes()
+        let at = try #require(
+            bytes.indices.first { bytes[$0...].starts(with: payload) },
+            "the step's payload is in the snapshot")
+        bytes[at] = UInt8(ascii: "x")
+        var read = try DownloadList(snapshot: bytes)
+        #expect(!read.undoStack.last!.isReadable)
+        #expect(throws: LedgerError.self) { try read.decide(.undo) }
+        // The step before it is still reachable once the damaged one is passed.
+        let past = try read.decide(.undoPast)
+        read.apply(LoggedEntry(seq: read.head + 1, time: 0, entry: past.entry))
+        #expect(read.tasks.isEmpty)
+    }
+}

@@ -10,6 +10,9 @@ let usage = """
       store [events]   event store: batched append rate, durable append vs raw SQLite, raw scan floor
       ledger [tasks]   replay vs raw scan, open with a snapshot vs full replay, projection peak RSS,
                        dledger ls start-up (10 events per task: 100,000 tasks = 1,000,001 events)
+      scale [tasks] [--no-million]
+                       dledger stats/ls/log/audit on 100,000 tasks built three ways vs a 1-task ledger,
+                       stats vs --version, peak RSS of ls/verify/export, one add of 1,000,000 URLs
       ui [tasks]       dledger ui: a screen update with 100,000 tasks vs 100; idle CPU vs dledger run
       transfer [...]   1 GiB and 200 × 1 MiB from nginx: ours vs curl and aria2c (tools/bench/transfer-bench.sh)
       rpc [...]        200 WebSocket clients polling dledger serve vs aria2c --enable-rpc while 8 transfers run
@@ -24,6 +27,9 @@ do {
     case "ledger":
         print("ledger-bench ledger")
         try LedgerBench.run(arguments: Array(arguments.dropFirst()))
+    case "scale":
+        print("ledger-bench scale")
+        try ScaleBench.run(arguments: Array(arguments.dropFirst()))
     case "build-ledger":
         print(try LedgerBench.build(path: arguments[1], tasks: Int(arguments[2]) ?? 100_000))
     case "replay":
