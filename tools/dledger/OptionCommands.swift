@@ -22,17 +22,9 @@ enum OptionCommands {
             discussion: "A task's own count ('add --connections', 'option') wins over this one.",
             json: true, writes: true,
             run: { inv in
-                guard let raw = inv.positionals.first else {
-                    let list = try inv.context.openForReading().list
-                    inv.console.out(
-                        inv.context.json
-                            ? "\(list.connections)"
-                            : EventWords.describe(Entry(.connectionsChanged(list.connections))))
-                    return CLIError.success
-                }
-                try inv.require(["<n>"])
-                try inv.perform(.setConnections(try inv.number(raw, "the connection count", in: 0...64)))
-                return CLIError.success
+                try inv.showOrSet(
+                    "<n>", shown: { ($0.connections, .connectionsChanged($0.connections)) },
+                    set: { .setConnections(try inv.number($0, "the connection count", in: 0...64)) })
             }),
     ]
 
@@ -89,5 +81,23 @@ extension Output {
             "connections": o.connections.map { .int($0) } ?? .null,
             "mirrors": .array(o.mirrors.map { .string($0) }),
         ])
+    }
+}
+
+extension Invocation {
+    /// A setting command (`limit`, `speed-limit`, `connections`): without its value, the setting (`--json`: the
+    /// number; else the sentence of the event that would set it); with it, the command `set` makes of the value.
+    func showOrSet(
+        _ placeholder: String, shown: (DownloadList) -> (value: Int, event: Event),
+        set: (String) throws -> Command
+    ) throws -> Int32 {
+        guard let raw = positionals.first else {
+            let now = shown(try context.openForReading().list)
+            console.out(context.json ? "\(now.value)" : EventWords.describe(Entry(now.event)))
+            return CLIError.success
+        }
+        try require([placeholder])
+        try perform(try set(raw))
+        return CLIError.success
     }
 }

@@ -127,18 +127,12 @@ enum TaskCommands {
             arguments: [("<n>", "The new maximum; without it, the current one is shown.")],
             json: true, writes: true,
             run: { inv in
-                guard let raw = inv.positionals.first else {
-                    let list = try inv.context.openForReading().list
-                    inv.console.out(
-                        inv.context.json
-                            ? "\(list.maxDownloads)"
-                            : EventWords.describe(Entry(.maxDownloadsChanged(list.maxDownloads))))
-                    return CLIError.success
-                }
-                try inv.require(["<n>"])
-                let n = try inv.number(raw, "the maximum download count", in: Numbers.downloads)
-                try inv.perform(.setMaxDownloads(n))
-                return CLIError.success
+                try inv.showOrSet(
+                    "<n>", shown: { ($0.maxDownloads, .maxDownloadsChanged($0.maxDownloads)) },
+                    set: {
+                        .setMaxDownloads(
+                            try inv.number($0, "the maximum download count", in: Numbers.downloads))
+                    })
             }),
         CommandSpec(
             name: "speed-limit",
@@ -149,17 +143,9 @@ enum TaskCommands {
             ],
             json: true, writes: true,
             run: { inv in
-                guard let raw = inv.positionals.first else {
-                    let list = try inv.context.openForReading().list
-                    inv.console.out(
-                        inv.context.json
-                            ? "\(list.speedLimit)"
-                            : EventWords.describe(Entry(.speedLimitChanged(list.speedLimit))))
-                    return CLIError.success
-                }
-                try inv.require(["<rate>"])
-                try inv.perform(.setSpeedLimit(try Format.parseRate(raw)))
-                return CLIError.success
+                try inv.showOrSet(
+                    "<rate>", shown: { (Int($0.speedLimit), .speedLimitChanged($0.speedLimit)) },
+                    set: { .setSpeedLimit(try Format.parseRate($0)) })
             }),
         CommandSpec(
             name: "sort",
