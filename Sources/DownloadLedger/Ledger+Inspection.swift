@@ -51,6 +51,24 @@ extension Ledger {
         try withLock { try store.lastSeq(atOrBefore: time) }
     }
 
+    /// The connections of each running transfer among `ids`, as the log last recorded them: the count of the last
+    /// `transferConnections` fact after the task's last `transferStarted` (split, resumed in pieces, a connection
+    /// dropped). Absent for a task with no such fact in its current attempt (one connection, or not known yet).
+    /// What another process can know of a transfer's connections; the downloader's own activity has the live count.
+    public func loggedConnections(of ids: [TaskID]) throws -> [TaskID: Int] {
+        var counts: [TaskID: Int] = [:]
+        for id in ids {
+            for logged in try auditTrail(id).entries.reversed() {
+                if case .transferStarted = logged.entry.event { break }
+                if case .transferConnections(_, let count, _) = logged.entry.event {
+                    counts[id] = count
+                    break
+                }
+            }
+        }
+        return counts
+    }
+
     /// Every event that touched one task, in order: its audit trail.
     public func audit(_ id: TaskID) throws -> [LoggedEntry] { try auditTrail(id).entries }
 

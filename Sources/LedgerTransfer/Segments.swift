@@ -42,6 +42,8 @@ final class Segments {
     /// Set when more connections may start (the round was confirmed inside a curl callback, where none can be
     /// added); the loop starts them after its turn.
     var needsRefill = false
+    /// Set when a new round of connections begins: the count is logged once they run (``TransferLoop``).
+    var announceRound = false
     /// The most connections that ran at once.
     private(set) var peak = 0
     /// When a connection that failed may be replaced (monotonic seconds).

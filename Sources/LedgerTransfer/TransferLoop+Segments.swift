@@ -25,6 +25,7 @@ extension TransferLoop {
                 segments.needsRefill = false
                 segments.nextLook = now + config.splitProbe
                 refill(job, now: now)
+                announceRound(job, segments)
             }
         }
     }
@@ -179,11 +180,25 @@ extension TransferLoop {
         job.retryAt = nil
         job.attempts += 1
         segments.confirmed = false
+        segments.announceRound = true
         mailbox.emit(.started(id: job.request.id, attempt: job.attempts, offset: job.keptBytes))
         refill(job, now: Self.now())
         if jobs[job.request.id] != nil && segments.active == 0 {
             end(job, failure: .connection("no source left to fetch the missing pieces from"))
         }
+    }
+
+    /// Once the first response of a new round (a resume in pieces, or a retry after every connection failed) matched
+    /// the map and the others started: one fact, so the log (and `ls` in another process) knows the count.
+    private func announceRound(_ job: Job, _ segments: Segments) {
+        guard segments.announceRound, segments.confirmed, jobs[job.request.id] === job else { return }
+        segments.announceRound = false
+        let holes = segments.map.missing.count
+        let count = segments.active
+        let detail =
+            "resumed in pieces over \(count) connection\(count == 1 ? "" : "s")"
+            + " (\(holes) missing range\(holes == 1 ? "" : "s"))"
+        mailbox.emit(.connections(id: job.request.id, count: count, detail: detail))
     }
 
     /// At a start: a partial file with a piece map resumes in pieces; one whose map shows no hole after the

@@ -69,12 +69,22 @@ extension Connection {
         return socket.sendAll(frame)
     }
 
-    /// Sleeps until `sent` bytes are due at `rate`; false when the server stops meanwhile.
+    /// Sleeps until `sent` bytes are due at `rate`; false when the server stops or the client hangs up meanwhile
+    /// (noticed at once, not at the next send, so a body cut short by its client stops counting as in flight).
     private func waitForPace(sent: Int64, rate: Int, since start: UInt64) -> Bool {
         let due = start + UInt64(Double(sent) / Double(rate) * 1e9)
         let now = DispatchTime.now().uptimeNanoseconds
         guard due > now else { return true }
-        return core.pause(milliseconds: Int32(min((due - now) / 1_000_000, 60_000)))
+        let wait = Int32(min((due - now) / 1_000_000, 60_000))
+        switch core.waitReadable(socket.fd, timeout: wait) {
+        case .stopped: return false
+        case .timedOut: return true
+        case .ready:
+            // The client's next request (kept for later), or its end: zero bytes to peek means it hung up.
+            var byte: UInt8 = 0
+            if recv(socket.fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) == 0 { return false }
+            return core.pause(milliseconds: wait)
+        }
     }
 
     /// Keeps the connection open without sending anything until the server stops or the client hangs up.

@@ -85,7 +85,7 @@ extension Connection {
         let plan = BodyPlan(
             body: resource.body, range: bytes, chunked: chunked, rate: faults.throttleBytesPerSecond,
             cut: core.claimCut(key))
-        return sendBody(plan) && !closeAfter
+        return core.sending(key) { sendBody(plan) } && !closeAfter
     }
 
     /// Whether an `If-Range` lets the Range through: absent, or equal to the current ETag (strong) or

@@ -55,6 +55,20 @@ public final class LoopbackServer: Sendable {
         core.requests(path)
     }
 
+    /// How many responses sent their bodies at the same time.
+    public struct Concurrency: Sendable, Equatable {
+        /// Bodies (so connections) at once.
+        public var bodies = 0
+        /// Distinct paths among them.
+        public var paths = 0
+    }
+
+    /// The most bodies sent at once since the server started, and the most distinct paths they were of (each
+    /// measured at its own peak): what a client's connection limits look like from the server.
+    public var peakConcurrency: Concurrency {
+        core.state.withLock { $0.peak }
+    }
+
     /// Closes the listener and every connection, and waits for the server's threads (a few seconds at most).
     /// Idempotent; also done by `deinit`.
     public func stop() {

@@ -57,4 +57,21 @@ extension ServerCore {
             return cut
         }
     }
+
+    /// Sends a body of `key` through `send`, counted among the bodies in flight while it runs.
+    func sending(_ key: String, _ send: () -> Bool) -> Bool {
+        state.withLock { state in
+            state.sending[key, default: 0] += 1
+            let bodies = state.sending.values.reduce(0, +)
+            state.peak.bodies = max(state.peak.bodies, bodies)
+            state.peak.paths = max(state.peak.paths, state.sending.count)
+        }
+        defer {
+            state.withLock { state in
+                state.sending[key, default: 1] -= 1
+                if state.sending[key] == 0 { state.sending[key] = nil }
+            }
+        }
+        return send()
+    }
 }

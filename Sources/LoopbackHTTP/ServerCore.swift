@@ -28,6 +28,9 @@ final class ServerCore: Sendable {
         var open: [ObjectIdentifier: Socket] = [:]
         /// Parked here between `init` and the accept thread taking it (see `takeListener()`).
         var listener: Socket?
+        /// Bodies being sent now, by path; and the most at once so far (see ``ServerCore/sending(_:_:)``).
+        var sending: [String: Int] = [:]
+        var peak = LoopbackServer.Concurrency()
     }
 
     let state = Mutex(State())

@@ -27,7 +27,8 @@ import Testing
         let task = try #require((sections[0]["tasks"] as? [[String: Any]])?.first)
         let keys: Set<String> = [
             "id", "url", "name", "state", "section", "index", "bytes", "size", "file", "directory", "sha256",
-            "expectedSha256", "attempts", "connectionKept", "options", "failure", "added", "finished",
+            "expectedSha256", "attempts", "connectionKept", "connections", "options", "failure", "added",
+            "finished",
             "deleted",
         ]
         #expect(Set(task.keys) == keys)

@@ -24,7 +24,9 @@ enum ListCommand {
         discussion:
             "Sections are numbered from 0; positions in other commands ('--to 1:0') use these numbers.\n"
             + "A filtered view lists only the sections it has tasks of. For a running transfer 'bytes' (text and\n"
-            + "JSON) is what its partial file holds now; 'replay' shows the bytes the log recorded.",
+            + "JSON) is what its partial file holds now; 'replay' shows the bytes the log recorded.\n"
+            + "A transfer split into pieces shows its connections as the log last recorded them\n"
+            + "(text: '×4'; JSON: 'connections').",
         json: true,
         run: { inv in
             try inv.require([])
@@ -34,16 +36,21 @@ enum ListCommand {
                     inv.console.style("warning:", .yellow)
                         + " the ledger's hash chain is broken (\(problem)): run 'dledger verify'")
             }
+            let running = ledger.isDownloaderRunning
+            let downloading =
+                running ? ledger.list.orderedTasks.filter { $0.state == .downloading }.map(\.id) : []
             try show(
-                ledger.list, now: ledger.now(), inv: inv, onDisk: true,
-                interrupted: !ledger.isDownloaderRunning)
+                ledger.list, now: ledger.now(), inv: inv, onDisk: true, interrupted: !running,
+                connections: try ledger.loggedConnections(of: downloading))
             return CLIError.success
         })
 
     /// Prints `list` as `ls` does, with the view options of `inv`.
     /// `interrupted`: no downloader runs, so a task the log says is downloading shows as interrupted.
+    /// `connections`: the running transfers' connection counts as the log recorded them.
     static func show(
-        _ list: DownloadList, now: Int64, inv: Invocation, onDisk: Bool = false, interrupted: Bool = false
+        _ list: DownloadList, now: Int64, inv: Invocation, onDisk: Bool = false, interrupted: Bool = false,
+        connections: [TaskID: Int] = [:]
     ) throws {
         let args = inv.args
         let filters =
@@ -101,7 +108,7 @@ enum ListCommand {
             inv.console.out(
                 Output.view(
                     sections, of: list, sort: sort, descending: descending, filter: filterName,
-                    interrupted: interrupted))
+                    interrupted: interrupted, connections: connections))
             return
         }
         if list.sections.isEmpty && filter != .trash {
@@ -109,7 +116,8 @@ enum ListCommand {
             return
         }
         for line in Output.table(
-            sections, of: list, console: inv.console, urls: args.has("--urls"), interrupted: interrupted)
+            sections, of: list, console: inv.console, urls: args.has("--urls"), interrupted: interrupted,
+            connections: connections)
         {
             inv.console.out(line)
         }

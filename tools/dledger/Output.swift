@@ -7,8 +7,11 @@ enum Output {
     /// One task. `section`/`index` are its place in the manual list (null in the to-delete list).
     /// With `interrupted`, a downloading task shows as `interrupted`: no downloader holds the run lock, so its
     /// transfer stopped without saying so (a kill); the next run resumes it.
+    /// `connections`: the transfer's connection count, when it runs and the log recorded one
+    /// (``Ledger/loggedConnections(of:)``).
     static func task(
-        _ t: DownloadTask, place: (section: Int, index: Int)?, list: DownloadList, interrupted: Bool = false
+        _ t: DownloadTask, place: (section: Int, index: Int)?, list: DownloadList, interrupted: Bool = false,
+        connections: Int? = nil
     ) -> JSON {
         let trash = list.trash.first { $0.id == t.id }
         return .obj([
@@ -26,6 +29,7 @@ enum Output {
             "expectedSha256": .opt(t.expectedSHA256),
             "attempts": .int(t.attempts),
             "connectionKept": .bool(t.connectionKept),
+            "connections": .opt(connections.map(Int64.init)),
             "options": options(t.options),
             "failure": t.failure.map {
                 .obj([
@@ -47,7 +51,7 @@ enum Output {
     /// A view of the list (`ls`, `replay`): the same document for the same list.
     static func view(
         _ sections: [ViewSection], of list: DownloadList, sort: SortMode, descending: Bool, filter: String,
-        interrupted: Bool = false
+        interrupted: Bool = false, connections: [TaskID: Int] = [:]
     ) -> JSON {
         let places = list.locations(of: Set(sections.flatMap { $0.tasks.map(\.id) }))
         return .obj([
@@ -63,7 +67,9 @@ enum Output {
                         "title": .string(s.title),
                         "tasks": .array(
                             s.tasks.map {
-                                task($0, place: places[$0.id], list: list, interrupted: interrupted)
+                                task(
+                                    $0, place: places[$0.id], list: list, interrupted: interrupted,
+                                    connections: connections[$0.id])
                             }),
                     ])
                 }),
@@ -85,7 +91,7 @@ enum Output {
     /// The human table of a view: a header per section, a line per task (with `urls`, the URL for the name).
     static func table(
         _ sections: [ViewSection], of list: DownloadList, console: Console, urls: Bool = false,
-        interrupted: Bool = false
+        interrupted: Bool = false, connections: [TaskID: Int] = [:]
     )
         -> [String]
     {
@@ -104,7 +110,7 @@ enum Output {
                     "  "
                         + row(
                             t, idWidth: idWidth, list: list, console: console, url: urls,
-                            interrupted: interrupted))
+                            interrupted: interrupted, connections: connections[t.id]))
             }
         }
         return lines
@@ -116,7 +122,8 @@ enum Output {
     }
 
     private static func row(
-        _ t: DownloadTask, idWidth: Int, list: DownloadList, console: Console, url: Bool, interrupted: Bool
+        _ t: DownloadTask, idWidth: Int, list: DownloadList, console: Console, url: Bool, interrupted: Bool,
+        connections: Int?
     ) -> String {
         let trash = list.trash.first { $0.id == t.id }
         // In the to-delete list, the state the task had when it was deleted (its transfer stopped then).
@@ -144,6 +151,10 @@ enum Output {
             Format.right("#\(t.id)", idWidth) + "  " + styled + " " + Format.right(amount, 19) + " "
             + Format.right(percent, 4) + "  " + (url ? t.url : DownloadList.shownName(t))
         if t.state == .paused, t.connectionKept { line += console.style("  (connection kept)", .dim) }
+        // As the live lines show it: a split transfer's connections, none for one.
+        if !cut, had == .downloading, let connections, connections > 1 {
+            line += console.style("  ×\(connections)", .dim)
+        }
         if let failure = t.failure, t.state == .failed {
             line += console.style("  (\(Format.failure(failure)))", .red)
         }
