@@ -28,8 +28,7 @@ import Testing
         let keys: Set<String> = [
             "id", "url", "name", "state", "section", "index", "bytes", "size", "file", "directory", "sha256",
             "expectedSha256", "attempts", "connectionKept", "connections", "options", "failure", "added",
-            "finished",
-            "deleted",
+            "finished", "deleted",
         ]
         #expect(Set(task.keys) == keys)
         #expect(

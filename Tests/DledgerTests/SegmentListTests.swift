@@ -43,4 +43,31 @@ import Testing
         #expect(log.contains("resumed in pieces over 4 connections"), "\(log)")
         #expect(try await box.task(1)?["connections"] is NSNull)
     }
+
+    /// `add --connections 4 --mirror URL`, then `run --until-idle`: both URLs serve pieces, the file is whole, and
+    /// the log says how many connections there were and which URL served how many bytes.
+    @Test func addWithConnectionsAndAMirrorDrivesTheRunAndTheLogNamesWhoServedWhat() async throws {
+        let box = try DledgerSandbox()
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let resource = Resource(
+            size: 6_000_000, seed: 82, etag: "\"m4\"", faults: Faults(throttleBytesPerSecond: 1_500_000))
+        server.serve("/a/m.bin", resource)
+        server.serve("/b/m.bin", resource)
+        let add = try await box.run(
+            "add", server.url("/a/m.bin"), "--connections", "4", "--mirror", server.url("/b/m.bin"))
+        #expect(add.status == 0, "\(add.err)")
+
+        let run = try await box.run("run", "--until-idle")
+        #expect(run.status == 0, "\(run.err)")
+        let identical = box.contents("m.bin") == resource.body.allBytes
+        #expect(identical, "m.bin differs from the served body")
+        #expect(!server.requests("/a/m.bin").isEmpty && !server.requests("/b/m.bin").isEmpty)
+        // Every piece request asks a bounded Range; the mirror's are all piece requests.
+        #expect(server.requests("/b/m.bin").allSatisfy { $0.range?.hasSuffix("-") == false })
+        let log = try await box.run("log").out
+        #expect(log.contains("split into 4 connections"), "\(log)")
+        let summary = log.split(separator: "\n").first { $0.contains("4 connections; ") } ?? ""
+        #expect(summary.contains("/a/m.bin: ") && summary.contains("/b/m.bin: "), "\(summary)")
+    }
 }
