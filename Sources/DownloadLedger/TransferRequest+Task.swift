@@ -46,6 +46,7 @@ extension TransferRequest {
             }
         }
         maxSpeed = o.maxSpeed
+        if let own = o.maxSize { maxSize = own }
         if let own = o.connections { connections = own }
         mirrors = o.mirrors
     }

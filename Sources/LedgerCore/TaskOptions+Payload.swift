@@ -23,6 +23,7 @@ extension TaskOptions {
         }
         w.field("maxSpeed", maxSpeed)
         w.field("connections", connections.map(Int64.init))
+        w.field("maxSize", maxSize)
         if !mirrors.isEmpty { w.field("mirrors", strings: mirrors) }
         w.endObject()
     }
@@ -76,6 +77,10 @@ extension TaskOptions {
                 }
             } else if k.equals("maxSpeed") {
                 maxSpeed = try r.int()
+            } else if k.equals("maxSize") {
+                let n = try r.int()
+                guard DownloadList.maxSizeRange.contains(n) else { throw r.fail("bad max size") }
+                maxSize = n
             } else if k.equals("connections") {
                 let n = try r.int()
                 guard Int64(Self.connectionRange.lowerBound)...Int64(Self.connectionRange.upperBound) ~= n

@@ -172,6 +172,12 @@ extension TaskOptions {
             }
             o.maxSpeed = maxSpeed == 0 ? nil : maxSpeed
         }
+        if let maxSize {
+            guard maxSize == 0 || DownloadList.maxSizeRange.contains(maxSize) else {
+                throw LedgerError.invalidValue("a task's max-size must be 1 KB to 1 EB, not \(maxSize)")
+            }
+            o.maxSize = maxSize == 0 ? nil : maxSize
+        }
         if let connections, !Self.connectionRange.contains(connections) {
             throw LedgerError.invalidValue("connections must be 1 to 64, not \(connections)")
         }

@@ -66,6 +66,8 @@ public struct TaskOptions: Sendable, Equatable {
     public var connections: Int?
     /// Other URLs serving the same file; pieces are spread over the task's URL and these.
     public var mirrors: [String] = []
+    /// The largest file this task may become (in ``DownloadList/maxSizeRange``); nil: the ledger's `max-size`.
+    public var maxSize: Int64?
 
     /// What outputs show in place of a credential.
     public static let redaction = "[redacted]"
@@ -120,6 +122,7 @@ public struct TaskOptions: Sendable, Equatable {
         if let proxy = redactedProxy { lines.append(("proxy", proxy)) }
         if let maxSpeed { lines.append(("max-speed", "\(maxSpeed) B/s")) }
         if let connections { lines.append(("connections", "\(connections)")) }
+        if let maxSize { lines.append(("max-size", "\(maxSize) bytes")) }
         lines += mirrors.map { ("mirror", $0) }
         return lines
     }

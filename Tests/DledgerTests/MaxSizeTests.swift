@@ -60,6 +60,30 @@ import Testing
         #expect(log.contains("max-size set to 100 KB: a larger file fails"), "\(log)")
     }
 
+    @Test func aTasksOwnMaximumIsKeptWithItAndCanBeRemoved() async throws {
+        let box = try DledgerSandbox()
+        let server = try LoopbackServer()
+        server.serve("/big.bin", Resource(size: 200_000, seed: 3))
+        #expect(try await box.run("set", "max-size", "1M").status == 0)
+
+        let add = try await box.run("add", server.url("/big.bin"), "--max-size", "100K")
+        #expect(add.status == 0, "\(add.err)")
+        let own = try await box.run("option", "1", "--json").json as? [String: Any]
+        #expect(own?["maxSize"] as? Int == 100_000)
+        let refused = try await box.run("run", "--until-idle")
+        #expect(refused.status == 1)
+        let failure = try await box.task(1)?["failure"] as? [String: Any]
+        #expect(failure?["detail"] as? String == "100000:200000", "\(String(describing: failure))")
+
+        // Without its own, the ledger's 1 MB lets it through.
+        #expect(try await box.run("option", "1", "--max-size", "default").status == 0)
+        #expect(try await box.run("resume", "1").status == 0)
+        let finished = try await box.run("run", "--until-idle")
+        #expect(finished.status == 0, "\(finished.err)")
+        #expect(box.contents("big.bin") == Body.generatedBytes(seed: 3, in: 0..<200_000))
+        #expect(try await box.run("log").out.contains("max-size 100 KB"))
+    }
+
     @Test func badSizesAreRefusedAndChangeNothing() async throws {
         let box = try DledgerSandbox()
         try await box.run("add", "http://127.0.0.1:9/a.bin")
@@ -70,6 +94,8 @@ import Testing
             #expect(r.err.hasPrefix("error: "), "\(bad): \(r.err)")
             let run = try await box.run("run", "--until-idle", "--max-size", bad)
             #expect(run.status == 64, "run --max-size '\(bad)': \(run.status)")
+            let add = try await box.run("add", "http://127.0.0.1:9/b.bin", "--max-size", bad)
+            #expect(add.status == 64, "add --max-size '\(bad)': \(add.status)")
         }
         #expect(try await box.eventCount() == before)
     }

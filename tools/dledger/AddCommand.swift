@@ -38,6 +38,11 @@ enum AddCommand {
             "This download's own speed limit (500K, 2M; 0 for none), within the global one."
         ),
         (
+            "--max-size <size>",
+            "The largest file this download may become (500M, 16GiB; 1K to 1E; 'default': the ledger's),\n"
+                + "over 'dledger set max-size'; a larger one fails as too large."
+        ),
+        (
             "--mirror <url>",
             "Another URL of the same file; pieces are spread over all of them (repeatable; one URL only)."
         ),
@@ -127,6 +132,7 @@ enum AddCommand {
         o.maxSpeed = try inv.args.value("--max-speed").map { try Format.parseRate($0) }
         o.connections = try inv.int("--connections", in: 1...64)
         o.mirrors = inv.args.all("--mirror")
+        o.maxSize = try inv.args.value("--max-size").map { $0 == "default" ? 0 : try Format.parseSize($0) }
         return try o.validated()
     }
 

@@ -55,6 +55,7 @@ enum EventWords {
         o.redactedLines.map { key, value in
             switch key {
             case "max-speed": return "max-speed \(Format.rate(Double(o.maxSpeed ?? 0)))"
+            case "max-size": return "max-size \(Format.bytes(o.maxSize ?? 0))"
             case "connections", "proxy", "mirror": return "\(key) \(printable(value))"
             default: return "\(key) '\(printable(value))'"
             }

@@ -31,6 +31,7 @@ enum OptionCommands {
     /// The request option names (`--header`, …): given, they change the task's options.
     static let names = [
         "--header", "--user-agent", "--referer", "--proxy", "--max-speed", "--connections", "--mirror",
+        "--max-size",
     ]
 
     static func option(_ inv: Invocation) throws -> Int32 {
@@ -63,6 +64,7 @@ enum OptionCommands {
         if given.contains("--max-speed") { o.maxSpeed = wanted.maxSpeed }
         if given.contains("--connections") { o.connections = wanted.connections }
         if given.contains("--mirror") { o.mirrors = wanted.mirrors }
+        if given.contains("--max-size") { o.maxSize = wanted.maxSize }
         try inv.perform(.setOptions(id, o))
         return CLIError.success
     }
@@ -80,6 +82,7 @@ extension Output {
             "maxSpeed": .opt(o.maxSpeed),
             "connections": o.connections.map { .int($0) } ?? .null,
             "mirrors": .array(o.mirrors.map { .string($0) }),
+            "maxSize": .opt(o.maxSize),
         ])
     }
 }

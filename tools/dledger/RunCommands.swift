@@ -5,11 +5,11 @@ import Foundation
 enum RunCommands {
     static let get = CommandSpec(
         name: "get", abstract: "Add URLs and download them now; exit when they are finished or failed.",
-        usage: "get <url>... [add options] [-j <n>] [--connections <n>] [--max-size <size>]",
+        usage: "get <url>... [add options] [-j <n>] [--connections <n>]",
         arguments: [("<url>", "An http or https URL (one already in the list is downloaded as that task).")],
         options: AddCommand.placementOptions + AddCommand.requestOptions + [
             ("-j <n>", "Download at most N at a time (default: the ledger's limit)."),
-            connectionsOption, maxSizeOption,
+            connectionsOption,
         ],
         discussion:
             "Exit status: 0 when all finished, 1 when some failed or were paused, 130 on Ctrl-C (the\n"
@@ -43,14 +43,14 @@ enum RunCommands {
 
     static let maxSizeOption = (
         "--max-size <size>",
-        "The largest file a download may become (e.g. 500M, 16GiB; 1K to 1E), over the ledger's setting\n"
-            + "('dledger set max-size'). A larger announced size fails at once, a body without a length once\n"
-            + "it passes it. Default: none for an announced size, 16 GiB for a body without one."
+        "The largest file a download of this run may become (e.g. 500M, 16GiB; 1K to 1E), over a task's\n"
+            + "own and the ledger's ('dledger set max-size'). A larger announced size fails at once, a body\n"
+            + "without a length once it passes it. Default: none for an announced size, 16 GiB without one."
     )
 
-    /// `--max-size SIZE`, checked: 1 KB to 1 EB.
+    /// `--max-size SIZE`, checked: 1 KB to 1 EB; `default` (or none) follows the tasks and the ledger.
     static func maxSize(_ inv: Invocation) throws -> Int64? {
-        try inv.args.value("--max-size").map { try Format.parseSize($0) }
+        try inv.args.value("--max-size").flatMap { $0 == "default" ? nil : try Format.parseSize($0) }
     }
 
     /// `--connections N`, checked: 1 to 64.
