@@ -38,6 +38,8 @@ public final class Scheduler: @unchecked Sendable {
     private var speedLimit: Int64 = -1
     /// The task's own speed limit each running transfer was last given (a change reaches it while it runs).
     private var taskLimits: [TaskID: Int64?] = [:]
+    /// What the last pass that changed nothing started from, and whether it found the scheduler idle.
+    private var quiet: (inputs: StepInputs, idle: Bool)?
     private var stopRequested = false
     private var failure: Error?
     /// Wakes the loop: a transfer freed its slot or ended, a tick passed, or deferred facts are due. Coalesced.
@@ -162,11 +164,22 @@ public final class Scheduler: @unchecked Sendable {
     }
 
     /// One pass: fold changes, then start and stop transfers to match the list. Returns true when idle.
+    ///
+    /// A pass whose inputs (the list's head, the running, stopping, held and finishing transfers) are those a
+    /// pass that changed nothing ended with would change nothing again: it is skipped, so an idle downloader's
+    /// tick costs a look at the log, not a walk over every task of a long history.
     func step() throws -> Bool {
         try ledger.refresh()
         let list = ledger.list
         let limit = maxDownloads ?? list.maxDownloads
         let (finishing, started) = lock.withLock { (intake.completing, Set(running.keys)) }
+        let inputs = lock.withLock {
+            StepInputs(
+                head: list.head, limit: limit, running: started, stopping: Set(stopping.keys), held: held,
+                finishing: finishing)
+        }
+        if let quiet, quiet.inputs == inputs { return quiet.idle }
+        quiet = nil
         // However high the count (0: no limit), no more run than the free descriptors pay for: the rest wait
         // their turn rather than fail with EMFILE.
         let capacity = DescriptorLimit.transferCapacity(
@@ -247,7 +260,11 @@ public final class Scheduler: @unchecked Sendable {
             engine.start(request)
         }
         // A held pause is not work to wait for: idle, the engine's shutdown releases its connection.
-        return wanted.isEmpty && lock.withLock { running.keys.allSatisfy(held.contains) }
+        let idle = wanted.isEmpty && lock.withLock { running.keys.allSatisfy(held.contains) }
+        if toCancel.isEmpty && toHold.isEmpty && toRelease.isEmpty && toStart.isEmpty && toLimit.isEmpty {
+            quiet = (inputs, idle)
+        }
+        return idle
     }
 
     /// What the partial file left for `request` is worth, and the validator to resume it with. Always a validator
@@ -499,4 +516,14 @@ private final class Intake: @unchecked Sendable {
         }
     }
 
+}
+
+/// What a scheduling pass decides from: equal inputs, equal decisions.
+private struct StepInputs: Equatable {
+    var head: Int64
+    var limit: Int
+    var running: Set<TaskID>
+    var stopping: Set<TaskID>
+    var held: Set<TaskID>
+    var finishing: Set<TaskID>
 }
