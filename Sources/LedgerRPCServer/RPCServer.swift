@@ -199,8 +199,13 @@ public final class RPCServer: @unchecked Sendable {
             return !s.draining
         }
         if started {
-            // Every caller waits for the end (the semaphore is passed on to the next waiter).
-            finished.wait()
+            // Every caller waits for the end (the semaphore is passed on to the next waiter), waking the server
+            // thread now and then so that it looks at the drain's deadline even when no socket stirs.
+            while finished.wait(timeout: .now() + .milliseconds(100)) == .timedOut {
+                shared.withLock { s in
+                    if !s.destroyed { lws_cancel_service(context) }
+                }
+            }
             finished.signal()
         } else if first {
             shared.withLock { $0.destroyed = true }

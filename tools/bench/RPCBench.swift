@@ -46,17 +46,7 @@ enum RPCBench {
     }
 
     static func run(arguments: [String]) -> Int32 {
-        guard let options = parse(arguments) else {
-            print(usage)
-            return 64
-        }
-        do {
-            try bench(options)
-            return 0
-        } catch {
-            print("error: \(error)")
-            return 1
-        }
+        BenchCommand.run(arguments, usage: usage, parse: parse, bench: bench)
     }
 
     private static func parse(_ arguments: [String]) -> Options? {

@@ -16,10 +16,11 @@ final class RPCSocket {
     /// A WebSocket message arriving in fragments, so far.
     private var fragments: [UInt8] = []
 
-    init(port: Int) throws {
+    /// - Parameter timeout: seconds a blocking read may wait (an overloaded server answers late, not never).
+    init(port: Int, timeout: Int = 10) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw TransferBenchError("socket: errno \(errno)") }
-        var limit = timeval(tv_sec: 10, tv_usec: 0)
+        var limit = timeval(tv_sec: timeout, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))

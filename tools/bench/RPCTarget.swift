@@ -67,7 +67,8 @@ final class RPCTarget {
 
     /// How many transfers run and the bytes they have so far (`tellActive`, `completedLength`).
     func activeBytes() throws -> (Int, Int64) {
-        let reply = try RPCSocket(port: port).post(
+        // aria2c under the load answers this after the backlog of the clients' calls: seconds, not never.
+        let reply = try RPCSocket(port: port, timeout: 120).post(
             #"{"jsonrpc":"2.0","id":"bench","method":"aria2.tellActive","params":[["completedLength"]]}"#)
         guard let json = try JSONSerialization.jsonObject(with: Data(reply)) as? [String: Any],
             let tasks = json["result"] as? [[String: Any]]
