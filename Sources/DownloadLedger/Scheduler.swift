@@ -185,6 +185,9 @@ public final class Scheduler: @unchecked Sendable {
         let capacity = DescriptorLimit.transferCapacity(
             connections: max(connectionsPerTask, list.connections), running: started.count)
         var wanted: [DownloadTask] = []
+        // The free descriptors are counted afresh each pass (another part of the process may close some): a pass
+        // that left a task waiting for them is never taken as settled.
+        var waitsForDescriptors = false
         scan: for section in list.sections {
             for id in section.tasks {
                 // The state first, without copying the task: a long history is mostly finished tasks.
@@ -195,6 +198,7 @@ public final class Scheduler: @unchecked Sendable {
                 // Running ones first in list order, so a transfer is never stopped for the budget: only new ones
                 // wait.
                 if wanted.count + finishing.count >= capacity && !started.contains(id) {
+                    waitsForDescriptors = true
                     continue
                 }
                 wanted.append(t)
@@ -261,7 +265,9 @@ public final class Scheduler: @unchecked Sendable {
         }
         // A held pause is not work to wait for: idle, the engine's shutdown releases its connection.
         let idle = wanted.isEmpty && lock.withLock { running.keys.allSatisfy(held.contains) }
-        if toCancel.isEmpty && toHold.isEmpty && toRelease.isEmpty && toStart.isEmpty && toLimit.isEmpty {
+        if toCancel.isEmpty && toHold.isEmpty && toRelease.isEmpty && toStart.isEmpty && toLimit.isEmpty
+            && !waitsForDescriptors
+        {
             quiet = (inputs, idle)
         }
         return idle

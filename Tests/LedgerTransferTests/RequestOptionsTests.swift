@@ -34,6 +34,48 @@ import Testing
         }
     }
 
+    /// A redirect to another origin (here another port) gets the plain headers but not the credentials: a
+    /// browser extension's cookie or bearer token for one site must not reach the site it redirects to. libcurl
+    /// (7.83 and later) drops custom `Authorization` and `Cookie` headers when the host, port or scheme
+    /// changes; this checks that it still does for the requests we build.
+    @Test func credentialsDoNotFollowARedirectToAnotherOrigin() async throws {
+        let h = try Harness(config: Harness.fastConfig)
+        defer { h.close() }
+        let other = try LoopbackServer()
+        defer { other.stop() }
+        let resource = Resource(size: 100_000, seed: 65)
+        other.serve("/moved.bin", resource)
+        h.server.serve("/start.bin", Resource(redirect: (302, "http://127.0.0.1:\(other.port)/moved.bin")))
+        h.server.serve("/same.bin", Resource(redirect: (302, "/here.bin")))
+        h.server.serve("/here.bin", resource)
+        var request = h.request(4, "/start.bin")
+        request.headers = ["Authorization: Bearer S3CR3T-TOKEN", "Cookie: sid=S3CR3T-COOKIE", "X-Plain: yes"]
+
+        guard case .completed(_, 100_000, _, _) = await h.run(request) else {
+            Issue.record("the redirected download did not complete")
+            return
+        }
+        let first = try #require(h.server.requests("/start.bin").first)
+        #expect(first.headers["authorization"] == "Bearer S3CR3T-TOKEN")
+        #expect(first.headers["cookie"] == "sid=S3CR3T-COOKIE")
+        let moved = other.requests("/moved.bin")
+        #expect(!moved.isEmpty)
+        for r in moved {
+            #expect(r.headers["authorization"] == nil)
+            #expect(r.headers["cookie"] == nil)
+            #expect(r.headers["x-plain"] == "yes")
+        }
+
+        // The same origin keeps them: the redirect stays with the site the user gave them for.
+        var same = h.request(5, "/same.bin")
+        same.headers = request.headers
+        guard case .completed(_, 100_000, _, _) = await h.run(same) else {
+            Issue.record("the same-origin redirect did not complete")
+            return
+        }
+        #expect(h.server.requests("/here.bin").first?.headers["authorization"] == "Bearer S3CR3T-TOKEN")
+    }
+
     /// LoopbackHTTP answers an absolute-form target (`GET http://host/path`) as a forward proxy does: the host
     /// `files.invalid` cannot be resolved, so the file can only come through the proxy.
     @Test func aProxyCarriesTheRequests() async throws {
