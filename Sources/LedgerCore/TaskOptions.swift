@@ -33,9 +33,21 @@ public struct HeaderField: Sendable, Equatable {
     /// The header names whose values are credentials: they are never stored in clear and never shown.
     public static let credentialNames: Set<String> = ["authorization", "proxy-authorization", "cookie"]
 
+    /// Parts of a header name that mark a credential too: services put their keys and tokens in headers of their
+    /// own (`X-Api-Key`, `X-Auth-Token`, `Private-Token`, `X-CSRF-Token`, `X-Session-Id`), and a browser
+    /// extension forwards whatever the page sent. Sealing a value that was not secret costs nothing; storing a
+    /// secret in clear cannot be taken back.
+    public static let credentialMarkers = [
+        "auth", "token", "key", "secret", "passw", "session", "cookie", "csrf",
+    ]
+
     /// Whether a header of this name carries a credential (case-insensitively: `Authorization`,
-    /// `Proxy-Authorization`, `Cookie`). The one place that decides it.
-    public static func isCredential(name: String) -> Bool { credentialNames.contains(name.lowercased()) }
+    /// `Proxy-Authorization`, `Cookie`, and any name holding one of ``credentialMarkers``). The one place that
+    /// decides it.
+    public static func isCredential(name: String) -> Bool {
+        let lowered = name.lowercased()
+        return credentialNames.contains(lowered) || credentialMarkers.contains { lowered.contains($0) }
+    }
 
     /// Whether this header carries a credential.
     public var isCredential: Bool { Self.isCredential(name: name) }

@@ -9,13 +9,15 @@ import Testing
     static let bearer = "Bearer S3CR3T-cli-bearer-a8f1"
     static let cookie = "sid=S3CR3T-cli-cookie-b2e4"
     static let password = "S3CR3T-cli-pass-c7d9"
-    static let secrets = [bearer, cookie, password, "S3CR3T"]
+    /// A service's own key header: a credential by its name, though not one of the three standard ones.
+    static let apiKey = "S3CR3T-cli-apikey-d3f6"
+    static let secrets = [bearer, cookie, password, apiKey, "S3CR3T"]
 
     /// `add` arguments with both credential headers and a proxy (LoopbackHTTP serves absolute-form requests).
     static func credentialArguments(proxyPort: UInt16) -> [String] {
         [
-            "--header", "Authorization: \(bearer)", "--header", "Cookie: \(cookie)", "--proxy",
-            "http://agent:\(password)@127.0.0.1:\(proxyPort)",
+            "--header", "Authorization: \(bearer)", "--header", "Cookie: \(cookie)", "--header",
+            "X-Api-Key: \(apiKey)", "--proxy", "http://agent:\(password)@127.0.0.1:\(proxyPort)",
         ]
     }
 
@@ -36,6 +38,7 @@ import Testing
         for r in requests {
             #expect(r.headers["authorization"] == Self.bearer && r.headers["cookie"] == Self.cookie)
             #expect(r.headers["proxy-authorization"] == basic)
+            #expect(r.headers["x-api-key"] == Self.apiKey)
         }
 
         // While a downloader writes, the -wal holds the latest events: none of them in clear either.

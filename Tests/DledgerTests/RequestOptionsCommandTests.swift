@@ -12,14 +12,14 @@ import Testing
     @Test func addKeepsTheOptionsWithTheTaskAndEveryOutputShowsThem() async throws {
         let box = try DledgerSandbox()
         let r = try await box.run(
-            "add", "http://example.com/a.iso", "--header", "X-Session: abc", "--header",
+            "add", "http://example.com/a.iso", "--header", "X-Trace: abc", "--header",
             "Accept-Language: fr",
             "--user-agent", "Mozilla/5.0 test", "--referer", "*", "--proxy", "socks5h://127.0.0.1:1080",
             "--max-speed", "500K", "--connections", "4", "--mirror", "http://mirror.example.com/a.iso")
         #expect(r.status == 0, "\(r.err)")
         let task = try #require(try await box.task(1))
         let options = try #require(task["options"] as? [String: Any])
-        #expect(options["headers"] as? [String] == ["X-Session: abc", "Accept-Language: fr"])
+        #expect(options["headers"] as? [String] == ["X-Trace: abc", "Accept-Language: fr"])
         #expect(options["userAgent"] as? String == "Mozilla/5.0 test")
         #expect(options["referer"] as? String == "*")
         #expect(options["proxy"] as? String == "socks5h://127.0.0.1:1080")
@@ -28,8 +28,8 @@ import Testing
         #expect(options["mirrors"] as? [String] == ["http://mirror.example.com/a.iso"])
 
         let audit = try await box.run("audit", "1")
-        #expect(audit.out.contains("header X-Session: abc") || audit.err.contains("header X-Session: abc"))
-        #expect(audit.out.contains("with header 'X-Session: abc'"), "\(audit.out)")
+        #expect(audit.out.contains("header X-Trace: abc") || audit.err.contains("header X-Trace: abc"))
+        #expect(audit.out.contains("with header 'X-Trace: abc'"), "\(audit.out)")
         let shown = try await box.run("option", "1")
         #expect(shown.out.contains("max-speed   500000 B/s"), "\(shown.out)")
         #expect(shown.out.contains("mirror      http://mirror.example.com/a.iso"))

@@ -17,7 +17,7 @@ import Testing
         server.serve("/a/o.bin", resource)
         server.serve("/b/o.bin", resource)
         let options = TaskOptions(
-            headers: [try Validation.header("X-Session: s-42")], userAgent: "dl-test/1", referer: "*",
+            headers: [try Validation.header("X-Trace: s-42")], userAgent: "dl-test/1", referer: "*",
             connections: 4, mirrors: [server.url("/b/o.bin")])
         try ledger.execute(
             .add(
@@ -34,7 +34,7 @@ import Testing
         let seen = server.requests("/a/o.bin") + server.requests("/b/o.bin")
         #expect(!server.requests("/b/o.bin").isEmpty)
         for r in seen {
-            #expect(r.headers["x-session"] == "s-42")
+            #expect(r.headers["x-trace"] == "s-42")
             #expect(r.headers["user-agent"] == "dl-test/1")
             #expect(r.headers["referer"] == server.url("/a/o.bin"))
         }
