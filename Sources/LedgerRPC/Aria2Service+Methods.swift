@@ -33,10 +33,7 @@ extension Aria2Service {
             "aria2.tellWaiting": { try $0.tellWaiting($1) },
             "aria2.tellStopped": { try $0.tellStopped($1) },
             "aria2.changePosition": { try $0.changePosition($1) },
-            "aria2.changeUri": { _, _ in
-                throw RPCError.failed(
-                    "changeUri is not supported: a task has one URI (add the new one instead)")
-            },
+            "aria2.changeUri": { try $0.changeUri($1) },
             "aria2.getOption": { try $0.getOption($1) },
             "aria2.changeOption": { try $0.changeOption($1) },
             "aria2.getGlobalOption": { s, _ in s.globalOptions() },

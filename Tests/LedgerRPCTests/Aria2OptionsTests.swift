@@ -80,6 +80,40 @@ import Testing
         #expect(try h.eventCount() == before)
     }
 
+    /// changeUri edits the mirrors (the task's own URL stays first): one event per call that changes something,
+    /// `[deleted, added]` as aria2 answers, and refusals (the own URL, another file index, a mirror twice, a task
+    /// in the to-delete list) append nothing.
+    @Test func changeUriEditsTheMirrorsAsOneEvent() throws {
+        let h = try RPCHarness(listen: false)
+        let url = h.file("a.bin")
+        let (m1, m2, m3) = (h.files.url("/m1/a.bin"), h.files.url("/m2/a.bin"), h.files.url("/m3/a.bin"))
+        let gid = try #require(try h.result("aria2.addUri", #"[["\#(url)","\#(m1)"]]"#) as? String)
+        let id = try #require(GID.id(of: gid))
+        let start = try h.eventCount()
+
+        let added = try h.result("aria2.changeUri", #"["\#(gid)",1,[],["\#(m2)","\#(m3)"],1]"#) as? [Int]
+        #expect(added == [0, 2])
+        #expect(h.ledger.list.tasks[id]?.options.mirrors == [m2, m3, m1])
+        let removed = try h.result("aria2.changeUri", #"["\#(gid)",1,["\#(m3)","\#(m3)"],[]]"#) as? [Int]
+        #expect(removed == [1, 0])
+        let uris = try #require(try h.result("aria2.getUris", #"["\#(gid)"]"#) as? [[String: String]])
+        #expect(uris.map { $0["uri"] } == [url, m2, m1])
+        #expect(try h.eventCount() == start + 2)
+        guard case .taskOptionsChanged(id, _)? = try h.ledger.log().last?.entry.event else {
+            Issue.record("changeUri did not log an options change")
+            return
+        }
+
+        let before = try h.eventCount()
+        #expect(h.errorCode("aria2.changeUri", #"["\#(gid)",1,["\#(url)"],[]]"#) == 1)
+        #expect(h.errorCode("aria2.changeUri", #"["\#(gid)",2,[],["\#(m3)"]]"#) == 1)
+        #expect(h.errorCode("aria2.changeUri", #"["\#(gid)",1,[],["\#(m1)"]]"#) == 1)
+        #expect(h.errorCode("aria2.changeUri", #"["\#(gid)",1,[],["ftp://m/a.bin"]]"#) == 1)
+        #expect(h.errorCode("aria2.changeUri", #"["\#(gid)",1]"#) == -32602)
+        #expect(try h.eventCount() == before)
+        #expect(h.ledger.list.tasks[id]?.options.mirrors == [m2, m1])
+    }
+
     @Test func theGlobalSplitIsTheLedgersDefaultConnectionCount() throws {
         let h = try RPCHarness(listen: false)
         #expect(try h.result("aria2.changeGlobalOption", #"[{"split":"6"}]"#) as? String == "OK")

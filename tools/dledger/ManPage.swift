@@ -96,10 +96,21 @@ enum ManPage {
         return lines.joined(separator: "\n")
     }
 
-    /// Text for a roff line: backslashes and hyphens escaped, and a leading `.` or `'` kept from being read
-    /// as a request.
+    /// Text for a roff line: backslashes and hyphens escaped, a character beyond ASCII (`×`, `—`) as groff's
+    /// `\[uXXXX]` (troff reads its input as Latin-1 and warns on UTF-8 bytes), and a leading `.` or `'` kept
+    /// from being read as a request.
     static func roff(_ text: String) -> String {
-        let escaped = text.replacing("\\", with: "\\e").replacing("-", with: "\\-")
+        var escaped = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\\": escaped += "\\e"
+            case "-": escaped += "\\-"
+            case _ where scalar.isASCII: escaped.unicodeScalars.append(scalar)
+            default:
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                escaped += "\\[u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex + "]"
+            }
+        }
         return escaped.hasPrefix(".") || escaped.hasPrefix("'") ? "\\&" + escaped : escaped
     }
 
