@@ -59,83 +59,30 @@ extension DownloadList {
                 ViewSection(title: "To-delete list", index: nil, tasks: trash.compactMap { tasks[$0.id] })
             ]
         }
-        let offset = Int64(utcOffsetSeconds) * 1000
-        let todayStart = Self.floorDiv(now + offset, Self.dayMillis) * Self.dayMillis - offset
-        let keep: (DownloadTask) -> Bool = { t in
-            switch filter {
-            case .all, .trash: return true
-            case .unfinished: return t.state != .finished
-            case .finished: return t.state == .finished
-            case .finishedWithin(let days):
-                return t.state == .finished
-                    && (t.finished ?? .min) >= todayStart - Int64(Swift.min(days, 100_000)) * Self.dayMillis
-            }
-        }
+        let order = ViewOrder(
+            sort: mode, descending: desc, filter: filter, now: now, utcOffsetSeconds: utcOffsetSeconds)
         if mode == .manual {
             // A filtered view shows only the sections it has tasks of; the whole list shows every section.
             return sections.enumerated().compactMap { i, s in
-                let shown = s.tasks.compactMap { tasks[$0] }.filter(keep)
+                let shown = s.tasks.compactMap { tasks[$0] }.filter(order.shows)
                 return filter != .all && shown.isEmpty
                     ? nil : ViewSection(title: s.title, index: i, tasks: shown)
             }
         }
-        let all = orderedTasks.filter(keep)
-        let groups: [(String, [DownloadTask])]
-        switch mode {
-        case .manual:
-            groups = []
-        case .added:
-            // Ascending means oldest first, so "Older" leads and "Today" ends.
-            groups = bucket(all, titles: Self.ageTitles, by: { $0.added }) { t in
-                Self.ageBucket(t.added, now: now, offset: offset)
+        // Each task's place is worked out once (a name lowercased once, not at each comparison).
+        let placed = orderedTasks.filter(order.shows).map { (order.place(of: $0), $0) }
+            .sorted { order.precedes($0.0, $1.0) }
+        var groups: [ViewSection] = []
+        var last: ViewOrder.Place?
+        for (place, task) in placed {
+            if let last, place.sharesGroup(with: last) {
+                groups[groups.count - 1].tasks.append(task)
+            } else {
+                groups.append(ViewSection(title: place.title, index: nil, tasks: [task]))
             }
-        case .finished:
-            // Like the add-time view, by completion time; unfinished tasks (in the order they were added) come after
-            // the newest finished ones, so descending puts them first.
-            groups = bucket(
-                all, titles: Self.ageTitles + ["Unfinished"], by: { $0.finished ?? $0.added }
-            ) { t in
-                guard t.state == .finished, let finished = t.finished else { return 5 }
-                return Self.ageBucket(finished, now: now, offset: offset)
-            }
-        case .name:
-            var byLetter: [String: [DownloadTask]] = [:]
-            for t in all { byLetter[Self.indexLetter(Self.shownName(t)), default: []].append(t) }
-            // "#" (names that start with no letter) comes last, after every letter, not only after ASCII ones.
-            groups = byLetter.keys.sorted { ($0 == "#" ? 1 : 0, $0) < ($1 == "#" ? 1 : 0, $1) }.map {
-                letter in
-                (
-                    letter,
-                    byLetter[letter]!.sorted {
-                        Self.shownName($0).lowercased() < Self.shownName($1).lowercased()
-                    }
-                )
-            }
-        case .size:
-            let titles = [
-                "0 ~ 1 MB", "1 MB ~ 10 MB", "10 MB ~ 100 MB", "100 MB ~ 1 GB", "Larger Than 1 GB",
-                "Unknown Size",
-            ]
-            groups = bucket(all, titles: titles, by: { $0.size ?? -1 }) { t in
-                guard let size = t.size else { return 5 }
-                switch size {
-                case ..<1_000_000: return 0
-                case ..<10_000_000: return 1
-                case ..<100_000_000: return 2
-                case ..<1_000_000_000: return 3
-                default: return 4
-                }
-            }
-        case .type:
-            let kinds = FileKind.allCases
-            groups = bucket(all, titles: kinds.map(\.rawValue), by: { _ in 0 }) { t in
-                kinds.firstIndex(of: FileKind(fileName: Self.shownName(t)))!
-            }.map {
-                ($0.0, $0.1.sorted { Self.shownName($0).lowercased() < Self.shownName($1).lowercased() })
-            }
+            last = place
         }
-        let ordered = desc ? groups.reversed().map { ($0.0, Array($0.1.reversed())) } : groups
-        return ordered.map { ViewSection(title: $0.0, index: nil, tasks: $0.1) }
+        return groups
     }
 
     static let ageTitles = ["Older", "Last 30 Days", "Last 7 Days", "Yesterday", "Today"]
@@ -153,17 +100,6 @@ extension DownloadList {
     }
 
     static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : -((-a + b - 1) / b) }
-
-    /// Groups tasks into titled buckets, dropping empty ones, each sorted by `key` (ties by id).
-    private func bucket(
-        _ all: [DownloadTask], titles: [String], by key: (DownloadTask) -> Int64, into: (DownloadTask) -> Int
-    ) -> [(String, [DownloadTask])] {
-        var buckets = Array(repeating: [DownloadTask](), count: titles.count)
-        for t in all { buckets[into(t)].append(t) }
-        return zip(titles, buckets).compactMap { title, tasks in
-            tasks.isEmpty ? nil : (title, tasks.sorted { (key($0), $0.id) < (key($1), $1.id) })
-        }
-    }
 
     /// The name a list shows: the file's name once known, else the display name.
     public static func shownName(_ t: DownloadTask) -> String {

@@ -12,21 +12,29 @@ public enum Row: Sendable, Equatable {
 ///
 /// The manual list with no filter (the common case, and the one that grows to 100,000 tasks) is indexed by its
 /// sections only: a row number is found by a binary search over where each section starts, then read from the
-/// section's task array. Sorted and filtered views are computed once per change of the list.
+/// section's task array. Sorted and filtered views are computed once, then kept: an add or a delete in a
+/// sorted view is put in place by a binary search (``refresh(_:in:)``); other changes compute the view again.
 public struct RowIndex: Sendable {
-    private struct Group: Sendable {
+    struct Group: Sendable {
         var title: String
+        /// The group's place among a sorted view's groups (``ViewOrder/Place/rank``).
+        var rank = 0
         var section: Int?
         /// Nil: the tasks are `list.sections[section]`'s.
         var tasks: [TaskID]?
         var count: Int
     }
 
-    private var groups: [Group] = []
+    var groups: [Group] = []
     /// The row of each group's header, ascending.
-    private var starts: [Int] = []
+    var starts: [Int] = []
     /// How many rows there are.
-    public private(set) var count = 0
+    public internal(set) var count = 0
+    /// The order of a whole sorted view (nil for the manual list, the to-delete list and one group only): an add
+    /// or a delete is then put in place by ``refresh(_:in:)``.
+    var order: ViewOrder?
+    /// The tasks with ids from here on were not in the list when the rows were made (nor since refreshed).
+    var newFrom: TaskID = 0
     /// Whether the rows are one group of the view only (`only` was given and the view has that group).
     public private(set) var isOneGroup = false
 
@@ -39,14 +47,30 @@ public struct RowIndex: Sendable {
                 Group(title: s.title, section: i, tasks: nil, count: s.tasks.count)
             }
         } else {
+            let order = ViewOrder(
+                sort: list.sortMode, descending: list.sortDescending, filter: filter, now: now,
+                utcOffsetSeconds: utcOffsetSeconds)
             groups = list.view(filter: filter, now: now, utcOffsetSeconds: utcOffsetSeconds).map { v in
-                Group(title: v.title, section: v.index, tasks: v.tasks.map(\.id), count: v.tasks.count)
+                Group(
+                    title: v.title, rank: v.tasks.first.map { order.place(of: $0).rank } ?? 0,
+                    section: v.index,
+                    tasks: v.tasks.map(\.id), count: v.tasks.count)
+            }
+            if list.sortMode != .manual && filter != .trash && only == nil {
+                self.order = order
+                newFrom = list.nextID
             }
         }
         if let only, groups.indices.contains(only) {
             groups = [groups[only]]
             isOneGroup = true
         }
+        countRows()
+    }
+
+    /// Works out where each group starts and how many rows there are. - Complexity: O(groups).
+    mutating func countRows() {
+        starts.removeAll(keepingCapacity: true)
         var row = 0
         for g in groups {
             starts.append(row)

@@ -171,6 +171,15 @@ public struct UIModel: Sendable {
         {
             // The view's rows hold the same tasks in the same order: the screen reads their new state by id.
             clampCursor()
+        } else if let joined,
+            joined.allSatisfy({
+                RowIndex.addsOrRemoves($0.entry.event)
+                    || RowIndex.keepsOrder($0.entry.event, sort: list.sortMode)
+            }),
+            rows.refresh(joined.lazy.flatMap(\.entry.event.taskIDs), in: list)
+        {
+            // Tasks came or went (or became finished) only: the sorted view's rows took them in or out in place.
+            followCursor()
         } else {
             reindex()
         }
@@ -237,7 +246,6 @@ public struct UIModel: Sendable {
 
     /// Rebuilds the rows after the list, the filter or the sort changed; the cursor stays on its task.
     mutating func reindex() {
-        let keep = cursorTask
         rows = RowIndex(
             list: list, filter: filter, now: now, utcOffsetSeconds: utcOffsetSeconds, only: subsection)
         // The group shown is gone (its section removed): the whole view again.
@@ -248,6 +256,12 @@ public struct UIModel: Sendable {
                 trashPlaces[entry.id] = i
             }
         }
+        followCursor()
+    }
+
+    /// Keeps the cursor on the task it was on, after the rows changed.
+    mutating func followCursor() {
+        let keep = cursorTask
         // The cursor's row usually still shows its task: look for it only when it moved.
         if let keep, rows.row(cursor, in: list) != .task(keep, group: rows.group(containing: cursor)),
             let row = rows.row(of: keep, in: list)
