@@ -48,6 +48,8 @@ extension TransferRequest {
         maxSpeed = o.maxSpeed
         if let own = o.maxSize { maxSize = own }
         if let own = o.connections { connections = own }
+        if let own = o.connectionsPerServer { connectionsPerServer = own }
+        if let own = o.minSplitSize { minPieceSize = own }
         mirrors = o.mirrors
     }
 }

@@ -23,6 +23,8 @@ extension TaskOptions {
         }
         w.field("maxSpeed", maxSpeed)
         w.field("connections", connections.map(Int64.init))
+        w.field("connectionsPerServer", connectionsPerServer.map(Int64.init))
+        w.field("minSplitSize", minSplitSize)
         w.field("maxSize", maxSize)
         if !mirrors.isEmpty { w.field("mirrors", strings: mirrors) }
         w.endObject()
@@ -88,6 +90,17 @@ extension TaskOptions {
                     throw r.fail("bad connections")
                 }
                 connections = Int(n)
+            } else if k.equals("connectionsPerServer") {
+                let n = try r.int()
+                let range = Self.connectionPerServerRange
+                guard Int64(range.lowerBound)...Int64(range.upperBound) ~= n else {
+                    throw r.fail("bad connections per server")
+                }
+                connectionsPerServer = Int(n)
+            } else if k.equals("minSplitSize") {
+                let n = try r.int()
+                guard Self.minSplitSizeRange.contains(n) else { throw r.fail("bad min split size") }
+                minSplitSize = n
             } else if k.equals("mirrors") {
                 try r.array { r in mirrors.append(try r.string()) }
             } else {

@@ -181,6 +181,13 @@ extension TaskOptions {
         if let connections, !Self.connectionRange.contains(connections) {
             throw LedgerError.invalidValue("connections must be 1 to 64, not \(connections)")
         }
+        if let connectionsPerServer, !Self.connectionPerServerRange.contains(connectionsPerServer) {
+            throw LedgerError.invalidValue(
+                "connections per server must be 1 to 16, not \(connectionsPerServer)")
+        }
+        if let minSplitSize, !Self.minSplitSizeRange.contains(minSplitSize) {
+            throw LedgerError.invalidValue("min-split-size must be 1 MiB to 1 GiB, not \(minSplitSize) bytes")
+        }
         guard mirrors.count <= Self.maxMirrors else {
             throw LedgerError.invalidValue("at most \(Self.maxMirrors) mirrors, not \(mirrors.count)")
         }

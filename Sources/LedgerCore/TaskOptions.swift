@@ -76,6 +76,12 @@ public struct TaskOptions: Sendable, Equatable {
     public var maxSpeed: Int64?
     /// Connections the transfer may use at once (aria2 `split`); nil: the ledger's default.
     public var connections: Int?
+    /// Connections to one server (one URL of the task) at most (aria2 `max-connection-per-server`), in
+    /// ``connectionPerServerRange``; nil: the downloader's (16).
+    public var connectionsPerServer: Int?
+    /// The smallest piece a transfer is split into, in bytes (aria2 `min-split-size`), in ``minSplitSizeRange``;
+    /// nil: the downloader's (1 MiB). A file smaller than twice it stays on one connection.
+    public var minSplitSize: Int64?
     /// Other URLs serving the same file; pieces are spread over the task's URL and these.
     public var mirrors: [String] = []
     /// The largest file this task may become (in ``DownloadList/maxSizeRange``); nil: the ledger's `max-size`.
@@ -85,6 +91,10 @@ public struct TaskOptions: Sendable, Equatable {
     public static let redaction = "[redacted]"
     /// The most connections one transfer may use (as aria2's `split`).
     public static let connectionRange = 1...64
+    /// Connections to one server, as aria2 bounds `max-connection-per-server`.
+    public static let connectionPerServerRange = 1...16
+    /// The smallest piece, as aria2 bounds `min-split-size`: 1 MiB to 1 GiB.
+    public static let minSplitSizeRange: ClosedRange<Int64> = (1 << 20)...(1 << 30)
     /// At most this many extra headers, mirrors.
     public static let maxHeaders = 64
     public static let maxMirrors = 64
@@ -92,7 +102,7 @@ public struct TaskOptions: Sendable, Equatable {
     public init(
         headers: [HeaderField] = [], userAgent: String? = nil, referer: String? = nil, proxy: String? = nil,
         proxyUserinfo: HeaderValue? = nil, maxSpeed: Int64? = nil, connections: Int? = nil,
-        mirrors: [String] = []
+        connectionsPerServer: Int? = nil, minSplitSize: Int64? = nil, mirrors: [String] = []
     ) {
         self.headers = headers
         self.userAgent = userAgent
@@ -101,6 +111,8 @@ public struct TaskOptions: Sendable, Equatable {
         self.proxyUserinfo = proxyUserinfo
         self.maxSpeed = maxSpeed
         self.connections = connections
+        self.connectionsPerServer = connectionsPerServer
+        self.minSplitSize = minSplitSize
         self.mirrors = mirrors
     }
 
@@ -134,6 +146,8 @@ public struct TaskOptions: Sendable, Equatable {
         if let proxy = redactedProxy { lines.append(("proxy", proxy)) }
         if let maxSpeed { lines.append(("max-speed", "\(maxSpeed) B/s")) }
         if let connections { lines.append(("connections", "\(connections)")) }
+        if let connectionsPerServer { lines.append(("per-server", "\(connectionsPerServer)")) }
+        if let minSplitSize { lines.append(("min-split", "\(minSplitSize) bytes")) }
         if let maxSize { lines.append(("max-size", "\(maxSize) bytes")) }
         lines += mirrors.map { ("mirror", $0) }
         return lines

@@ -5,19 +5,21 @@ struct AddOptions {
     var dir: String?
     var out: String?
     var sha256: String?
-    /// `header`, `user-agent`, `referer`, `all-proxy`, `max-download-limit`, `split`: kept with the task.
+    /// `header`, `user-agent`, `referer`, `all-proxy`, `max-download-limit`, `split`,
+    /// `max-connection-per-server`, `min-split-size`: kept with the task.
     var request = TaskOptions()
 
     /// Options aria2 knows that a task here does not keep: accepted and ignored, as aria2 ignores options that do
     /// not apply to a download.
     static let ignored: Set<String> = [
-        "max-connection-per-server", "min-split-size", "continue", "allow-overwrite",
+        "continue", "allow-overwrite",
         "auto-file-renaming", "pause", "check-integrity", "remote-time", "file-allocation",
     ]
 
     /// The keys that are a task's request options, which `changeOption` changes too.
     static let requestKeys: Set<String> = [
         "header", "user-agent", "referer", "all-proxy", "max-download-limit", "split",
+        "max-connection-per-server", "min-split-size",
     ]
 
     init(_ fields: [(String, RPCValue)], defaultDir: String?) throws {
@@ -61,7 +63,8 @@ struct AddOptions {
     }
 
     /// Sets one request option from aria2's form: `header` a string or a list of `Name: value` strings (each
-    /// given `header` replaces the list), `max-download-limit` aria2's speed syntax, `split` 1 to 64, an empty
+    /// given `header` replaces the list), `max-download-limit` aria2's speed syntax, `split` 1 to 64,
+    /// `max-connection-per-server` 1 to 16, `min-split-size` 1M to 1G (aria2's K and M, 1024-based), an empty
     /// `all-proxy` none. The values are checked by the ledger when the command is decided.
     static func apply(_ key: String, _ value: RPCValue, to o: inout TaskOptions) throws {
         if key == "header" {
@@ -92,6 +95,17 @@ struct AddOptions {
                 throw RPCError.failed("option split must be 1 to 64, not \(text)")
             }
             o.connections = n
+        case "max-connection-per-server":
+            guard let n = Int(text), TaskOptions.connectionPerServerRange.contains(n) else {
+                throw RPCError.failed("option max-connection-per-server must be 1 to 16, not \(text)")
+            }
+            o.connectionsPerServer = n
+        case "min-split-size":
+            let n = try? Aria2Service.speed(text, option: key)
+            guard let n, TaskOptions.minSplitSizeRange.contains(n) else {
+                throw RPCError.failed("option min-split-size must be 1M to 1024M, not \(text)")
+            }
+            o.minSplitSize = n
         default: break
         }
     }

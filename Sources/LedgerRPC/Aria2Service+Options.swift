@@ -96,7 +96,9 @@ extension Aria2Service {
         if !o.headers.isEmpty {
             fields.append(("header", .string(o.headers.map { $0.redacted + "\n" }.joined())))
         }
+        if let n = o.connectionsPerServer { fields.append(("max-connection-per-server", .number(Int64(n)))) }
         fields.append(("max-download-limit", .number(o.maxSpeed ?? 0)))
+        if let n = o.minSplitSize { fields.append(("min-split-size", .number(n))) }
         if task.nameIsUserChosen { fields.append(("out", .string(task.displayName))) }
         if let referer = o.referer { fields.append(("referer", .string(referer))) }
         if let n = o.connections ?? (list.connections > 0 ? list.connections : nil) {
@@ -107,7 +109,7 @@ extension Aria2Service {
     }
 
     /// `changeOption(gid, options)`: the task's request options (`header`, `user-agent`, `referer`, `all-proxy`,
-    /// `max-download-limit`, `split`) change as one event; a running download takes a new speed limit at once and
+    /// `max-download-limit`, `split`, `max-connection-per-server`, `min-split-size`) change as one event; a running download takes a new speed limit at once and
     /// the rest from its next request. `dir`, `out` and `checksum` cannot change after the add; other options are
     /// answered "OK" and ignored, as aria2 answers options it cannot change.
     func changeOption(_ p: RPCParams) throws -> RPCValue {

@@ -13,6 +13,16 @@ extension TransferLoop {
         max(job.request.connections ?? config.connectionsPerTask, 1)
     }
 
+    /// Connections `job` may open to one of its URLs: the request's own, else the config's.
+    func connectionsPerServer(for job: Job) -> Int {
+        max(job.request.connectionsPerServer ?? config.connectionsPerServer, 1)
+    }
+
+    /// The smallest piece of `job`: the request's own, else the config's.
+    func minPieceSize(for job: Job) -> Int64 {
+        max(job.request.minPieceSize ?? config.minPieceSize, 1)
+    }
+
     /// Splits the sequential transfers that qualify; tells once why one cannot be split.
     func considerSplits(now: Double) {
         for job in jobs.values {
@@ -57,7 +67,7 @@ extension TransferLoop {
         let speed = Double(job.size - job.splitCheckBytes) / max(window, 0.001)
         job.splitCheckAt = now + config.splitProbe
         job.splitCheckBytes = job.size
-        guard let total = job.expected, total - job.size >= 2 * config.minPieceSize,
+        guard let total = job.expected, total - job.size >= 2 * minPieceSize(for: job),
             atOnce || speed < config.splitBelowSpeed
         else { return }
         split(job, attempt: attempt, total: total, speed: speed, now: now)
@@ -70,7 +80,7 @@ extension TransferLoop {
                     file: job.file, follower: job.follower, hashes: hashes,
                     map: PieceMap(size: total, prefix: prefix),
                     sources: [job.request.url] + job.request.mirrors, wanted: connections(for: job),
-                    perSource: config.connectionsPerServer, minPiece: config.minPieceSize)
+                    perSource: connectionsPerServer(for: job), minPiece: minPieceSize(for: job))
             }
         } catch {
             job.splitCheckAt = .infinity
@@ -85,8 +95,8 @@ extension TransferLoop {
         segments.sources[0].bytes = max(before - attempt.offset, 0)
         job.file.reserve(upTo: total)
         // The running request keeps the first even share; the others start now.
-        let pieces = min(Int64(segments.wanted), (total - before) / config.minPieceSize)
-        let share = max(min((total - before) / max(pieces, 1), segments.pieceLength), config.minPieceSize)
+        let pieces = min(Int64(segments.wanted), (total - before) / minPieceSize(for: job))
+        let share = max(min((total - before) / max(pieces, 1), segments.pieceLength), minPieceSize(for: job))
         let first = Piece(start: before, end: min(before + share, total), startedAt: now, source: 0)
         segments.add(first)
         attempt.piece = first
@@ -227,7 +237,7 @@ extension TransferLoop {
         let segments = Segments(
             file: job.file, follower: job.follower, hashes: hashes, map: map,
             sources: [job.request.url] + job.request.mirrors, wanted: connections(for: job),
-            perSource: config.connectionsPerServer, minPiece: config.minPieceSize)
+            perSource: connectionsPerServer(for: job), minPiece: minPieceSize(for: job))
         try job.file.setAppending(false)
         hashes.rewrite(job.follower, size: map.prefix)
         job.segments = segments

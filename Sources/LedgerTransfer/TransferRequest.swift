@@ -16,6 +16,10 @@ public struct TransferRequest: Sendable, Equatable {
     public var generation: Int
     /// Connections this transfer may use at most; nil: ``TransferConfig/connectionsPerTask``.
     public var connections: Int?
+    /// Connections to one server (one URL) at most; nil: ``TransferConfig/connectionsPerServer``.
+    public var connectionsPerServer: Int?
+    /// The smallest piece in bytes; nil: ``TransferConfig/minPieceSize``.
+    public var minPieceSize: Int64?
     /// Other URLs serving the same file; pieces are spread over `url` and these (see ``TransferConfig``).
     public var mirrors: [String] = []
     /// The file's size as resolved by an earlier attempt (the ledger's), if known for the task's current

@@ -46,6 +46,9 @@ import Testing
             ["--proxy", "ftp://127.0.0.1:21"], ["--proxy", "http://u:s3cret@127.0.0.1:3128/path"],
             ["--max-speed", "-1"], ["--connections", "65"], ["--user-agent", "a\u{1b}[31m"],
             ["--mirror", "file:///etc/passwd"], ["--referer", "nope"],
+            ["--max-connection-per-server", "0"], ["--max-connection-per-server", "17"],
+            ["--max-connection-per-server", "x"], ["--min-split-size", "1000K"], ["--min-split-size", "2G"],
+            ["--min-split-size", "-1M"], ["--min-split-size", "lots"],
         ] {
             let r = try await box.run(["add", "http://example.com/a"] + bad)
             #expect(r.status == 64, "\(bad): \(r.err)")
@@ -84,6 +87,33 @@ import Testing
             let bytes = FileManager.default.contents(atPath: box.ledger + suffix) ?? Data()
             #expect(bytes.range(of: Data("s3cret".utf8)) == nil, "ledger\(suffix)")
         }
+    }
+
+    /// aria2's `-x` and `-k` per task: kept, shown by `option`, changed alone, refused out of range with nothing
+    /// appended.
+    @Test func perServerConnectionsAndMinSplitSizeAreKeptShownAndChecked() async throws {
+        let box = try DledgerSandbox()
+        let r = try await box.run(
+            "add", "http://example.com/a", "--max-connection-per-server", "2", "--min-split-size", "4M")
+        #expect(r.status == 0, "\(r.err)")
+        var options = try #require(try await box.task(1)?["options"] as? [String: Any])
+        #expect(options["connectionsPerServer"] as? Int == 2 && options["minSplitSize"] as? Int == 4 << 20)
+        let shown = try await box.run("option", "1")
+        #expect(
+            shown.out.contains("per-server  2") && shown.out.contains("min-split   4194304 bytes"),
+            "\(shown.out)")
+        let before = try await box.eventCount()
+        for bad in [
+            ["--max-connection-per-server", "17"], ["--min-split-size", "1G1"], ["--min-split-size", "1.5G"],
+        ] {
+            let refused = try await box.run(["option", "1"] + bad)
+            #expect(refused.status == 64, "\(bad): \(refused.err)")
+        }
+        #expect(try await box.eventCount() == before)
+        #expect(try await box.run("option", "1", "--min-split-size", "1GiB").status == 0)
+        options = try #require(try await box.task(1)?["options"] as? [String: Any])
+        #expect(options["connectionsPerServer"] as? Int == 2 && options["minSplitSize"] as? Int == 1 << 30)
+        #expect(try await box.eventCount() == before + 1)
     }
 
     @Test func optionChangesOnlyWhatIsGivenAsOneUndoableEvent() async throws {

@@ -81,4 +81,70 @@ import Testing
         try await run.value
         #expect(box.holds("l.bin", seed: 73, size: 20_000_000))
     }
+
+    /// The connections a run logged for task `id` (``Event/transferConnections``).
+    private func loggedConnections(_ ledger: Ledger, _ id: TaskID) throws -> [Int] {
+        try ledger.log().compactMap { e -> Int? in
+            if case .transferConnections(id, let n, _) = e.entry.event { n } else { nil }
+        }
+    }
+
+    /// `--connections 8 --max-connection-per-server 2` on one URL: two connections at once, never more (eight
+    /// 1 MiB pieces, so no piece is ever stolen). Without the task's limit the engine's 16 would allow eight.
+    @Test func aTasksConnectionsPerServerCapsTheConnectionsToItsServer() async throws {
+        let box = try Sandbox()
+        let ledger = try box.ledger()
+        let size: Int64 = 8 << 20
+        server.serve(
+            "/s.bin", Resource(size: size, seed: 74, faults: Faults(throttleBytesPerSecond: 4_000_000)))
+        try ledger.execute(
+            .add(
+                urls: [server.url("/s.bin")], placement: .end, name: nil, sha256: nil, directory: nil,
+                options: TaskOptions(connections: 8, connectionsPerServer: 2, minSplitSize: 1 << 20)))
+        let scheduler = try Scheduler(ledger: ledger, config: TransferConfig())
+        scheduler.tick = .milliseconds(20)
+        let watcher = Task {
+            var most = 0
+            while !Task.isCancelled {
+                most = max(most, scheduler.currentActivity().reduce(0) { $0 + $1.connections })
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+            return most
+        }
+        try await scheduler.run(untilIdle: true)
+        watcher.cancel()
+        #expect(await watcher.value == 2)
+        #expect(box.holds("s.bin", seed: 74, size: size))
+        #expect(try loggedConnections(ledger, 1).max() == 2)
+        #expect(server.requests("/s.bin").count >= 2)
+        // The server's count of bodies can pass the client's for an instant (a connection cut at the end of its
+        // piece is noticed a moment after the next one opens), never by two.
+        let peak = server.peakConcurrency
+        #expect(peak.bodies >= 2 && peak.bodies <= 3, "\(peak)")
+    }
+
+    /// A `min-split-size` above half the file keeps it on one request; the same file with 1 MiB splits.
+    @Test func aMinSplitSizeAboveHalfTheFileKeepsItInOnePiece() async throws {
+        let box = try Sandbox()
+        let ledger = try box.ledger()
+        let size: Int64 = 3 << 20
+        for (path, seed) in [("/k1.bin", UInt64(75)), ("/k2.bin", UInt64(76))] {
+            server.serve(
+                path, Resource(size: size, seed: seed, faults: Faults(throttleBytesPerSecond: 3_000_000)))
+        }
+        for (path, minSplit) in [("/k1.bin", Int64(2 << 20)), ("/k2.bin", Int64(1 << 20))] {
+            try ledger.execute(
+                .add(
+                    urls: [server.url(path)], placement: .end, name: nil, sha256: nil, directory: nil,
+                    options: TaskOptions(connections: 8, minSplitSize: minSplit)))
+        }
+        let scheduler = try Scheduler(ledger: ledger, config: TransferConfig())
+        scheduler.tick = .milliseconds(20)
+        try await scheduler.run(untilIdle: true)
+        #expect(box.holds("k1.bin", seed: 75, size: size) && box.holds("k2.bin", seed: 76, size: size))
+        #expect(server.requests("/k1.bin").count == 1)
+        #expect(try loggedConnections(ledger, 1).allSatisfy { $0 == 1 })
+        #expect(server.requests("/k2.bin").count >= 2)
+        #expect(try loggedConnections(ledger, 2).max() ?? 0 >= 2)
+    }
 }

@@ -10,6 +10,7 @@ let sampleOptions = TaskOptions(
     ],
     userAgent: "Mozilla/5.0 (X11)", referer: "*", proxy: "socks5h://127.0.0.1:1080",
     proxyUserinfo: .sealed(SealedValue(ciphertext: "dXNlcg==")), maxSpeed: 250_000, connections: 4,
+    connectionsPerServer: 2, minSplitSize: 4 << 20,
     mirrors: [u("mirror/a.iso"), "https://other.example/a.iso"])
 
 struct TaskOptionsTests {
@@ -42,6 +43,38 @@ struct TaskOptionsTests {
         }
         #expect(tasks[0].options.isEmpty)
         #expect(String(decoding: entry.encodedPayload(), as: UTF8.self) == old)
+    }
+
+    /// Options logged before `connectionsPerServer` and `minSplitSize` existed read as before (neither set), and
+    /// a payload holding one out of range is not one this version wrote.
+    @Test func perServerAndMinSplitAreOptionalInThePayloadAndRangeChecked() throws {
+        var log = TestLog()
+        let d = try log.must(
+            .add(
+                urls: [u("a.iso")], placement: .end, name: nil, sha256: nil, directory: nil,
+                options: TaskOptions(connections: 8)))
+        let payload = String(decoding: d.entry.encodedPayload(), as: UTF8.self)
+        #expect(payload.contains(#""options":{"connections":8}"#), "\(payload)")
+        let read = try roundTrip(d.entry)
+        guard case .tasksAdded(let tasks, _, _, _) = read.event else {
+            Issue.record("not an add")
+            return
+        }
+        #expect(tasks[0].options.connectionsPerServer == nil && tasks[0].options.minSplitSize == nil)
+        let given = #""options":{"connections":8,"connectionsPerServer":2,"minSplitSize":4194304}"#
+        let withBoth = payload.replacing(#""options":{"connections":8}"#, with: given)
+        let both = try Entry.decode(kind: "tasksAdded", payload: Array(withBoth.utf8))
+        guard case .tasksAdded(let read2, _, _, _) = both.event else {
+            Issue.record("not an add")
+            return
+        }
+        #expect(read2[0].options.connectionsPerServer == 2 && read2[0].options.minSplitSize == 4 << 20)
+        for bad in [#""connectionsPerServer":17"#, #""connectionsPerServer":0"#, #""minSplitSize":1048575"#] {
+            let text = payload.replacing(#""connections":8"#, with: #""connections":8,"# + bad)
+            #expect(throws: (any Error).self) {
+                try Entry.decode(kind: "tasksAdded", payload: Array(text.utf8))
+            }
+        }
     }
 
     @Test func aSealedCredentialIsLoggedSealedNeverAsAValue() throws {
@@ -127,6 +160,10 @@ struct TaskOptionsTests {
         (TaskOptions(maxSpeed: .max), "0 to 10^15"),
         (TaskOptions(connections: 0), "1 to 64"),
         (TaskOptions(connections: 65), "1 to 64"),
+        (TaskOptions(connectionsPerServer: 0), "per server must be 1 to 16"),
+        (TaskOptions(connectionsPerServer: 17), "per server must be 1 to 16"),
+        (TaskOptions(minSplitSize: (1 << 20) - 1), "1 MiB to 1 GiB"),
+        (TaskOptions(minSplitSize: (1 << 30) + 1), "1 MiB to 1 GiB"),
         (TaskOptions(mirrors: ["file:///etc/passwd"]), "bad mirror"),
         (TaskOptions(mirrors: [u("m"), u("m")]), "given twice"),
     ])

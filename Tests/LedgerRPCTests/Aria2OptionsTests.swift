@@ -20,10 +20,12 @@ import Testing
         #expect(o.headers.last?.value.plainText == nil)  // sealed by the ledger
         #expect(o.userAgent == "AriaNg" && o.referer == "*" && o.proxy == "http://127.0.0.1:3128")
         #expect(o.maxSpeed == 102_400 && o.connections == 4 && o.mirrors == [mirror])
+        #expect(o.connectionsPerServer == 4 && o.minSplitSize == nil)
 
         let options = try #require(try h.result("aria2.getOption", #"["\#(gid)"]"#) as? [String: String])
         #expect(options["header"] == "X-A: 1\nCookie: [redacted]\n")
         #expect(options["max-download-limit"] == "102400" && options["split"] == "4")
+        #expect(options["max-connection-per-server"] == "4" && options["min-split-size"] == nil)
         #expect(options["user-agent"] == "AriaNg" && options["all-proxy"] == "http://127.0.0.1:3128/")
         let uris = try #require(try h.result("aria2.getUris", #"["\#(gid)"]"#) as? [[String: String]])
         #expect(uris.map { $0["uri"] } == [url, mirror])
@@ -61,6 +63,23 @@ import Testing
         #expect(h.ledger.list.tasks[id]?.options.maxSpeed == nil)
     }
 
+    /// aria2's `-x` and `-k` per task: `min-split-size` in aria2's units (`M` is MiB), read back as bytes.
+    @Test func changeOptionSetsConnectionsPerServerAndMinSplitSize() throws {
+        let h = try RPCHarness(listen: false)
+        let gid = try #require(
+            try h.result("aria2.addUri", #"[["\#(h.file("a.bin"))"],{"min-split-size":"20M"}]"#) as? String)
+        let id = try #require(GID.id(of: gid))
+        #expect(h.ledger.list.tasks[id]?.options.minSplitSize == 20 << 20)
+        #expect(
+            try h.result(
+                "aria2.changeOption", #"["\#(gid)",{"max-connection-per-server":"2","min-split-size":"1M"}]"#)
+                as? String == "OK")
+        let o = try #require(h.ledger.list.tasks[id]?.options)
+        #expect(o.connectionsPerServer == 2 && o.minSplitSize == 1 << 20)
+        let options = try #require(try h.result("aria2.getOption", #"["\#(gid)"]"#) as? [String: String])
+        #expect(options["max-connection-per-server"] == "2" && options["min-split-size"] == "1048576")
+    }
+
     @Test func badOptionsAreRefusedAndAppendNothing() throws {
         let h = try RPCHarness(listen: false)
         let url = h.file("a.bin")
@@ -68,7 +87,9 @@ import Testing
         let before = try h.eventCount()
         for options in [
             #"{"header":"X-A: 1\r\nHost: evil"}"#, #"{"header":"no colon"}"#, #"{"split":"65"}"#,
-            #"{"split":"x"}"#, #"{"max-download-limit":"-1"}"#,
+            #"{"split":"x"}"#, #"{"max-download-limit":"-1"}"#, #"{"max-connection-per-server":"0"}"#,
+            #"{"max-connection-per-server":"17"}"#, #"{"min-split-size":"1023K"}"#,
+            #"{"min-split-size":"1025M"}"#, #"{"min-split-size":"x"}"#,
             #"{"max-download-limit":"99999999999999999999"}"#,
             #"{"all-proxy":"ftp://127.0.0.1:21"}"#, #"{"user-agent":"a\u0000b"}"#, #"{"referer":"nope"}"#,
         ] {

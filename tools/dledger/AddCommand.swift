@@ -43,6 +43,15 @@ enum AddCommand {
                 + "over 'dledger set max-size'; a larger one fails as too large."
         ),
         (
+            "--max-connection-per-server <n>",
+            "Connections to one server (one URL) at most, 1 to 16 (default 16), as aria2c -x."
+        ),
+        (
+            "--min-split-size <size>",
+            "The smallest piece, 1M to 1G (default 1M; as aria2c -k: 1M is 1 MiB); a file smaller than twice\n"
+                + "it stays on one connection."
+        ),
+        (
             "--mirror <url>",
             "Another URL of the same file; pieces are spread over all of them (repeatable; one URL only)."
         ),
@@ -131,6 +140,8 @@ enum AddCommand {
         o.proxy = inv.args.value("--proxy")
         o.maxSpeed = try inv.args.value("--max-speed").map { try Format.parseRate($0) }
         o.connections = try inv.int("--connections", in: 1...64)
+        o.connectionsPerServer = try inv.int("--max-connection-per-server", in: 1...16)
+        o.minSplitSize = try inv.args.value("--min-split-size").map { try Format.parseSplitSize($0) }
         o.mirrors = inv.args.all("--mirror")
         o.maxSize = try inv.args.value("--max-size").map { $0 == "default" ? 0 : try Format.parseSize($0) }
         return try o.validated()

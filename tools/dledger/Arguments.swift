@@ -12,7 +12,8 @@ struct Arguments {
         "-j",
         "--to", "--mode", "--task", "--since", "--limit", "--recent", "--sort", "--by", "--new-section",
         "--at-section", "--rpc-listen-port", "--rpc-secret", "--connections", "--header", "--user-agent",
-        "--referer", "--proxy", "--max-speed", "--mirror", "--max-size",
+        "--referer", "--proxy", "--max-speed", "--mirror", "--max-size", "--max-connection-per-server",
+        "--min-split-size",
     ]
     /// Options that take none.
     static let flagOptions: Set<String> = [

@@ -56,7 +56,8 @@ enum EventWords {
             switch key {
             case "max-speed": return "max-speed \(Format.rate(Double(o.maxSpeed ?? 0)))"
             case "max-size": return "max-size \(Format.bytes(o.maxSize ?? 0))"
-            case "connections", "proxy", "mirror": return "\(key) \(printable(value))"
+            case "min-split": return "min-split \(Format.bytes(o.minSplitSize ?? 0))"
+            case "connections", "per-server", "proxy", "mirror": return "\(key) \(printable(value))"
             default: return "\(key) '\(printable(value))'"
             }
         }.joined(separator: ", ")

@@ -99,6 +99,18 @@ extension Format {
         return Int64(bytes)
     }
 
+    /// A `--min-split-size`: as aria2 reads it, a bare K, M or G is 1024-based (`4M` is 4 MiB); `MB` and `MiB`
+    /// as every size here. 1 MiB to 1 GiB, as aria2 bounds it.
+    static func parseSplitSize(_ raw: String) throws(CLIError) -> Int64 {
+        let text = raw.trimmingCharacters(in: .whitespaces)
+        let bare = text.last.map { "KkMmGg".contains($0) } ?? false
+        let bytes = try parseSize(bare ? text + "iB" : text)
+        guard TaskOptions.minSplitSizeRange.contains(bytes) else {
+            throw .usage("min-split-size out of range: '\(raw)' (1M to 1G; 1M is 1 MiB)")
+        }
+        return bytes
+    }
+
     /// A number with an optional fraction, times its unit: one of `units` (the first is 1000, the next 1000², …;
     /// 1024, 1024², … with `iB`), an optional `B`. Nil when it is not that.
     private static func scaled(_ text: String, units: [Character]) -> Double? {

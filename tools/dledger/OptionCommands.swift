@@ -31,7 +31,7 @@ enum OptionCommands {
     /// The request option names (`--header`, …): given, they change the task's options.
     static let names = [
         "--header", "--user-agent", "--referer", "--proxy", "--max-speed", "--connections", "--mirror",
-        "--max-size",
+        "--max-size", "--max-connection-per-server", "--min-split-size",
     ]
 
     static func option(_ inv: Invocation) throws -> Int32 {
@@ -63,6 +63,10 @@ enum OptionCommands {
         }
         if given.contains("--max-speed") { o.maxSpeed = wanted.maxSpeed }
         if given.contains("--connections") { o.connections = wanted.connections }
+        if given.contains("--max-connection-per-server") {
+            o.connectionsPerServer = wanted.connectionsPerServer
+        }
+        if given.contains("--min-split-size") { o.minSplitSize = wanted.minSplitSize }
         if given.contains("--mirror") { o.mirrors = wanted.mirrors }
         if given.contains("--max-size") { o.maxSize = wanted.maxSize }
         try inv.perform(.setOptions(id, o))
@@ -72,7 +76,7 @@ enum OptionCommands {
 
 extension Output {
     /// A task's options as JSON, credentials redacted: `headers` (`Name: value` lines), `userAgent`, `referer`,
-    /// `proxy`, `maxSpeed`, `connections`, `mirrors`; absent options are null (lists empty).
+    /// `proxy`, `maxSpeed`, `connections`, `connectionsPerServer`, `minSplitSize`, `mirrors`; absent options are null (lists empty).
     static func options(_ o: TaskOptions) -> JSON {
         .obj([
             "headers": .array(o.headers.map { .string($0.redacted) }),
@@ -81,6 +85,8 @@ extension Output {
             "proxy": .opt(o.redactedProxy),
             "maxSpeed": .opt(o.maxSpeed),
             "connections": o.connections.map { .int($0) } ?? .null,
+            "connectionsPerServer": o.connectionsPerServer.map { .int($0) } ?? .null,
+            "minSplitSize": .opt(o.minSplitSize),
             "mirrors": .array(o.mirrors.map { .string($0) }),
             "maxSize": .opt(o.maxSize),
         ])
