@@ -72,7 +72,8 @@ struct CommandSpec: Sendable {
         // A help text of several lines keeps its continuation lines in the help column.
         let text = right.split(separator: "\n", omittingEmptySubsequences: false)
             .joined(separator: "\n" + column)
-        return padded.count >= 26
+        // At least two spaces between the name and its text, else the text starts on the next line.
+        return padded.count > 24
             ? padded + "\n" + column + text
             : padded + String(repeating: " ", count: 26 - padded.count) + text
     }
