@@ -32,7 +32,8 @@ enum UIBench {
             ("event", "another process's event, manual list: refresh, log, model, lines"),
             ("model", "  of which the screen model (counts, rows, lines)"),
             ("sortedEvent", "same, the list sorted by time added"),
-            ("rebuild", "a sorted view indexed again (an event that reorders it: an add, a delete)"),
+            ("sortedChange", "an add or a delete in the sorted view: refresh, log, model, lines"),
+            ("rebuild", "a sorted view indexed again (a rename in the name sort, a sort changed)"),
         ]
         for (key, words) in names {
             let a = StoreBench.median(figures[100]![key]!)
@@ -113,6 +114,20 @@ enum UIBench {
                 sorted.append(try follow().all)
             }
             out["sortedEvent"] = StoreBench.median(sorted)
+            // An add, then its delete (to the to-delete list), by the other process, while the view is sorted.
+            var changes: [Double] = []
+            for _ in 0..<5 {
+                let id = writer.list.nextID
+                try writer.execute(
+                    .add(
+                        urls: ["https://example.com/ui-bench-\(id).bin"], placement: .end, name: nil,
+                        sha256: nil,
+                        directory: nil))
+                changes.append(try follow().all)
+                try writer.execute(.delete(.tasks([id]), mode: .record))
+                changes.append(try follow().all)
+            }
+            out["sortedChange"] = StoreBench.median(changes)
             let list = reader.list
             out["rebuild"] = try LedgerBench.medianSeconds(5) {
                 _ = RowIndex(list: list, filter: .all, now: list.headTime, utcOffsetSeconds: 0)
