@@ -172,12 +172,12 @@ public final class Scheduler: @unchecked Sendable {
         try ledger.refresh()
         let list = ledger.list
         let limit = maxDownloads ?? list.maxDownloads
-        let (finishing, started) = lock.withLock { (intake.completing, Set(running.keys)) }
         let inputs = lock.withLock {
             StepInputs(
-                head: list.head, limit: limit, running: started, stopping: Set(stopping.keys), held: held,
-                finishing: finishing)
+                head: list.head, limit: limit, running: Set(running.keys), stopping: Set(stopping.keys),
+                held: held, finishing: intake.completing)
         }
+        let (finishing, started) = (inputs.finishing, inputs.running)
         if let quiet, quiet.inputs == inputs { return quiet.idle }
         quiet = nil
         // However high the count (0: no limit), no more run than the free descriptors pay for: the rest wait
