@@ -11,6 +11,8 @@ extension Ledger {
     enum CredentialPlace {
         static func header(_ name: String) -> String { "header:" + name.lowercased() }
         static let proxy = "proxy"
+        /// The login of the task's own URL.
+        static let url = "url"
     }
 
     /// Seals the credentials of `entries` in place and says what the append does to the vault: the new keys, and
@@ -99,6 +101,10 @@ extension Ledger {
         if case .plain(let text)? = sealed.proxyUserinfo {
             sealed.proxyUserinfo = .sealed(
                 SealedValue(try key.seal(Array(text.utf8), context: CredentialPlace.proxy)))
+        }
+        if case .plain(let text)? = sealed.userinfo {
+            sealed.userinfo = .sealed(
+                SealedValue(try key.seal(Array(text.utf8), context: CredentialPlace.url)))
         }
         return sealed
     }

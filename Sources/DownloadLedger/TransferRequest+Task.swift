@@ -32,13 +32,16 @@ extension TransferRequest {
         }
         userAgent = o.userAgent
         referer = o.referer == "*" ? t.url : o.referer
+        func open(_ value: HeaderValue?, _ place: String) throws -> String? {
+            switch value {
+            case .plain(let text)?: text
+            case .sealed(let sealed)?: try unseal(sealed, place)
+            case nil: nil
+            }
+        }
+        userinfo = try open(o.userinfo, Ledger.CredentialPlace.url)
         if let proxy = o.proxy {
-            let userinfo: String? =
-                switch o.proxyUserinfo {
-                case .plain(let text)?: text
-                case .sealed(let sealed)?: try unseal(sealed, Ledger.CredentialPlace.proxy)
-                case nil: nil
-                }
+            let userinfo = try open(o.proxyUserinfo, Ledger.CredentialPlace.proxy)
             if let userinfo, let (scheme, rest) = Validation.splitScheme(proxy) {
                 self.proxy = "\(scheme)://\(userinfo)@\(rest)"
             } else {

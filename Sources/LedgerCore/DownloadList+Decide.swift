@@ -318,9 +318,23 @@ extension DownloadList {
         var skipped: [(url: String, reason: String)] = []
         for raw in urls {
             let url: String
-            do { url = try Validation.url(raw) } catch let e as LedgerError {
-                if case .invalidURL(_, let reason) = e { skipped.append((raw, "not a URL (\(reason))")) }
+            // A login in the URL (`user:password@`) is a credential: it leaves the URL for the task's options,
+            // where the ledger seals it before the event is appended.
+            var login: String?
+            do { (url, login) = try Validation.splitUserinfo(try Validation.url(raw)) } catch let e
+                as LedgerError
+            {
+                if case .invalidURL(_, let reason) = e {
+                    skipped.append((Validation.redactingUserinfo(raw), "not a URL (\(reason))"))
+                }
                 continue
+            }
+            var taskOptions = options
+            if let login {
+                guard options.userinfo == nil else {
+                    throw LedgerError.invalidValue("the URL's user information is given twice")
+                }
+                taskOptions.userinfo = .plain(login)
             }
             if let existing = task(withURL: url) {
                 skipped.append(
@@ -338,7 +352,7 @@ extension DownloadList {
             new.append(
                 NewTask(
                     id: next, url: url, name: name, sha256: sha, directory: directory ?? self.directory,
-                    options: options))
+                    options: taskOptions))
             next += 1
         }
         guard !new.isEmpty else { throw NothingAdded(skipped: skipped) }

@@ -21,6 +21,12 @@ extension TaskOptions {
             Self.write(proxyUserinfo, &w)
             w.endObject()
         }
+        if let userinfo {
+            w.key("userinfo")
+            w.beginObject()
+            Self.write(userinfo, &w)
+            w.endObject()
+        }
         w.field("maxSpeed", maxSpeed)
         w.field("connections", connections.map(Int64.init))
         w.field("connectionsPerServer", connectionsPerServer.map(Int64.init))
@@ -35,6 +41,21 @@ extension TaskOptions {
         case .plain(let text): w.field("value", text)
         case .sealed(let sealed): w.field("sealed", sealed.ciphertext)
         }
+    }
+
+    /// A credential object: `{"value": …}` or `{"sealed": …}` (nil when it has neither).
+    private static func readCredential(_ r: inout JSONReader) throws -> HeaderValue? {
+        var value: HeaderValue?
+        try r.object { r, k in
+            if k.equals("value") {
+                value = .plain(try r.string())
+            } else if k.equals("sealed") {
+                value = .sealed(SealedValue(ciphertext: try r.string()))
+            } else {
+                try r.skip()
+            }
+        }
+        return value
     }
 
     /// Reads what `write(to:)` wrote. A header or proxy credential with both or neither of `value` and `sealed`,
@@ -68,15 +89,9 @@ extension TaskOptions {
             } else if k.equals("proxy") {
                 proxy = try r.string()
             } else if k.equals("proxyUserinfo") {
-                try r.object { r, k in
-                    if k.equals("value") {
-                        proxyUserinfo = .plain(try r.string())
-                    } else if k.equals("sealed") {
-                        proxyUserinfo = .sealed(SealedValue(ciphertext: try r.string()))
-                    } else {
-                        try r.skip()
-                    }
-                }
+                proxyUserinfo = try Self.readCredential(&r)
+            } else if k.equals("userinfo") {
+                userinfo = try Self.readCredential(&r)
             } else if k.equals("maxSpeed") {
                 maxSpeed = try r.int()
             } else if k.equals("maxSize") {

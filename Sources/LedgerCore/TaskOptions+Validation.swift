@@ -94,6 +94,26 @@ extension Validation {
         return ("\(scheme)://\(rest)", userinfo)
     }
 
+    /// A task URL (already checked by ``url(_:)``) without its user information, and that information as typed
+    /// (`user:password`, percent-encoding kept): the part of the authority before its last `@`. A URL without
+    /// one comes back as it is.
+    /// - Throws: `LedgerError.invalidURL` (the URL shown redacted) for user information that is empty, longer
+    ///   than 1,024 bytes, or holds spaces or control characters.
+    public static func splitUserinfo(_ url: String) throws -> (url: String, userinfo: String?) {
+        guard url.utf8.contains(UInt8(ascii: "@")), let (scheme, rest) = splitScheme(url) else {
+            return (url, nil)
+        }
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return (url, nil) }
+        let userinfo = String(rest[..<at])
+        guard !userinfo.isEmpty, userinfo.utf8.count <= 1024,
+            !userinfo.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F })
+        else {
+            throw LedgerError.invalidURL(redactingUserinfo(url), reason: "bad user information")
+        }
+        return (scheme + "://" + rest[rest.index(after: at)...], userinfo)
+    }
+
     /// A URL with any user information replaced by `[redacted]`, for outputs and error messages.
     public static func redactingUserinfo(_ url: String) -> String {
         // Everything up to the last '@' goes, even past a '/': a password may hold one.
@@ -196,6 +216,11 @@ extension TaskOptions {
             let url: String
             do { url = try Validation.url(raw) } catch LedgerError.invalidURL(_, let reason) {
                 throw LedgerError.invalidValue("bad mirror '\(Validation.printable(raw))': \(reason)")
+            }
+            guard try Validation.splitUserinfo(url).userinfo == nil else {
+                throw LedgerError.invalidValue(
+                    "mirror \(Validation.redactingUserinfo(url)) has a user:password: only the task's own URL"
+                        + " keeps a login (sealed); give the mirror without it")
             }
             guard seen.insert(Validation.identity(url)).inserted else {
                 throw LedgerError.invalidValue("mirror given twice: \(url)")

@@ -72,6 +72,11 @@ public struct TaskOptions: Sendable, Equatable {
     public var proxy: String?
     /// The proxy's `user:password`, a credential: sealed, kept apart from ``proxy``.
     public var proxyUserinfo: HeaderValue?
+    /// The `user:password` of the task's own URL (as typed in it, percent-encoding kept), a credential: the add
+    /// takes it out of the URL and keeps it here, sealed, so the log and every output hold the URL without it.
+    /// Sent only to the URL's own host (curl's login, not carried across a redirect to another host), never to a
+    /// mirror.
+    public var userinfo: HeaderValue?
     /// Bytes per second for this task's transfer, within the global limit; nil: none of its own.
     public var maxSpeed: Int64?
     /// Connections the transfer may use at once (aria2 `split`); nil: the ledger's default.
@@ -120,11 +125,14 @@ public struct TaskOptions: Sendable, Equatable {
     public var isEmpty: Bool { self == TaskOptions() }
 
     /// Whether any value is a credential (a credential header, the proxy's user information).
-    public var hasCredentials: Bool { proxyUserinfo != nil || headers.contains(where: \.isCredential) }
+    public var hasCredentials: Bool {
+        proxyUserinfo != nil || userinfo != nil || headers.contains(where: \.isCredential)
+    }
 
     /// Whether a credential is still in clear: the ledger seals it before the event is appended.
     public var hasPlainCredentials: Bool {
         if case .plain? = proxyUserinfo { return true }
+        if case .plain? = userinfo { return true }
         return headers.contains { h in
             guard h.isCredential, case .plain = h.value else { return false }
             return true
@@ -144,6 +152,7 @@ public struct TaskOptions: Sendable, Equatable {
         if let userAgent { lines.append(("user-agent", userAgent)) }
         if let referer { lines.append(("referer", referer)) }
         if let proxy = redactedProxy { lines.append(("proxy", proxy)) }
+        if userinfo != nil { lines.append(("login", Self.redaction)) }
         if let maxSpeed { lines.append(("max-speed", "\(maxSpeed) B/s")) }
         if let connections { lines.append(("connections", "\(connections)")) }
         if let connectionsPerServer { lines.append(("per-server", "\(connectionsPerServer)")) }

@@ -5,6 +5,13 @@ public enum Validation {
     public static func url(_ raw: String) throws -> String {
         // Most URLs (a list of a million) are printable ASCII: checked over their bytes, without a copy.
         if isPlainValidURL(raw) { return raw }
+        // A refusal names the URL without its login, if it has one.
+        do { return try checkedURL(raw) } catch LedgerError.invalidURL(let url, let reason) {
+            throw LedgerError.invalidURL(redactingUserinfo(url), reason: reason)
+        }
+    }
+
+    private static func checkedURL(_ raw: String) throws -> String {
         let url = trimmed(raw)
         let lower = url.lowercased()
         guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {

@@ -165,6 +165,10 @@ final class TransferLoop: @unchecked Sendable {
         if let referer = request.referer { easy.set(CURLOPT_REFERER, referer) }
         // A task's proxy replaces whatever curl would read from http_proxy and the like.
         if let proxy = request.proxy { easy.set(CURLOPT_PROXY, proxy) }
+        if attempt.url == request.url, let (user, password) = request.userinfo.map(Self.login) {
+            easy.set(CURLOPT_USERNAME, user)
+            easy.set(CURLOPT_PASSWORD, password)
+        }
         easy.set(CURLOPT_CONNECTTIMEOUT_MS, Int(config.connectTimeout * 1000))
         easy.set(CURLOPT_LOW_SPEED_LIMIT, 1)
         easy.set(CURLOPT_LOW_SPEED_TIME, max(Int(config.lowSpeedTime.rounded(.up)), 1))
@@ -181,6 +185,45 @@ final class TransferLoop: @unchecked Sendable {
         easy.set(CURLOPT_HEADERDATA, pointer: context)
         easy.set(CURLOPT_WRITEFUNCTION, callback: Self.bodyCallback)
         easy.set(CURLOPT_WRITEDATA, pointer: context)
+    }
+
+    /// `user:password` as a URL holds it, split at the first colon and percent-decoded (an escape that does not
+    /// decode stays as typed), as curl reads a login in a URL.
+    static func login(_ userinfo: String) -> (user: String, password: String) {
+        let colon = userinfo.firstIndex(of: ":")
+        let user = String(userinfo[..<(colon ?? userinfo.endIndex)])
+        let password = colon.map { String(userinfo[userinfo.index(after: $0)...]) } ?? ""
+        return (percentDecoded(user), percentDecoded(password))
+    }
+
+    /// `%XX` escapes decoded; the text as typed when an escape is malformed or the result is not UTF-8.
+    static func percentDecoded(_ text: String) -> String {
+        guard text.utf8.contains(UInt8(ascii: "%")) else { return text }
+        let hex = { (b: UInt8) -> UInt8? in
+            switch b {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): b - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): b - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): b - UInt8(ascii: "A") + 10
+            default: nil
+            }
+        }
+        let bytes = Array(text.utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var i = 0
+        while i < bytes.count {
+            guard bytes[i] == UInt8(ascii: "%") else {
+                out.append(bytes[i])
+                i += 1
+                continue
+            }
+            guard i + 2 < bytes.count, let high = hex(bytes[i + 1]), let low = hex(bytes[i + 2]) else {
+                return text
+            }
+            out.append(high << 4 | low)
+            i += 3
+        }
+        return String(validating: out, as: UTF8.self) ?? text
     }
 
     private static let headerCallback: ccurl_data_callback = { data, size, count, context in

@@ -38,6 +38,9 @@ public struct TransferRequest: Sendable, Equatable {
     /// The proxy every request of the transfer goes through (`http://`, `https://`, `socks4[a]://`,
     /// `socks5[h]://`, user information included), if any.
     public var proxy: String?
+    /// The login for `url` (`user:password`, percent-encoded as in a URL), sent to that URL's host only: never to
+    /// a mirror, nor across a redirect to another host (curl's rule for a login given apart from the URL).
+    public var userinfo: String?
     /// Bytes per second for this transfer, over all its connections, within the shared limit; nil: none.
     public var maxSpeed: Int64?
 

@@ -82,6 +82,37 @@ import Testing
         #expect(try sqliteText(copy, "SELECT group_concat(task) FROM vault_keys") == "1,2")
     }
 
+    /// A URL's own `user:password@`: sealed like any credential, sent to its host, never shown.
+    @Test func aLoginInTheURLIsSentButNeverLoggedOrShown() async throws {
+        let box = try DledgerSandbox()
+        let server = try LoopbackServer()
+        server.serve("/l.bin", Resource(size: 150_000, seed: 93))
+        let login = "bob:S3CR3T-cli-login-e5a0"
+        let bare = server.url("/l.bin")
+        let refused = try await box.run("add", bare.replacingOccurrences(of: "http://", with: "http://@"))
+        #expect(refused.status != 0 && !FileManager.default.fileExists(atPath: box.ledger), "\(refused.out)")
+        let added = try await box.run(
+            "add", bare.replacingOccurrences(of: "http://", with: "http://\(login)@"))
+        #expect(added.status == 0, "\(added.err)")
+        #expect(try await box.run("run", "--until-idle").status == 0)
+        #expect(box.contents("l.bin") == Body.generatedBytes(seed: 93, in: 0..<150_000))
+        let basic = "Basic " + Data(login.utf8).base64EncodedString()
+        #expect(!server.requests("/l.bin").isEmpty)
+        #expect(server.requests("/l.bin").allSatisfy { $0.headers["authorization"] == basic })
+        var shown = added.out + added.err
+        for args in [
+            ["ls", "--json"], ["export", "--json"], ["log"], ["audit", "1"], ["option", "1", "--json"],
+        ] {
+            let out = try await box.run(args)
+            #expect(out.status == 0, "\(args): \(out.err)")
+            shown += out.out + out.err
+        }
+        #expect(shown.contains(bare) && shown.contains(#""login": "[redacted]""#))
+        #expect(SecretScan.leaks(["S3CR3T", "bob:"], in: Data(shown.utf8)).isEmpty)
+        let bytes = try #require(FileManager.default.contents(atPath: box.ledger))
+        #expect(SecretScan.leaks(["S3CR3T", "bob:"], in: bytes).isEmpty)
+    }
+
     @Test func anAlteredKeyFailsTheTaskWithTheReasonAndSendsNothing() async throws {
         let box = try DledgerSandbox()
         let server = try LoopbackServer()

@@ -67,6 +67,40 @@ import Testing
         #expect(opened == Self.bearer)
     }
 
+    /// `user:password@` in the URL: logged sealed, sent as curl sends a URL's login, to the URL's host only.
+    @Test func aLoginInTheURLIsSealedAndNeverSentToAMirror() async throws {
+        let box = try Sandbox()
+        let ledger = try box.ledger()
+        let resource = Resource(
+            size: 3_000_000, seed: 83, etag: "\"u\"", faults: Faults(throttleBytesPerSecond: 3_000_000))
+        server.serve("/a/u.bin", resource)
+        server.serve("/b/u.bin", resource)
+        let own = server.url("/a/u.bin")
+        let withLogin = own.replacingOccurrences(of: "http://", with: "http://alice:p%40ss-S3CR3T-url@")
+        try ledger.execute(
+            .add(
+                urls: [withLogin], placement: .end, name: nil, sha256: nil, directory: nil,
+                options: TaskOptions(connections: 4, mirrors: [server.url("/b/u.bin")])))
+        #expect(ledger.list.tasks[1]?.url == own)
+        var config = TransferConfig()
+        config.minPieceSize = 256 * 1024
+        let scheduler = try Scheduler(ledger: ledger, config: config)
+        scheduler.tick = .milliseconds(20)
+        try await scheduler.run(untilIdle: true)
+        #expect(box.holds("u.bin", seed: 83, size: 3_000_000))
+        let basic = "Basic " + Data("alice:p@ss-S3CR3T-url".utf8).base64EncodedString()
+        let toURL = server.requests("/a/u.bin")
+        let toMirror = server.requests("/b/u.bin")
+        #expect(!toURL.isEmpty && !toMirror.isEmpty)
+        for r in toURL { #expect(r.headers["authorization"] == basic) }
+        for r in toMirror { #expect(r.headers["authorization"] == nil) }
+        #expect(ledger.checkpoint())
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: box.ledgerPath))
+        for secret in ["S3CR3T-url", "p%40ss", "alice:"] {
+            #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(secret)")
+        }
+    }
+
     @Test func aCredentialThatDoesNotOpenFailsTheTaskWithoutARequest() async throws {
         let box = try Sandbox()
         let ledger = try box.ledger()

@@ -57,7 +57,7 @@ enum EventWords {
             case "max-speed": return "max-speed \(Format.rate(Double(o.maxSpeed ?? 0)))"
             case "max-size": return "max-size \(Format.bytes(o.maxSize ?? 0))"
             case "min-split": return "min-split \(Format.bytes(o.minSplitSize ?? 0))"
-            case "connections", "per-server", "proxy", "mirror": return "\(key) \(printable(value))"
+            case "connections", "per-server", "proxy", "mirror", "login": return "\(key) \(printable(value))"
             default: return "\(key) '\(printable(value))'"
             }
         }.joined(separator: ", ")

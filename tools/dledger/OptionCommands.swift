@@ -53,7 +53,12 @@ enum OptionCommands {
         let wanted = try AddCommand.requestOptions(inv)
         let list = try inv.context.openForReading().list
         guard let t = list.tasks[id] else { throw LedgerError.noSuchTask(id) }
-        var o = inv.args.has("--clear") ? TaskOptions() : t.options
+        var o = t.options
+        if inv.args.has("--clear") {
+            // The URL's own login is part of the URL, not an option: clearing the options keeps it.
+            o = TaskOptions()
+            o.userinfo = t.options.userinfo
+        }
         if given.contains("--header") { o.headers = wanted.headers }
         if given.contains("--user-agent") { o.userAgent = wanted.userAgent }
         if given.contains("--referer") { o.referer = wanted.referer }
@@ -76,13 +81,15 @@ enum OptionCommands {
 
 extension Output {
     /// A task's options as JSON, credentials redacted: `headers` (`Name: value` lines), `userAgent`, `referer`,
-    /// `proxy`, `maxSpeed`, `connections`, `connectionsPerServer`, `minSplitSize`, `mirrors`; absent options are null (lists empty).
+    /// `proxy`, `login` (`[redacted]` when the URL had a `user:password`), `maxSpeed`, `connections`,
+    /// `connectionsPerServer`, `minSplitSize`, `mirrors`; absent options are null (lists empty).
     static func options(_ o: TaskOptions) -> JSON {
         .obj([
             "headers": .array(o.headers.map { .string($0.redacted) }),
             "userAgent": .opt(o.userAgent),
             "referer": .opt(o.referer),
             "proxy": .opt(o.redactedProxy),
+            "login": o.userinfo == nil ? .null : .string(TaskOptions.redaction),
             "maxSpeed": .opt(o.maxSpeed),
             "connections": o.connections.map { .int($0) } ?? .null,
             "connectionsPerServer": o.connectionsPerServer.map { .int($0) } ?? .null,
