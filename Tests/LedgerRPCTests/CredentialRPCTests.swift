@@ -64,4 +64,25 @@ import Testing
         let verify = try #require(try h.result("dledger.verify") as? [String: Any])
         #expect(verify["valid"] as? Bool == true, "\(verify)")
     }
+
+    /// A URI with a login (`http://user:pass@host/…`, as a browser extension forwards one): sealed like a header,
+    /// the server gets it as a URL's login, and `getUris`/`tellStatus` answer the URI without it.
+    @Test func aLoginInTheUriIsSealedAndTheUriReadsBackWithoutIt() async throws {
+        let h = try RPCHarness(download: true)
+        _ = h.file("u.bin", size: 40_000, seed: 96)
+        let bare = "http://127.0.0.1:\(h.files.port)/u.bin"
+        let login = "eve:S3CR3T-rpc-login-7c8d"
+        let withLogin = bare.replacingOccurrences(of: "http://", with: "http://\(login)@")
+        let gid = try #require(try h.result("aria2.addUri", #"[["\#(withLogin)"]]"#) as? String)
+        let id = try #require(GID.id(of: gid))
+        #expect(await eventually(15) { h.ledger.list.tasks[id]?.state == .finished })
+        let basic = "Basic " + Data(login.utf8).base64EncodedString()
+        #expect(!h.files.requests("/u.bin").isEmpty)
+        #expect(h.files.requests("/u.bin").allSatisfy { $0.headers["authorization"] == basic })
+        let uris = try #require(try h.result("aria2.getUris", #"["\#(gid)"]"#) as? [[String: Any]])
+        #expect(uris.first?["uri"] as? String == bare)
+        #expect(h.ledger.checkpoint())
+        let file = try Data(contentsOf: URL(fileURLWithPath: h.ledgerPath))
+        #expect(file.range(of: Data("S3CR3T-rpc-login".utf8)) == nil)
+    }
 }
