@@ -84,10 +84,16 @@ extension Ledger {
             for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) }
         }
         do {
-            // Closed at the end of the scope: the last connection folds its log into the file and removes it.
-            let store = try SQLiteEventStore(path: temporary)
+            // No one sees the temporary file before it is linked: it is written without a sync, its log folded
+            // into it, and then the file is synced once (then the folder, once linked). Two fsyncs for a new
+            // ledger, not nine; nothing is acknowledged before both.
+            let store = try SQLiteEventStore(path: temporary, synchronous: .off)
             _ = try store.append(events, expectingHead: 0, time: time, vault: vault)
+            guard store.checkpoint() else {
+                throw StoreError.cannotOpen(path, "the new ledger's log could not be folded into it")
+            }
         }
+        try syncFile(temporary, for: path)
         guard link(temporary, path) == 0 else {
             if errno == EEXIST { return false }
             guard [EPERM, ENOTSUP, EXDEV, EMLINK].contains(errno) else {
@@ -143,6 +149,15 @@ extension Ledger {
             parts.allSatisfy({ $0.allSatisfy(\.isNumber) })
         else { return nil }
         return pid
+    }
+
+    /// Pushes the file at `temporary` (the ledger that becomes `path`) to the disk.
+    /// - Throws: `StoreError.cannotOpen(path, …)` when it cannot be opened or synced.
+    private static func syncFile(_ temporary: String, for path: String) throws {
+        let fd = open(temporary, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { throw StoreError.cannotOpen(path, String(cString: strerror(errno))) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw StoreError.cannotOpen(path, String(cString: strerror(errno))) }
     }
 
     private static func syncDirectory(_ parent: String) {

@@ -15,18 +15,20 @@ struct Migration: Sendable, Equatable {
         return Int(try db.int64("SELECT max(version) FROM schema_migrations") ?? 0)
     }
 
-    /// Applies every embedded migration above the recorded version, each in one immediate transaction with its
-    /// row in `schema_migrations`.
+    /// Applies every embedded migration above the recorded version, all in one immediate transaction with their
+    /// rows in `schema_migrations`: a crash leaves the schema as it was, and a new ledger's schema is one commit.
     ///
     /// - Parameter target: stop after this version (tests build older ledgers with it).
     /// - Throws: `StoreError.newerSchema` when the database records a version this build does not know.
     static func migrate(_ db: Database, upTo target: Int = latestVersion) throws {
         let found = try currentVersion(of: db)
         if found > latestVersion { throw StoreError.newerSchema(found: found, supported: latestVersion) }
-        for migration in embedded where migration.version > found && migration.version <= target {
-            try db.immediateTransaction {
-                // Another process may have migrated while this one waited for the write lock.
-                guard try currentVersion(of: db) < migration.version else { return }
+        guard embedded.contains(where: { $0.version > found && $0.version <= target }) else { return }
+        try db.immediateTransaction {
+            // Another process may have migrated while this one waited for the write lock.
+            let now = try currentVersion(of: db)
+            if now > latestVersion { throw StoreError.newerSchema(found: now, supported: latestVersion) }
+            for migration in embedded where migration.version > now && migration.version <= target {
                 try db.execute(migration.sql)
                 let record = try db.cachedStatement(
                     """

@@ -16,6 +16,9 @@ public final class SQLiteEventStore: EventStore {
         case full = "FULL"
         /// fsync at checkpoints only: an append survives a process crash but maybe not power loss.
         case normal = "NORMAL"
+        /// Nothing synced, not even the switch to WAL: only for a file that no one sees until its writer has
+        /// folded the log (`checkpoint()`) and synced it (a new ledger written under a temporary name).
+        case off = "OFF"
     }
 
     /// The file this store was opened on.
@@ -77,9 +80,10 @@ public final class SQLiteEventStore: EventStore {
                 // The switch to WAL and the migrations commit without waiting for the disk: each step is atomic
                 // (a crash leaves an older schema, which the next open migrates), and the first append with
                 // `synchronous` FULL syncs the log they were written to. A new ledger then costs one fsync for its
-                // schema instead of ten.
+                // schema instead of ten (none with `.off`, whose caller syncs the file).
                 // Deleted rows (a purged task's vault key) are overwritten with zeros, not left in free space.
-                try db.execute("PRAGMA synchronous = NORMAL; PRAGMA journal_mode = WAL")
+                let early = synchronous == .off ? "OFF" : "NORMAL"
+                try db.execute("PRAGMA synchronous = \(early); PRAGMA journal_mode = WAL")
                 try db.execute("PRAGMA secure_delete = ON")
                 try Migration.migrate(db)
                 try db.execute("PRAGMA synchronous = \(synchronous.rawValue)")
