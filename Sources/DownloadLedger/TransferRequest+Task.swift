@@ -3,8 +3,8 @@ import LedgerTransfer
 
 extension TransferRequest {
     /// The request for a task as the log has it: its URL, name, checksum and generation, and its options (headers,
-    /// user agent, referer, proxy, speed limit, connections, mirrors), with the list's default connection count
-    /// for a task without its own.
+    /// user agent, referer, proxy, speed limit, connections, mirrors), with the list's defaults (connections,
+    /// connections per server, minimum piece size, maximum size) for a task without its own.
     ///
     /// A credential's value is sealed in the log; `unseal` opens it for the place it is used
     /// (``Ledger/CredentialPlace``). One that cannot be opened fails the request: it is never sent wrong, nor
@@ -20,6 +20,8 @@ extension TransferRequest {
         // A size resolved by this generation's attempts (a redownload forgets them, not the size).
         expectedSize = t.attempts > 0 ? t.size : nil
         connections = list.connections > 0 ? list.connections : nil
+        connectionsPerServer = list.connectionsPerServer > 0 ? list.connectionsPerServer : nil
+        minPieceSize = list.minSplitSize > 0 ? list.minSplitSize : nil
         maxSize = list.maxSize > 0 ? list.maxSize : nil
         guard t.hasOptions else { return }
         let o = t.options

@@ -76,6 +76,12 @@ public enum Command: Sendable, Equatable {
     /// The largest file a download may become: 1 KB to 1 EB, or 0 for the downloader's rule (no maximum for an
     /// announced size, 16 GiB for a body without one).
     case setMaxSize(Int64)
+    /// The default connections to one server per download (aria2 `max-connection-per-server`): 1–16, or 0 for the
+    /// downloader's (16). A task's own count wins.
+    case setConnectionsPerServer(Int)
+    /// The default smallest piece in bytes (aria2 `min-split-size`): 1 MiB to 1 GiB, or 0 for the downloader's
+    /// (1 MiB). A task's own size wins.
+    case setMinSplitSize(Int64)
     case sort(SortMode, descending: Bool)
     case setAutoRemoveEmptySections(Bool)
     /// Turn the to-delete list on or off (off: deletes erase at once).

@@ -147,6 +147,26 @@ extension DownloadList {
                 throw LedgerError.nothingToDo("max-size is already \(n == 0 ? "the default" : "\(n) bytes")")
             }
             return Decision(entry: Entry(.maxSizeChanged(n)))
+        case .setConnectionsPerServer(let n):
+            guard n == 0 || TaskOptions.connectionPerServerRange.contains(n) else {
+                throw LedgerError.invalidValue(
+                    "max-connection-per-server must be 1 to 16, or 0 for the default, not \(n)")
+            }
+            guard n != connectionsPerServer else {
+                throw LedgerError.nothingToDo(
+                    "max-connection-per-server is already \(n == 0 ? "the default" : "\(n)")")
+            }
+            return Decision(entry: Entry(.connectionsPerServerChanged(n)))
+        case .setMinSplitSize(let n):
+            guard n == 0 || TaskOptions.minSplitSizeRange.contains(n) else {
+                throw LedgerError.invalidValue(
+                    "min-split-size must be 1 MiB to 1 GiB, or 0 for the default, not \(n) bytes")
+            }
+            guard n != minSplitSize else {
+                throw LedgerError.nothingToDo(
+                    "min-split-size is already \(n == 0 ? "the default" : "\(n) bytes")")
+            }
+            return Decision(entry: Entry(.minSplitSizeChanged(n)))
         case .sort(let mode, let descending):
             guard mode != sortMode || descending != sortDescending else {
                 throw LedgerError.nothingToDo("the list is already sorted that way")

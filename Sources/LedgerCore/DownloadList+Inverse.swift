@@ -58,6 +58,10 @@ extension DownloadList {
             return .connectionsChanged(connections)
         case .maxSizeChanged:
             return .maxSizeChanged(maxSize)
+        case .connectionsPerServerChanged:
+            return .connectionsPerServerChanged(connectionsPerServer)
+        case .minSplitSizeChanged:
+            return .minSplitSizeChanged(minSplitSize)
         case .taskOptionsChanged(let id, _):
             guard let t = tasks[id] else { return nil }
             return .taskOptionsChanged(id: id, options: t.options)

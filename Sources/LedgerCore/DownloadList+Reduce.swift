@@ -176,6 +176,10 @@ extension DownloadList {
             connections = n
         case .maxSizeChanged(let n):
             maxSize = n
+        case .connectionsPerServerChanged(let n):
+            connectionsPerServer = n
+        case .minSplitSizeChanged(let n):
+            minSplitSize = n
         case .taskOptionsChanged(let id, let options):
             tasks.update(id) { $0.options = options }
         case .sortChanged(let mode, let descending):

@@ -4,7 +4,7 @@ public struct SnapshotError: Error, Sendable, CustomStringConvertible {
 }
 
 extension DownloadList {
-    private static let snapshotMagic: [UInt8] = Array("DLS10".utf8)
+    private static let snapshotMagic: [UInt8] = Array("DLS11".utf8)
 
     /// The whole projection as compact bytes: the snapshot cache. Reading it back gives an equal list.
     /// - Complexity: O(tasks + sections + trash).
@@ -20,6 +20,8 @@ extension DownloadList {
         w.int(speedLimit)
         w.int(connections)
         w.int(maxSize)
+        w.int(connectionsPerServer)
+        w.int(minSplitSize)
         w.string(sortMode.rawValue)
         w.bool(sortDescending)
         w.bool(autoRemoveEmptySections)
@@ -161,6 +163,15 @@ extension DownloadList {
             }
             maxSize = try r.int()
             guard maxSize == 0 || Self.maxSizeRange.contains(maxSize) else { throw SnapshotError() }
+            connectionsPerServer = Int(try r.int())
+            guard
+                connectionsPerServer == 0
+                    || TaskOptions.connectionPerServerRange.contains(connectionsPerServer)
+            else { throw SnapshotError() }
+            minSplitSize = try r.int()
+            guard minSplitSize == 0 || TaskOptions.minSplitSizeRange.contains(minSplitSize) else {
+                throw SnapshotError()
+            }
             guard let mode = SortMode(rawValue: try r.string()) else { throw SnapshotError() }
             sortMode = mode
             sortDescending = try r.bool()

@@ -2,7 +2,7 @@
 /// Changed only by `apply(_:)`, a pure fold over logged entries.
 public struct DownloadList: Sendable, Equatable {
     /// Bump when `apply` changes meaning: snapshots of other versions are ignored.
-    public static let reducerVersion = 10
+    public static let reducerVersion = 11
     /// How many user actions undo can reach back.
     public static let undoDepth = 200
     /// The stack may hold this many steps more before it is cut back to `undoDepth`.
@@ -22,6 +22,12 @@ public struct DownloadList: Sendable, Equatable {
     public internal(set) var speedLimit: Int64 = 0
     /// Connections per download for tasks without their own count; 0: the downloader decides.
     public internal(set) var connections: Int = 0
+    /// Connections to one server (URL) of a download for tasks without their own (aria2 `max-connection-per-server`),
+    /// in ``TaskOptions/connectionPerServerRange``; 0: the downloader's (16).
+    public internal(set) var connectionsPerServer: Int = 0
+    /// The smallest piece a download is split into for tasks without their own (aria2 `min-split-size`), in
+    /// ``TaskOptions/minSplitSizeRange``; 0: the downloader's (1 MiB).
+    public internal(set) var minSplitSize: Int64 = 0
     /// The largest file a download may become (`dledger set max-size`); 0: the downloader's rule.
     public internal(set) var maxSize: Int64 = 0
     /// What ``maxSize`` may be when set: 1 KB to 1 EB.

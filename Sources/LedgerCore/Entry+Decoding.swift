@@ -477,6 +477,19 @@ extension Entry {
             let n = try need(f.bytes, "bytes", r)
             guard n == 0 || DownloadList.maxSizeRange.contains(n) else { throw r.fail("bad max size") }
             return .maxSizeChanged(n)
+        } else if k.equals("connectionsPerServerChanged") {
+            let n = try need(f.connections, "connections", r)
+            let range = TaskOptions.connectionPerServerRange
+            guard n == 0 || Int64(range.lowerBound)...Int64(range.upperBound) ~= n else {
+                throw r.fail("bad connections per server")
+            }
+            return .connectionsPerServerChanged(Int(n))
+        } else if k.equals("minSplitSizeChanged") {
+            let n = try need(f.bytes, "bytes", r)
+            guard n == 0 || TaskOptions.minSplitSizeRange.contains(n) else {
+                throw r.fail("bad min split size")
+            }
+            return .minSplitSizeChanged(n)
         } else if k.equals("taskOptionsChanged") {
             return .taskOptionsChanged(
                 id: try need(f.id, "id", r), options: try need(f.options.take(), "options", r))

@@ -134,6 +134,10 @@ extension Entry {
             w.field("connections", n)
         case .maxSizeChanged(let n):
             w.field("bytes", n)
+        case .connectionsPerServerChanged(let n):
+            w.field("connections", n)
+        case .minSplitSizeChanged(let n):
+            w.field("bytes", n)
         case .taskOptionsChanged(let id, let options):
             w.field("id", id)
             w.key("options")

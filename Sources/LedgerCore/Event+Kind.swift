@@ -32,6 +32,8 @@ extension Event {
         case .speedLimitChanged: return "speedLimitChanged"
         case .connectionsChanged: return "connectionsChanged"
         case .maxSizeChanged: return "maxSizeChanged"
+        case .connectionsPerServerChanged: return "connectionsPerServerChanged"
+        case .minSplitSizeChanged: return "minSplitSizeChanged"
         case .taskOptionsChanged: return "taskOptionsChanged"
         case .sortChanged: return "sortChanged"
         case .emptySectionsPolicyChanged: return "emptySectionsPolicyChanged"
@@ -57,7 +59,7 @@ extension Event {
         "tasksRedownloaded", "taskRenamed", "tasksPaused", "tasksResumed", "tasksStopped", "statesRestored",
         "maxDownloadsChanged", "speedLimitChanged", "sortChanged", "emptySectionsPolicyChanged",
         "sectionSorted", "tasksErased", "trashPolicyChanged", "groupsAdded", "connectionsChanged",
-        "taskOptionsChanged", "maxSizeChanged",
+        "taskOptionsChanged", "maxSizeChanged", "connectionsPerServerChanged", "minSplitSizeChanged",
         "transferStarted", "transferResolved", "transferPaused", "transferCompleted", "transferFailed",
         "transferRetrying", "transferHeld", "transferContinued", "transferConnections",
     ]

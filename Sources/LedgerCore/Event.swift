@@ -119,6 +119,10 @@ public enum Event: Sendable, Equatable {
     case connectionsChanged(Int)
     /// The ledger's maximum file size (0: the downloader's rule).
     case maxSizeChanged(Int64)
+    /// The ledger's default connections to one server per download (0: the downloader's).
+    case connectionsPerServerChanged(Int)
+    /// The ledger's default smallest piece, in bytes (0: the downloader's).
+    case minSplitSizeChanged(Int64)
     /// A task's request options replaced as a whole (`changeOption`, `dledger option`); undone by the old ones.
     case taskOptionsChanged(id: TaskID, options: TaskOptions)
     case sortChanged(SortMode, descending: Bool)
@@ -182,7 +186,7 @@ public enum Event: Sendable, Equatable {
             return [id]
         case .ledgerCreated, .sectionInserted, .sectionRenamed, .sectionMoved, .sectionRemoved,
             .maxDownloadsChanged, .speedLimitChanged, .connectionsChanged, .maxSizeChanged, .sortChanged,
-            .emptySectionsPolicyChanged,
+            .connectionsPerServerChanged, .minSplitSizeChanged, .emptySectionsPolicyChanged,
             .trashPolicyChanged:
             return []
         }

@@ -95,18 +95,26 @@ struct AddOptions {
                 throw RPCError.failed("option split must be 1 to 64, not \(text)")
             }
             o.connections = n
-        case "max-connection-per-server":
-            guard let n = Int(text), TaskOptions.connectionPerServerRange.contains(n) else {
-                throw RPCError.failed("option max-connection-per-server must be 1 to 16, not \(text)")
-            }
-            o.connectionsPerServer = n
-        case "min-split-size":
-            let n = try? Aria2Service.speed(text, option: key)
-            guard let n, TaskOptions.minSplitSizeRange.contains(n) else {
-                throw RPCError.failed("option min-split-size must be 1M to 1024M, not \(text)")
-            }
-            o.minSplitSize = n
+        case "max-connection-per-server": o.connectionsPerServer = try connectionsPerServer(text)
+        case "min-split-size": o.minSplitSize = try minSplitSize(text)
         default: break
         }
+    }
+
+    /// aria2's `max-connection-per-server`: 1 to 16.
+    static func connectionsPerServer(_ text: String) throws -> Int {
+        guard let n = Int(text), TaskOptions.connectionPerServerRange.contains(n) else {
+            throw RPCError.failed("option max-connection-per-server must be 1 to 16, not \(text)")
+        }
+        return n
+    }
+
+    /// aria2's `min-split-size`: bytes with an optional K or M (1024-based), 1M to 1024M.
+    static func minSplitSize(_ text: String) throws -> Int64 {
+        let n = try? Aria2Service.speed(text, option: "min-split-size")
+        guard let n, TaskOptions.minSplitSizeRange.contains(n) else {
+            throw RPCError.failed("option min-split-size must be 1M to 1024M, not \(text)")
+        }
+        return n
     }
 }

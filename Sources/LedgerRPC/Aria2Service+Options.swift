@@ -30,16 +30,30 @@ extension Aria2Service {
         return .object([
             ("dir", .string(settings.withLock { $0.dir } ?? list.directory)),
             ("max-concurrent-downloads", .number(Int64(list.maxDownloads))),
+            ("max-connection-per-server", .number(Int64(Self.connectionsPerServer(list)))),
             ("max-download-limit", .string("0")),
             ("split", .number(Int64(list.connections > 0 ? list.connections : 8))),
             ("max-overall-download-limit", .number(list.speedLimit)),
             ("max-overall-upload-limit", .string("0")),
             ("max-upload-limit", .string("0")),
+            ("min-split-size", .number(Self.minSplitSize(list))),
         ])
     }
 
-    /// `changeGlobalOption`: every value is checked first, then each change is its command; options this
-    /// server does not keep are answered "OK" and ignored, as aria2 answers options it cannot change.
+    /// The connections to one server a task without its own gets: the ledger's, else the downloader's.
+    static func connectionsPerServer(_ list: DownloadList) -> Int {
+        list.connectionsPerServer > 0 ? list.connectionsPerServer : TransferConfig().connectionsPerServer
+    }
+
+    /// The smallest piece for a task without its own, in bytes: the ledger's, else the downloader's.
+    static func minSplitSize(_ list: DownloadList) -> Int64 {
+        list.minSplitSize > 0 ? list.minSplitSize : TransferConfig().minPieceSize
+    }
+
+    /// `changeGlobalOption`: every value is checked first, then each change is its command
+    /// (`max-concurrent-downloads`, `max-overall-download-limit`, `split`, `max-connection-per-server`,
+    /// `min-split-size` are the ledger's settings); options this server does not keep are answered "OK" and ignored,
+    /// as aria2 answers options it cannot change.
     func changeGlobalOption(_ p: RPCParams) throws -> RPCValue {
         guard let fields = try p.options(0) else {
             throw RPCError.invalidParams("The parameter at 0 is missing.")
@@ -61,6 +75,10 @@ extension Aria2Service {
                     throw RPCError.failed("We encountered a problem while processing the option '--\(key)'.")
                 }
                 commands.append(.setConnections(n))
+            case "max-connection-per-server":
+                commands.append(.setConnectionsPerServer(try AddOptions.connectionsPerServer(text)))
+            case "min-split-size":
+                commands.append(.setMinSplitSize(try AddOptions.minSplitSize(text)))
             case "dir":
                 guard text.hasPrefix("/") else {
                     throw RPCError.failed("option dir must be an absolute path")
@@ -96,9 +114,14 @@ extension Aria2Service {
         if !o.headers.isEmpty {
             fields.append(("header", .string(o.headers.map { $0.redacted + "\n" }.joined())))
         }
-        if let n = o.connectionsPerServer { fields.append(("max-connection-per-server", .number(Int64(n)))) }
+        if let n = o.connectionsPerServer ?? (list.connectionsPerServer > 0 ? list.connectionsPerServer : nil)
+        {
+            fields.append(("max-connection-per-server", .number(Int64(n))))
+        }
         fields.append(("max-download-limit", .number(o.maxSpeed ?? 0)))
-        if let n = o.minSplitSize { fields.append(("min-split-size", .number(n))) }
+        if let n = o.minSplitSize ?? (list.minSplitSize > 0 ? list.minSplitSize : nil) {
+            fields.append(("min-split-size", .number(n)))
+        }
         if task.nameIsUserChosen { fields.append(("out", .string(task.displayName))) }
         if let referer = o.referer { fields.append(("referer", .string(referer))) }
         if let n = o.connections ?? (list.connections > 0 ? list.connections : nil) {

@@ -25,15 +25,42 @@ import Testing
     @Test func ratesAreRangeCheckedAndNeverRoundToNoLimit() throws {
         #expect(try Format.parseRate("0") == 0)
         #expect(try Format.parseRate("0K") == 0)
-        #expect(try Format.parseRate("500K") == 500_000)
+        #expect(try Format.parseRate("500K") == 512_000)
+        #expect(try Format.parseRate("500KB") == 500_000)
         #expect(try Format.parseRate("1.5MiB/s") == 1_572_864)
-        #expect(try Format.parseRate(".5K") == 500)
-        #expect(try Format.parseRate("1000T") == 1_000_000_000_000_000)
+        #expect(try Format.parseRate("1.5MB/s") == 1_500_000)
+        #expect(try Format.parseRate(".5K") == 512)
+        #expect(try Format.parseRate("1000TB") == 1_000_000_000_000_000)
         for bad in [
-            "0.0001K", "0.4", "1001T", "9999999999999999999G", "1e3", "NaN", "inf", "-1K", "0x10", "", "K",
+            "0.0001K", "0.4", "1001T", "1000T", "5iB", "9999999999999999999G", "1e3", "NaN", "inf", "-1K",
+            "0x10", "", "K",
             ".",
         ] {
             #expect(throws: CLIError.self, "\(bad)") { try Format.parseRate(bad) }
+        }
+    }
+
+    /// One rule for every size and rate the tool reads: a bare K, M, G… is 1024-based (as curl, wget and aria2c
+    /// read `-k 4M` or `--limit-rate 1M`), with B 1000-based (as the tool prints sizes), with iB 1024-based.
+    @Test func everySizeReadsABareUnitAs1024Based() throws {
+        let cases: [(String, Int64)] = [
+            ("4M", 4 << 20), ("4m", 4 << 20), ("4MiB", 4 << 20), ("4MB", 4_000_000), ("4 MB", 4_000_000),
+            ("1K", 1024), ("1KB", 1000), ("1.5G", 1_610_612_736), ("1.5GB", 1_500_000_000), ("2000", 2000),
+            ("2000B", 2000), ("16GiB", 16 << 30), ("1T", 1 << 40), ("1EB", 1_000_000_000_000_000_000),
+        ]
+        for (text, bytes) in cases {
+            #expect(try Format.parseSize(text) == bytes, "\(text)")
+        }
+        // min-split-size is the same rule with aria2's bounds (1M to 1G, 1M being 1 MiB).
+        #expect(try Format.parseSplitSize("1M") == 1 << 20)
+        #expect(try Format.parseSplitSize("20M") == 20 << 20)
+        #expect(try Format.parseSplitSize("1G") == 1 << 30)
+        #expect(try Format.parseSplitSize("1048576") == 1 << 20)
+        for bad in ["1MB", "1000K", "1.1G", "0", "1048575", "x", ""] {
+            #expect(throws: CLIError.self, "\(bad)") { try Format.parseSplitSize(bad) }
+        }
+        for bad in ["999", "0.9K", "1E", "2E", "KB", "5iB", "1KiBB", "1e6", "-1M", "M"] {
+            #expect(throws: CLIError.self, "\(bad)") { try Format.parseSize(bad) }
         }
     }
 

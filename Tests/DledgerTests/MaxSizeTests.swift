@@ -11,7 +11,7 @@ import Testing
         faults.endlessBody = true
         server.serve("/endless", Resource(size: 1000, seed: 1, chunked: true, faults: faults))
 
-        let r = try await box.run("get", server.url("/endless"), "--max-size", "1M")
+        let r = try await box.run("get", server.url("/endless"), "--max-size", "1MB")
 
         #expect(r.status == 1)
         let words = "too large: the body went past the 1.0 MB maximum size without an announced length"
@@ -33,9 +33,9 @@ import Testing
         let server = try LoopbackServer()
         server.serve("/big.bin", Resource(size: 200_000, seed: 2))
 
-        let set = try await box.run("set", "max-size", "100K")
+        let set = try await box.run("set", "max-size", "100KB")
         #expect(set.status == 0, "\(set.err)")
-        #expect(try await box.run("set").out.contains("max-size              100 KB"))
+        #expect(try await box.run("set").out.contains("max-size                   100 KB"))
         let settings = try await box.run("set", "--json").json as? [String: Any]
         #expect(settings?["max-size"] as? Int == 100_000)
         let refused = try await box.run("get", server.url("/big.bin"))
@@ -53,9 +53,9 @@ import Testing
 
         // Back to the default, and undo takes it back.
         #expect(try await box.run("set", "max-size", "default").status == 0)
-        #expect(try await box.run("set").out.contains("max-size              default"))
+        #expect(try await box.run("set").out.contains("max-size                   default"))
         #expect(try await box.run("undo").status == 0)
-        #expect(try await box.run("set").out.contains("max-size              100 KB"))
+        #expect(try await box.run("set").out.contains("max-size                   100 KB"))
         let log = try await box.run("log").out
         #expect(log.contains("max-size set to 100 KB: a larger file fails"), "\(log)")
     }
@@ -66,7 +66,7 @@ import Testing
         server.serve("/big.bin", Resource(size: 200_000, seed: 3))
         #expect(try await box.run("set", "max-size", "1M").status == 0)
 
-        let add = try await box.run("add", server.url("/big.bin"), "--max-size", "100K")
+        let add = try await box.run("add", server.url("/big.bin"), "--max-size", "100KB")
         #expect(add.status == 0, "\(add.err)")
         let own = try await box.run("option", "1", "--json").json as? [String: Any]
         #expect(own?["maxSize"] as? Int == 100_000)

@@ -15,7 +15,7 @@ import Testing
             "add", "http://example.com/a.iso", "--header", "X-Trace: abc", "--header",
             "Accept-Language: fr",
             "--user-agent", "Mozilla/5.0 test", "--referer", "*", "--proxy", "socks5h://127.0.0.1:1080",
-            "--max-speed", "500K", "--connections", "4", "--mirror", "http://mirror.example.com/a.iso")
+            "--max-speed", "500KB", "--connections", "4", "--mirror", "http://mirror.example.com/a.iso")
         #expect(r.status == 0, "\(r.err)")
         let task = try #require(try await box.task(1))
         let options = try #require(task["options"] as? [String: Any])
@@ -71,7 +71,7 @@ import Testing
         let options = try #require(try await box.task(1)?["options"] as? [String: Any])
         #expect(options["headers"] as? [String] == ["Cookie: [redacted]", "Authorization: [redacted]"])
         #expect(options["proxy"] as? String == "http://[redacted]@127.0.0.1:3128")
-        try await box.run("option", "1", "--max-speed", "1M")
+        try await box.run("option", "1", "--max-speed", "1MB")
         var shown = r.out + r.err
         for args in [
             ["ls"], ["ls", "--json"], ["audit", "1"], ["audit", "1", "--json"], ["log"], ["log", "--json"],
@@ -120,7 +120,7 @@ import Testing
         let box = try DledgerSandbox()
         try await box.run("add", "http://example.com/a", "--user-agent", "UA/1")
         let before = try await box.eventCount()
-        let r = try await box.run("option", "1", "--max-speed", "1M")
+        let r = try await box.run("option", "1", "--max-speed", "1MB")
         #expect(r.status == 0, "\(r.err)")
         #expect(
             r.err.contains("#1 options set: user-agent 'UA/1', max-speed") || r.out.contains("#1 options set")
@@ -128,7 +128,7 @@ import Testing
         #expect(try await box.eventCount() == before + 1)
         var options = try #require(try await box.task(1)?["options"] as? [String: Any])
         #expect(options["maxSpeed"] as? Int == 1_000_000 && options["userAgent"] as? String == "UA/1")
-        let same = try await box.run("option", "1", "--max-speed", "1M")
+        let same = try await box.run("option", "1", "--max-speed", "1MB")
         #expect(same.status == 1 && same.err.contains("already has these options"))
         try await box.run("undo")
         options = try #require(try await box.task(1)?["options"] as? [String: Any])

@@ -72,8 +72,11 @@ import Testing
         let box = try await boxWithThree()
         #expect(try await box.run("limit", "5").out == "at most 5 downloads at a time\n")
         #expect(try await box.run("limit").out == "at most 5 downloads at a time\n")
-        #expect(try await box.run("speed-limit", "1.5M").out == "speed limit set to 1.5 MB/s\n")
+        #expect(try await box.run("speed-limit", "1.5MB").out == "speed limit set to 1.5 MB/s\n")
         #expect(try await box.run("speed-limit", "--json").out == "1500000\n")
+        // A bare unit is 1024-based, as curl and aria2c read it: 1.5M is 1,572,864 B/s.
+        #expect(try await box.run("speed-limit", "1.5M").out == "speed limit set to 1.6 MB/s\n")
+        #expect(try await box.run("speed-limit", "--json").out == "1572864\n")
         #expect(try await box.run("speed-limit", "500K").status == 0)
         #expect(try await box.run("speed-limit", "0").out == "speed limit removed\n")
         #expect(try await box.run("sort", "name", "--desc").out == "sorted by name, descending\n")

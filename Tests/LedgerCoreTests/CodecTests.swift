@@ -77,6 +77,10 @@ let sampleEvents: [Event] = {
         .connectionsChanged(64),
         .maxSizeChanged(0),
         .maxSizeChanged(16 << 30),
+        .connectionsPerServerChanged(0),
+        .connectionsPerServerChanged(16),
+        .minSplitSizeChanged(0),
+        .minSplitSizeChanged(1 << 30),
         .taskOptionsChanged(id: 2, options: sampleOptions),
         .taskOptionsChanged(id: 2, options: TaskOptions()),
         .tasksAdded(

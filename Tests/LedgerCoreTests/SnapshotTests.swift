@@ -34,6 +34,8 @@ func richLog() -> TestLog {
     log.run(.delete(.tasks([3]), mode: .all))
     log.run(.setOptions(1, sampleOptions))
     log.run(.setConnections(8))
+    log.run(.setConnectionsPerServer(4))
+    log.run(.setMinSplitSize(4 << 20))
     log.run(.setMaxDownloads(5))
     log.run(.setSpeedLimit(250_000))
     log.run(.sort(.size, descending: true))

@@ -39,3 +39,46 @@ extension Aria2CompatibilityTests {
         #expect(Set(dURIs.compactMap { $0["uri"] }) == Set(aURIs.compactMap { $0["uri"] }))
     }
 }
+
+extension Aria2CompatibilityTests {
+    /// `changeGlobalOption` of `max-connection-per-server` and `min-split-size` reads back from `getGlobalOption`
+    /// as aria2c reads it back (decimal strings, bytes); a bad value is refused by both with code 1 and changes
+    /// neither option, on either side.
+    @Test func globalSplitOptionsReadBackAsAria2ReadsThem() async throws {
+        let h = try RPCHarness(listen: false)
+        let aria2 = try Aria2c(dir: h.root + "/aria2")
+        let ready = await eventually(10) { (try? aria2.call("aria2.getVersion"))?["result"] != nil }
+        try #require(ready, "aria2c did not start")
+        let keys = ["max-connection-per-server", "min-split-size"]
+        for change in [
+            #"[{"max-connection-per-server":"4","min-split-size":"4M"}]"#,
+            #"[{"max-connection-per-server":"16","min-split-size":"1024K"}]"#,
+            #"[{"min-split-size":"1024M"}]"#,
+        ] {
+            #expect(try aria2.call("aria2.changeGlobalOption", change)["result"] as? String == "OK")
+            #expect(try h.result("aria2.changeGlobalOption", change) as? String == "OK")
+            let a = try #require(try aria2.call("aria2.getGlobalOption")["result"] as? [String: String])
+            let d = try #require(try h.result("aria2.getGlobalOption") as? [String: String])
+            for key in keys {
+                #expect(
+                    d[key] == a[key], "\(change) \(key): dledger \(d[key] ?? "-"), aria2 \(a[key] ?? "-")")
+            }
+        }
+        let before = try h.eventCount()
+        for bad in [
+            #"[{"max-connection-per-server":"0"}]"#, #"[{"max-connection-per-server":"17"}]"#,
+            #"[{"max-connection-per-server":"x"}]"#, #"[{"min-split-size":"1023K"}]"#,
+            #"[{"min-split-size":"1025M"}]"#, #"[{"min-split-size":"0"}]"#,
+            #"[{"max-connection-per-server":"2","min-split-size":"2k"}]"#,
+        ] {
+            let a =
+                (try aria2.call("aria2.changeGlobalOption", bad)["error"] as? [String: Any])?["code"] as? Int
+            #expect(a == 1 && h.errorCode("aria2.changeGlobalOption", bad) == 1, "\(bad)")
+        }
+        #expect(try h.eventCount() == before)
+        let a = try #require(try aria2.call("aria2.getGlobalOption")["result"] as? [String: String])
+        let d = try #require(try h.result("aria2.getGlobalOption") as? [String: String])
+        #expect(d["max-connection-per-server"] == "16" && a["max-connection-per-server"] == "16")
+        #expect(d["min-split-size"] == "1073741824" && a["min-split-size"] == "1073741824")
+    }
+}

@@ -144,3 +144,29 @@ import Testing
         #expect(h.errorCode("aria2.changeGlobalOption", #"[{"split":"0"}]"#) == 1)
     }
 }
+
+extension Aria2OptionsTests {
+    /// The global `max-connection-per-server` and `min-split-size` are the ledger's defaults (one event each,
+    /// undone as any setting); until set they read back the downloader's (16, 1 MiB), and a task without its own
+    /// reads the ledger's in `getOption`.
+    @Test func theGlobalSplitOptionsAreTheLedgersDefaults() throws {
+        let h = try RPCHarness(listen: false)
+        var options = try #require(try h.result("aria2.getGlobalOption") as? [String: String])
+        #expect(options["max-connection-per-server"] == "16" && options["min-split-size"] == "1048576")
+        let gid = try #require(try h.result("aria2.addUri", #"[["\#(h.file("g.bin"))"]]"#) as? String)
+        let before = try h.eventCount()
+        let change = #"[{"max-connection-per-server":"3","min-split-size":"8M"}]"#
+        #expect(try h.result("aria2.changeGlobalOption", change) as? String == "OK")
+        #expect(try h.eventCount() == before + 2)
+        #expect(h.ledger.list.connectionsPerServer == 3 && h.ledger.list.minSplitSize == 8 << 20)
+        options = try #require(try h.result("aria2.getGlobalOption") as? [String: String])
+        #expect(options["max-connection-per-server"] == "3" && options["min-split-size"] == "8388608")
+        let task = try #require(try h.result("aria2.getOption", #"["\#(gid)"]"#) as? [String: String])
+        #expect(task["max-connection-per-server"] == "3" && task["min-split-size"] == "8388608")
+        // The same values again change nothing; undo takes the last one back.
+        #expect(try h.result("aria2.changeGlobalOption", change) as? String == "OK")
+        #expect(try h.eventCount() == before + 2)
+        try h.ledger.execute(.undo)
+        #expect(h.ledger.list.minSplitSize == 0 && h.ledger.list.connectionsPerServer == 3)
+    }
+}

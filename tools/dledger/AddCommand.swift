@@ -39,7 +39,7 @@ enum AddCommand {
         ),
         (
             "--max-size <size>",
-            "The largest file this download may become (500M, 16GiB; 1K to 1E; 'default': the ledger's),\n"
+            "The largest file this download may become (500M, 16GiB; 1KB to 1EB; 'default': the ledger's),\n"
                 + "over 'dledger set max-size'; a larger one fails as too large."
         ),
         (

@@ -130,7 +130,7 @@ struct CompletionModel {
         switch name {
         case "sort": return SortMode.allCases.map(\.rawValue)
         case "completions": return CompletionsCommand.shells
-        case "set": return SettingCommand.settings.map(\.name) + ["on", "off"]
+        case "set": return SettingCommand.names + ["on", "off", "default"]
         case "service enable", "service disable": return ServiceUnit.table.map(\.command)
         default: return []
         }

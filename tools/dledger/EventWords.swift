@@ -56,7 +56,7 @@ enum EventWords {
             switch key {
             case "max-speed": return "max-speed \(Format.rate(Double(o.maxSpeed ?? 0)))"
             case "max-size": return "max-size \(Format.bytes(o.maxSize ?? 0))"
-            case "min-split": return "min-split \(Format.bytes(o.minSplitSize ?? 0))"
+            case "min-split": return "min-split \(Format.binaryBytes(o.minSplitSize ?? 0))"
             case "connections", "per-server", "proxy", "mirror", "login": return "\(key) \(printable(value))"
             default: return "\(key) '\(printable(value))'"
             }
@@ -160,6 +160,14 @@ enum EventWords {
             return n == 0
                 ? "max-size: the default (16 GiB for a body without a length, no maximum for an announced size)"
                 : "max-size set to \(Format.bytes(n)): a larger file fails"
+        case .connectionsPerServerChanged(let n):
+            return n == 0
+                ? "max-connection-per-server: the default (\(TransferConfig().connectionsPerServer))"
+                : "max-connection-per-server set to \(n): at most \(n) connection\(n == 1 ? "" : "s") to one server"
+        case .minSplitSizeChanged(let n):
+            return n == 0
+                ? "min-split-size: the default (\(Format.binaryBytes(TransferConfig().minPieceSize)))"
+                : "min-split-size set to \(Format.binaryBytes(n)): no piece smaller"
         case .connectionsChanged(let n):
             return n == 0
                 ? "connections per download: the downloader decides"

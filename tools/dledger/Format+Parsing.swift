@@ -1,8 +1,8 @@
 import DownloadLedger
 import Foundation
 
-/// Times and rates as the tool reads them. Every field is range-checked: an impossible date, a time outside
-/// 1970…9999, a rate that rounds to 0 B/s or exceeds 1000T is a usage error, never normalised or clamped.
+/// Times, sizes and rates as the tool reads them. Every field is range-checked: an impossible date, a time outside
+/// 1970…9999, a rate that rounds to 0 B/s or exceeds 1000TB is a usage error, never normalised or clamped.
 extension Format {
     /// Reads a time: ISO 8601 (`2026-11-29T17:00:00Z`, with `.123`, or an offset like `+01:00`), local
     /// `2026-11-29 18:00[:05]` or `2026-11-29`, or Unix seconds (`1795971600`, `1795971600.5`).
@@ -83,48 +83,48 @@ extension Format {
         .usage("not a time: '\(raw)' (e.g. 2026-11-29T17:00:00Z, '2026-11-29 18:00', 1795971600)")
     }
 
-    /// A file size: digits with an optional fraction and unit, `K`/`M`/`G`/`T`/`P`/`E` (powers of 1000) or with
-    /// `iB` (powers of 1024), an optional `B`: `500M`, `16GiB`, `1.5G`, `2000`.
+    /// A file size, by the rule every size and rate of the tool follows: digits with an optional fraction and an
+    /// optional unit `K`, `M`, `G`, `T`, `P`, `E`. A bare unit is 1024-based, as curl, wget and aria2c read it
+    /// (`4M` is 4 MiB); with `B` it is 1000-based, as the tool prints sizes (`4MB`, `4 MB`: 4,000,000); with `iB`
+    /// 1024-based (`4MiB`). Without a unit, bytes (`2000`, `2000B`). Case does not matter.
     /// - Returns: bytes, in `DownloadList.maxSizeRange` (1 KB to 1 EB).
     /// - Throws: `CLIError.usage` for anything else or a size out of that range.
     static func parseSize(_ raw: String) throws(CLIError) -> Int64 {
         guard let scaled = scaled(raw.uppercased(), units: ["K", "M", "G", "T", "P", "E"]) else {
-            throw .usage("not a size: '\(raw)' (e.g. 500M, 16GiB, 1.5G)")
+            throw .usage("not a size: '\(raw)' (e.g. 500M, 16GiB, 1.5G, 2MB)")
         }
         let bytes = scaled.rounded()
         let range = DownloadList.maxSizeRange
         guard bytes >= Double(range.lowerBound), bytes <= Double(range.upperBound) else {
-            throw .usage("size out of range: '\(raw)' (1K to 1E)")
+            throw .usage("size out of range: '\(raw)' (1KB to 1EB: 1000 to 10^18 bytes)")
         }
         return Int64(bytes)
     }
 
-    /// A `--min-split-size`: as aria2 reads it, a bare K, M or G is 1024-based (`4M` is 4 MiB); `MB` and `MiB`
-    /// as every size here. 1 MiB to 1 GiB, as aria2 bounds it.
+    /// A `min-split-size`: a size as ``parseSize(_:)`` reads it, 1 MiB to 1 GiB (aria2's bounds: `1M` to `1G`).
     static func parseSplitSize(_ raw: String) throws(CLIError) -> Int64 {
-        let text = raw.trimmingCharacters(in: .whitespaces)
-        let bare = text.last.map { "KkMmGg".contains($0) } ?? false
-        let bytes = try parseSize(bare ? text + "iB" : text)
+        let bytes = try parseSize(raw)
         guard TaskOptions.minSplitSizeRange.contains(bytes) else {
             throw .usage("min-split-size out of range: '\(raw)' (1M to 1G; 1M is 1 MiB)")
         }
         return bytes
     }
 
-    /// A number with an optional fraction, times its unit: one of `units` (the first is 1000, the next 1000², …;
-    /// 1024, 1024², … with `iB`), an optional `B`. Nil when it is not that.
+    /// A number with an optional fraction, times its unit: one of `units` (the first is 1024, or 1000 with `B`,
+    /// the next the square, …; 1024-based with `iB`), an optional `B` alone for bytes. Nil when it is not that.
     private static func scaled(_ text: String, units: [Character]) -> Double? {
         var s = text.trimmingCharacters(in: .whitespaces)
-        var binary = false
+        var decimal = false
         if s.hasSuffix("IB") {
-            binary = true
             s.removeLast(2)
+            guard let unit = s.last, units.contains(unit) else { return nil }
         } else if s.hasSuffix("B") {
             s.removeLast()
+            decimal = true
         }
         var multiplier = 1.0
         if let unit = s.last, let power = units.firstIndex(of: unit) {
-            multiplier = pow(binary ? 1024 : 1000, Double(power + 1))
+            multiplier = pow(decimal ? 1000 : 1024, Double(power + 1))
             s.removeLast()
         }
         let number = s.trimmingCharacters(in: .whitespaces)
@@ -136,9 +136,10 @@ extension Format {
         return value * multiplier
     }
 
-    /// Reads a rate: `500K`, `2M`, `1.5G` (decimal, bytes per second; `KB`, `MiB`, `/s` also read), `0` = none.
+    /// Reads a rate in bytes per second, units as ``parseSize(_:)`` reads them: `500K` (512,000), `2M`, `1.5G`,
+    /// `500KB` (500,000), `1.5MiB/s`; `0` = none.
     /// - Returns: bytes per second, 0 or in `Numbers.rate`.
-    /// - Throws: `CLIError.usage` for anything else, a rate that rounds to 0 B/s or one above 1000T.
+    /// - Throws: `CLIError.usage` for anything else, a rate that rounds to 0 B/s or one above 1000TB (10^15 B/s).
     static func parseRate(_ raw: String) throws(CLIError) -> Int64 {
         var s = raw.trimmingCharacters(in: .whitespaces).uppercased()
         if s.hasSuffix("/S") { s.removeLast(2) }
@@ -148,7 +149,7 @@ extension Format {
         let bytes = scaled.rounded()
         if scaled == 0 { return 0 }
         guard bytes <= Double(Numbers.rate.upperBound) else {
-            throw .usage("rate out of range: '\(raw)' (at most 1000T, 10^15 B/s)")
+            throw .usage("rate out of range: '\(raw)' (at most 1000TB, 10^15 B/s)")
         }
         guard bytes >= 1 else {
             throw .usage("rate '\(raw)' rounds to 0 B/s (the smallest limit is 1 B/s; 0 for none)")

@@ -7,6 +7,15 @@ enum Format {
     /// Decimal units, as the downloader's activity shows them: `"512 B"`, `"10.2 MB"`, `"117 MB"`.
     static func bytes(_ n: Int64) -> String { TransferActivity.formatBytes(n) }
 
+    /// A size as it would be typed, 1024-based when it is whole in a unit: `"4 MiB"`, `"1 GiB"`, `"1536 KiB"`;
+    /// else `"1000001 bytes"`. For piece sizes, which aria2 users give as `4M`.
+    static func binaryBytes(_ n: Int64) -> String {
+        for (unit, shift) in [("GiB", 30), ("MiB", 20), ("KiB", 10)] where n > 0 && n % (1 << shift) == 0 {
+            return "\(n >> shift) \(unit)"
+        }
+        return "\(n) bytes"
+    }
+
     /// `"1.2 MB/s"`.
     static func rate(_ bytesPerSecond: Double) -> String { Units.rate(bytesPerSecond) }
 

@@ -176,6 +176,8 @@ enum Output {
                 "directory": .string(list.directory),
                 "maxDownloads": .int(list.maxDownloads),
                 "speedLimit": .int(list.speedLimit),
+                "connectionsPerServer": .int(list.connectionsPerServer),
+                "minSplitSize": .int(list.minSplitSize),
                 "sort": .string(list.sortMode.rawValue),
                 "descending": .bool(list.sortDescending),
                 "autoRemoveEmptySections": .bool(list.autoRemoveEmptySections),

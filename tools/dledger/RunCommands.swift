@@ -43,7 +43,7 @@ enum RunCommands {
 
     static let maxSizeOption = (
         "--max-size <size>",
-        "The largest file a download of this run may become (e.g. 500M, 16GiB; 1K to 1E), over a task's\n"
+        "The largest file a download of this run may become (e.g. 500M, 16GiB; 1KB to 1EB), over a task's\n"
             + "own and the ledger's ('dledger set max-size'). A larger announced size fails at once, a body\n"
             + "without a length once it passes it. Default: none for an announced size, 16 GiB without one."
     )

@@ -1,10 +1,10 @@
 import DownloadLedger
 
-/// `dledger set [<setting> on|off]`, `dledger set max-size <size>|default`: the ledger's switches and its maximum
-/// file size, each change one event (undo takes it back).
+/// `dledger set [<setting> on|off | <value setting> <value>|default]`: the ledger's switches, its maximum file
+/// size and its defaults for splitting a download, each change one event (undo takes it back).
 enum SettingCommand {
-    /// Each setting: its name, what it switches, how the list reports it, and the command that sets it.
-    static let settings:
+    /// Each switch: its name, what it switches, how the list reports it, and the command that sets it.
+    static let switches:
         [(
             name: String, help: String, value: @Sendable (DownloadList) -> Bool,
             command: @Sendable (Bool) -> Command
@@ -20,52 +20,79 @@ enum SettingCommand {
             ),
         ]
 
+    /// A setting with a value: its name, help, its value as stored (0: the default) and in words, and the command
+    /// that sets it from the text given (`default` is 0).
+    struct ValueSetting: Sendable {
+        var name: String
+        var placeholder: String
+        var help: String
+        var stored: @Sendable (DownloadList) -> Int64
+        var shown: @Sendable (Int64) -> String
+        /// The command for `default`.
+        var reset: Command
+        var command: @Sendable (String) throws -> Command
+    }
+
+    static let values: [ValueSetting] = [
+        ValueSetting(
+            name: "max-size", placeholder: "<size>",
+            help: "The largest file a download may become (e.g. 500M, 16GiB; 1KB to 1EB), or 'default':\n"
+                + "no maximum for a size the server announces, 16 GiB for a body without one.\n"
+                + "A larger file fails ('too large'); 'get/run --max-size' overrides it for one run.",
+            stored: { $0.maxSize },
+            shown: { $0 == 0 ? "default (16 GiB without an announced size)" : Format.bytes($0) },
+            reset: .setMaxSize(0), command: { .setMaxSize(try Format.parseSize($0)) }),
+        ValueSetting(
+            name: "max-connection-per-server", placeholder: "<n>",
+            help: "Connections to one server (one URL) of a download at most, 1 to 16 (aria2's -x), or\n"
+                + "'default' (\(TransferConfig().connectionsPerServer)). A task's own --max-connection-per-server wins.",
+            stored: { Int64($0.connectionsPerServer) },
+            shown: { $0 == 0 ? "default (\(TransferConfig().connectionsPerServer))" : "\($0)" },
+            reset: .setConnectionsPerServer(0),
+            command: { raw in
+                .setConnectionsPerServer(
+                    Int(try Numbers.whole(raw, "max-connection-per-server", in: 1...16)))
+            }),
+        ValueSetting(
+            name: "min-split-size", placeholder: "<size>",
+            help: "The smallest piece a download is split into, 1M to 1G (aria2's -k; 4M is 4 MiB), or\n"
+                + "'default' (\(Format.binaryBytes(TransferConfig().minPieceSize))); a file with less than\n"
+                + "twice it left stays on one connection. A task's own --min-split-size wins.",
+            stored: { $0.minSplitSize },
+            shown: {
+                $0 == 0
+                    ? "default (\(Format.binaryBytes(TransferConfig().minPieceSize)))"
+                    : Format.binaryBytes($0)
+            },
+            reset: .setMinSplitSize(0), command: { .setMinSplitSize(try Format.parseSplitSize($0)) }),
+    ]
+
+    static let names = switches.map(\.name) + values.map(\.name)
+
     static let spec = CommandSpec(
         name: "set", abstract: "Show the ledger's settings, or change one.",
-        usage: "set [<setting> on|off | max-size <size>|default]",
-        arguments: [("<setting>", "trash, auto-remove-sections or max-size (see below).")]
-            + settings.map { ("  " + $0.name, $0.help) } + [
-                (
-                    "  max-size",
-                    "The largest file a download may become (e.g. 500M, 16GiB; 1K to 1E), or 'default':\n"
-                        + "no maximum for a size the server announces, 16 GiB for a body without one.\n"
-                        + "A larger file fails ('too large'); 'get/run --max-size' overrides it for one run."
-                )
-            ],
+        usage: "set [<setting> on|off | <setting> <value>|default]",
+        arguments: [("<setting>", names.joined(separator: ", ") + " (see below).")]
+            + switches.map { ("  " + $0.name, $0.help) }
+            + values.map { ("  " + $0.name + " " + $0.placeholder, $0.help) },
         discussion:
-            "The maximum download count and the speed limit have commands of their own ('limit', 'speed-limit').",
+            "The maximum download count, the speed limit and the connections per download have commands of their\n"
+            + "own ('limit', 'speed-limit', 'connections'). Sizes: a bare K, M, G is 1024-based (4M is 4 MiB),\n"
+            + "KB, MB, GB 1000-based.",
         json: true, writes: true,
         run: { inv in
             guard let name = inv.positionals.first else {
-                let list = try inv.context.openForReading().list
-                if inv.context.json {
-                    inv.console.out(
-                        JSON.object(
-                            settings.map { JSON.Field(key: $0.name, value: .bool($0.value(list))) }
-                                + [JSON.Field(key: "max-size", value: .int(list.maxSize))]
-                        )
-                        .rendered(pretty: true))
-                } else {
-                    for s in settings {
-                        inv.console.out(Format.fit(s.name, 22) + (s.value(list) ? "on" : "off"))
-                    }
-                    inv.console.out(
-                        Format.fit("max-size", 22)
-                            + (list.maxSize == 0
-                                ? "default (16 GiB without an announced size)" : Format.bytes(list.maxSize)))
-                }
+                show(inv, try inv.context.openForReading().list)
                 return CLIError.success
             }
-            if name == "max-size" {
-                try inv.require(["<setting>", "<size>"])
+            if let setting = values.first(where: { $0.name == name }) {
+                try inv.require(["<setting>", setting.placeholder])
                 let raw = inv.positionals[1]
-                try inv.perform(.setMaxSize(raw == "default" ? 0 : try Format.parseSize(raw)))
+                try inv.perform(raw == "default" ? setting.reset : try setting.command(raw))
                 return CLIError.success
             }
-            guard let setting = settings.first(where: { $0.name == name }) else {
-                throw CLIError.usage(
-                    "unknown setting '\(name)' (\((settings.map(\.name) + ["max-size"]).joined(separator: ", ")))"
-                )
+            guard let setting = switches.first(where: { $0.name == name }) else {
+                throw CLIError.usage("unknown setting '\(name)' (\(names.joined(separator: ", ")))")
             }
             try inv.require(["<setting>", "on|off"])
             let raw = inv.positionals[1]
@@ -73,4 +100,19 @@ enum SettingCommand {
             try inv.perform(setting.command(raw == "on"))
             return CLIError.success
         })
+
+    /// Every setting, one a line (`--json`: one object, a value setting's default as 0).
+    private static func show(_ inv: Invocation, _ list: DownloadList) {
+        if inv.context.json {
+            inv.console.out(
+                JSON.object(
+                    switches.map { JSON.Field(key: $0.name, value: .bool($0.value(list))) }
+                        + values.map { JSON.Field(key: $0.name, value: .int($0.stored(list))) }
+                )
+                .rendered(pretty: true))
+            return
+        }
+        for s in switches { inv.console.out(Format.fit(s.name, 27) + (s.value(list) ? "on" : "off")) }
+        for s in values { inv.console.out(Format.fit(s.name, 27) + s.shown(s.stored(list))) }
+    }
 }

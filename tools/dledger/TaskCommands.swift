@@ -139,7 +139,7 @@ enum TaskCommands {
             abstract: "Show or set the speed limit for all downloads together (0 = none).",
             usage: "speed-limit [<rate>]",
             arguments: [
-                ("<rate>", "Bytes per second: 500K, 2M, 1.5G (decimal; KiB, MiB read too), 0 for none.")
+                ("<rate>", "Bytes per second: 500K, 2M, 1.5G (1024-based; 500KB: 1000-based), 0 for none.")
             ],
             json: true, writes: true,
             run: { inv in
