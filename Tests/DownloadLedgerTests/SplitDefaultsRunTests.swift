@@ -29,12 +29,6 @@ import Testing
         return await watcher.value
     }
 
-    private func logged(_ ledger: Ledger, _ id: TaskID) throws -> [Int] {
-        try ledger.log().compactMap { e -> Int? in
-            if case .transferConnections(id, let n, _) = e.entry.event { n } else { nil }
-        }
-    }
-
     /// `set max-connection-per-server 2`, a task asking for 8 connections on one URL: two at once, at the server
     /// too (eight 1 MiB pieces of an 8 MiB file, each connection held to 4 MB/s).
     @Test func theLedgersConnectionsPerServerCapsATaskWithoutItsOwn() async throws {
@@ -51,7 +45,7 @@ import Testing
         let most = try await run(ledger)
         #expect(most[1] == 2, "\(most)")
         #expect(box.holds("d.bin", seed: 81, size: size))
-        #expect(try logged(ledger, 1).max() == 2)
+        #expect(try ledger.loggedConnections(1).max() == 2)
         // A connection cut at the end of its piece is noticed by the server a moment after the next one opens.
         let peak = server.peakConcurrency
         #expect(peak.bodies >= 2 && peak.bodies <= 3, "\(peak)")
@@ -95,8 +89,8 @@ import Testing
         _ = try await run(ledger)
         #expect(box.holds("m1.bin", seed: 83, size: size) && box.holds("m2.bin", seed: 84, size: size))
         #expect(server.requests("/m1.bin").count == 1)
-        #expect(try logged(ledger, 1).allSatisfy { $0 == 1 })
+        #expect(try ledger.loggedConnections(1).allSatisfy { $0 == 1 })
         #expect(server.requests("/m2.bin").count >= 2)
-        #expect(try logged(ledger, 2).max() ?? 0 >= 2)
+        #expect(try ledger.loggedConnections(2).max() ?? 0 >= 2)
     }
 }

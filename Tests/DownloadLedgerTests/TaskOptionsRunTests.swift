@@ -82,13 +82,6 @@ import Testing
         #expect(box.holds("l.bin", seed: 73, size: 20_000_000))
     }
 
-    /// The connections a run logged for task `id` (``Event/transferConnections``).
-    private func loggedConnections(_ ledger: Ledger, _ id: TaskID) throws -> [Int] {
-        try ledger.log().compactMap { e -> Int? in
-            if case .transferConnections(id, let n, _) = e.entry.event { n } else { nil }
-        }
-    }
-
     /// `--connections 8 --max-connection-per-server 2` on one URL: two connections at once, never more (eight
     /// 1 MiB pieces, so no piece is ever stolen). Without the task's limit the engine's 16 would allow eight.
     @Test func aTasksConnectionsPerServerCapsTheConnectionsToItsServer() async throws {
@@ -115,7 +108,7 @@ import Testing
         watcher.cancel()
         #expect(await watcher.value == 2)
         #expect(box.holds("s.bin", seed: 74, size: size))
-        #expect(try loggedConnections(ledger, 1).max() == 2)
+        #expect(try ledger.loggedConnections(1).max() == 2)
         #expect(server.requests("/s.bin").count >= 2)
         // The server's count of bodies can pass the client's for an instant (a connection cut at the end of its
         // piece is noticed a moment after the next one opens), never by two.
@@ -143,8 +136,8 @@ import Testing
         try await scheduler.run(untilIdle: true)
         #expect(box.holds("k1.bin", seed: 75, size: size) && box.holds("k2.bin", seed: 76, size: size))
         #expect(server.requests("/k1.bin").count == 1)
-        #expect(try loggedConnections(ledger, 1).allSatisfy { $0 == 1 })
+        #expect(try ledger.loggedConnections(1).allSatisfy { $0 == 1 })
         #expect(server.requests("/k2.bin").count >= 2)
-        #expect(try loggedConnections(ledger, 2).max() ?? 0 >= 2)
+        #expect(try ledger.loggedConnections(2).max() ?? 0 >= 2)
     }
 }

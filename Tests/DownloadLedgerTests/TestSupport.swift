@@ -86,3 +86,12 @@ func sqlite3(_ path: String, _ sql: String) throws {
     p.waitUntilExit()
     if p.terminationStatus != 0 { throw LedgerError.fileSystem("sqlite3 failed: \(sql)") }
 }
+
+extension Ledger {
+    /// The connection counts the log's `transferConnections` facts give for a task, in order.
+    func loggedConnections(_ id: TaskID) throws -> [Int] {
+        try log().compactMap { e -> Int? in
+            if case .transferConnections(id, let n, _) = e.entry.event { n } else { nil }
+        }
+    }
+}

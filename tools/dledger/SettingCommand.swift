@@ -56,8 +56,8 @@ enum SettingCommand {
         ValueSetting(
             name: "min-split-size", placeholder: "<size>",
             help: "The smallest piece a download is split into, 1M to 1G (aria2's -k; 4M is 4 MiB), or\n"
-                + "'default' (\(Format.binaryBytes(TransferConfig().minPieceSize))); a file with less than\n"
-                + "twice it left stays on one connection. A task's own --min-split-size wins.",
+                + "'default' (\(Format.binaryBytes(TransferConfig().minPieceSize))); a file with less than twice it\n"
+                + "left stays on one connection. A task's own --min-split-size wins.",
             stored: { $0.minSplitSize },
             shown: {
                 $0 == 0
