@@ -53,6 +53,6 @@ let package = Package(
             name: "LedgerRPCTests",
             dependencies: ["LedgerRPC", "LedgerRPCServer", "DownloadLedger", "LoopbackHTTP"]),
         .testTarget(name: "LedgerUITests", dependencies: ["LedgerUI", "LedgerCore", "LedgerTransfer"]),
-        .testTarget(name: "DledgerTests", dependencies: ["LoopbackHTTP", "dledger"]),
+        .testTarget(name: "DledgerTests", dependencies: ["LoopbackHTTP", "dledger"], exclude: ["Fixtures"]),
     ]
 )

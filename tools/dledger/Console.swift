@@ -48,6 +48,28 @@ final class Console: @unchecked Sendable {
         }
     }
 
+    /// A JSON document on stdout produced member by member (``JSONStream``): never held whole, as a tree or as text.
+    func outJSON(pretty: Bool = true, _ body: (inout JSONStream) -> Void) {
+        lock.withLock {
+            write(STDOUT_FILENO, eraseLive())
+            var stream = JSONStream(pretty: pretty) { [self] in write(STDOUT_FILENO, $0) }
+            body(&stream)
+            stream.finish()
+            write(STDOUT_FILENO, "\n" + drawnLive())
+        }
+    }
+
+    /// Lines on stdout written through one buffer (``ConsoleLines``), in pieces of 256 KB.
+    func outLines(_ body: (inout ConsoleLines) -> Void) {
+        lock.withLock {
+            write(STDOUT_FILENO, eraseLive())
+            var lines = ConsoleLines(color: color) { [self] in write(STDOUT_FILENO, $0) }
+            body(&lines)
+            lines.finish()
+            write(STDOUT_FILENO, drawnLive())
+        }
+    }
+
     /// A line on stdout unless `-q` was given.
     func info(_ line: String = "") {
         if !quiet { out(line) }
@@ -155,14 +177,20 @@ final class Console: @unchecked Sendable {
     private func write(_ fd: Int32, _ text: String) {
         guard !text.isEmpty else { return }
         var text = text
-        text.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { return }
-                offset += n
-            }
+        text.withUTF8 { write(fd, UnsafeRawBufferPointer($0)) }
+    }
+
+    private func write(_ fd: Int32, _ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { write(fd, $0) }
+    }
+
+    private func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return }
+            offset += n
         }
     }
 }

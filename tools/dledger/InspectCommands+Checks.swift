@@ -20,7 +20,8 @@ extension InspectCommands {
             usage: "export [--json]", json: true,
             run: { inv in
                 try inv.require([])
-                inv.console.out(Output.export(try inv.context.openForReading().list))
+                let list = try inv.context.openForReading().list
+                inv.console.outJSON { Output.export(list, into: &$0) }
                 return CLIError.success
             }),
         CommandSpec(

@@ -47,7 +47,9 @@ enum JSON: Equatable {
         }
     }
 
-    private func write(into out: inout String, pretty: Bool, depth: Int, flush: ((inout String) -> Void)?) {
+    /// Appends the value as it stands at `depth` (the indentation of its members is `depth + 1`); `flush` is offered
+    /// the text after each array item.
+    func write(into out: inout String, pretty: Bool, depth: Int, flush: ((inout String) -> Void)?) {
         switch self {
         case .null: out += "null"
         case .bool(let b): out += b ? "true" : "false"
@@ -89,7 +91,7 @@ enum JSON: Equatable {
         )
     }
 
-    private static func quote(_ s: String, into out: inout String) {
+    static func quote(_ s: String, into out: inout String) {
         out += "\""
         // Most strings need no escape: append them whole. (0xC2 and 0xE2 lead the C1 controls and the bidi
         // controls, escaped below.)

@@ -37,10 +37,13 @@ enum ListCommand {
                         + " the ledger's hash chain is broken (\(problem)): run 'dledger verify'")
             }
             let running = ledger.isDownloaderRunning
+            let list = ledger.list
+            // Only the running transfers' connections are asked for (by id: no copy of the list's tasks).
             let downloading =
-                running ? ledger.list.orderedTasks.filter { $0.state == .downloading }.map(\.id) : []
+                running
+                ? list.sections.flatMap(\.tasks).filter { list.tasks.state(of: $0) == .downloading } : []
             try show(
-                ledger.list, now: ledger.now(), inv: inv, onDisk: true, interrupted: !running,
+                list, now: ledger.now(), inv: inv, onDisk: true, interrupted: !running,
                 connections: try ledger.loggedConnections(of: downloading))
             return CLIError.success
         })
@@ -83,43 +86,37 @@ enum ListCommand {
             sort = .manual
         }
         let descending = args.has("--desc") || (args.value("--sort") == nil && list.sortDescending)
-        var sections = list.view(
+        var groups = list.viewGroups(
             sort: sort, descending: descending, filter: filter, now: now,
             utcOffsetSeconds: Format.utcOffset(at: now))
         if sort == .manual && descending && (args.has("--desc") || list.sortMode == .manual) {
             // Descending applies to the manual order too: the list upside down, section numbers kept.
-            sections = sections.reversed().map {
-                var s = $0
-                s.tasks.reverse()
-                return s
-            }
+            groups.reverse()
+            for i in groups.indices { groups[i].ids.reverse() }
         }
         if let only {
             guard list.sections.indices.contains(only) else {
                 throw LedgerError.noSuchSection(only, count: list.sections.count)
             }
-            sections = sections.filter { $0.index == only }
-            if sections.isEmpty {
-                sections = [ViewSection(title: list.sections[only].title, index: only, tasks: [])]
-            }
+            groups = groups.filter { $0.index == only }
+            if groups.isEmpty { groups = [ViewGroup(title: list.sections[only].title, index: only, ids: [])] }
         }
-        if onDisk { sections = sections.map(Output.withBytesOnDisk) }
         if inv.context.json {
-            inv.console.out(
+            inv.console.outJSON { s in
                 Output.view(
-                    sections, of: list, sort: sort, descending: descending, filter: filterName,
-                    interrupted: interrupted, connections: connections))
+                    groups, of: list, sort: sort, descending: descending, filter: filterName,
+                    interrupted: interrupted, connections: connections, onDisk: onDisk, into: &s)
+            }
             return
         }
         if list.sections.isEmpty && filter != .trash {
             inv.console.out("The list is empty. Add a URL with 'dledger add URL'.")
             return
         }
-        for line in Output.table(
-            sections, of: list, console: inv.console, urls: args.has("--urls"), interrupted: interrupted,
-            connections: connections)
-        {
-            inv.console.out(line)
+        inv.console.outLines { w in
+            Output.table(
+                groups, of: list, into: &w, urls: args.has("--urls"), interrupted: interrupted,
+                connections: connections, onDisk: onDisk)
         }
         if filter == .all, !list.trash.isEmpty {
             inv.console.info(

@@ -9,11 +9,12 @@ enum Output {
     /// transfer stopped without saying so (a kill); the next run resumes it.
     /// `connections`: the transfer's connection count, when it runs and the log recorded one
     /// (``Ledger/loggedConnections(of:)``).
+    /// `trash`: the list's ``trashIndex(_:)`` when many tasks are printed (else the to-delete list is searched).
     static func task(
         _ t: DownloadTask, place: (section: Int, index: Int)?, list: DownloadList, interrupted: Bool = false,
-        connections: Int? = nil
+        connections: Int? = nil, trash index: [TaskID: TrashEntry]? = nil
     ) -> JSON {
-        let trash = list.trash.first { $0.id == t.id }
+        let trash = index.map { $0[t.id] } ?? list.trash.first { $0.id == t.id }
         return .obj([
             "id": .int(t.id),
             "url": .string(t.url),
@@ -48,72 +49,53 @@ enum Output {
         ])
     }
 
-    /// A view of the list (`ls`, `replay`): the same document for the same list.
+    /// A view of the list (`ls`, `replay`): the same document for the same list, written task by task.
     static func view(
-        _ sections: [ViewSection], of list: DownloadList, sort: SortMode, descending: Bool, filter: String,
-        interrupted: Bool = false, connections: [TaskID: Int] = [:]
-    ) -> JSON {
-        let places = list.locations(of: Set(sections.flatMap { $0.tasks.map(\.id) }))
-        return .obj([
-            "seq": .int(list.head),
-            "time": list.head > 0 ? .string(Format.iso(list.headTime)) : .null,
-            "sort": .string(sort.rawValue),
-            "descending": .bool(descending),
-            "filter": .string(filter),
-            "sections": .array(
-                sections.map { s in
-                    .obj([
-                        "index": s.index.map { .int($0) } ?? .null,
-                        "title": .string(s.title),
-                        "tasks": .array(
-                            s.tasks.map {
-                                task(
-                                    $0, place: places[$0.id], list: list, interrupted: interrupted,
-                                    connections: connections[$0.id])
-                            }),
-                    ])
-                }),
-        ])
-    }
-
-    /// The view with each downloading task's bytes read from its partial file (progress is not logged), for the
-    /// text and the JSON of `ls` alike.
-    static func withBytesOnDisk(_ section: ViewSection) -> ViewSection {
-        var s = section
-        for i in s.tasks.indices where s.tasks[i].state == .downloading {
-            if let size = partialSize(s.tasks[i].partialPath) {
-                s.tasks[i].bytes = max(s.tasks[i].bytes, size)
+        _ groups: [ViewGroup], of list: DownloadList, sort: SortMode, descending: Bool, filter: String,
+        interrupted: Bool = false, connections: [TaskID: Int] = [:], onDisk: Bool = false,
+        into s: inout JSONStream
+    ) {
+        let places = list.locations(of: Set(groups.flatMap(\.ids)))
+        let trash = trashIndex(list)
+        s.object { s in
+            s.field("seq", .int(list.head))
+            s.field("time", list.head > 0 ? .string(Format.iso(list.headTime)) : .null)
+            s.field("sort", .string(sort.rawValue))
+            s.field("descending", .bool(descending))
+            s.field("filter", .string(filter))
+            s.array("sections") { s in
+                for g in groups {
+                    s.object { s in
+                        s.field("index", g.index.map { .int($0) } ?? .null)
+                        s.field("title", .string(g.title))
+                        s.array("tasks") { s in
+                            for id in g.ids {
+                                guard let t = shown(id, in: list, onDisk: onDisk) else { continue }
+                                s.item(
+                                    task(
+                                        t, place: places[id], list: list, interrupted: interrupted,
+                                        connections: connections[id], trash: trash))
+                            }
+                        }
+                    }
+                }
             }
         }
-        return s
     }
 
-    /// The human table of a view: a header per section, a line per task (with `urls`, the URL for the name).
-    static func table(
-        _ sections: [ViewSection], of list: DownloadList, console: Console, urls: Bool = false,
-        interrupted: Bool = false, connections: [TaskID: Int] = [:]
-    )
-        -> [String]
-    {
-        guard !sections.isEmpty else {
-            return ["The list is empty. Add a URL with 'dledger add URL'."]
+    /// The to-delete list by task id (the first entry of each), to look tasks up in; nil when it is empty.
+    static func trashIndex(_ list: DownloadList) -> [TaskID: TrashEntry]? {
+        list.trash.isEmpty ? nil : Dictionary(list.trash.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// The task as `ls` shows it: with `onDisk`, a downloading task's bytes are what its partial file holds now
+    /// (progress is not logged), for the text and the JSON alike.
+    static func shown(_ id: TaskID, in list: DownloadList, onDisk: Bool) -> DownloadTask? {
+        guard var t = list.tasks[id] else { return nil }
+        if onDisk, t.state == .downloading, let size = partialSize(t.partialPath) {
+            t.bytes = max(t.bytes, size)
         }
-        let idWidth = max(3, (sections.flatMap { $0.tasks.map { "#\($0.id)".count } }.max() ?? 2))
-        var lines: [String] = []
-        for s in sections {
-            let head = (s.index.map { "\($0) " } ?? "") + s.title
-            let count = s.tasks.count
-            lines.append(
-                console.style(head, .bold) + console.style("  (\(count) task\(count == 1 ? "" : "s"))", .dim))
-            for t in s.tasks {
-                lines.append(
-                    "  "
-                        + row(
-                            t, idWidth: idWidth, list: list, console: console, url: urls,
-                            interrupted: interrupted, connections: connections[t.id]))
-            }
-        }
-        return lines
+        return t
     }
 
     private static func partialSize(_ path: String) -> Int64? {
@@ -121,85 +103,55 @@ enum Output {
         return stat(path, &info) == 0 ? Int64(info.st_size) : nil
     }
 
-    private static func row(
-        _ t: DownloadTask, idWidth: Int, list: DownloadList, console: Console, url: Bool, interrupted: Bool,
-        connections: Int?
-    ) -> String {
-        let trash = list.trash.first { $0.id == t.id }
-        // In the to-delete list, the state the task had when it was deleted (its transfer stopped then).
-        let had = trash?.state ?? t.state
-        let cut = interrupted && trash == nil && had == .downloading
-        let state = Format.fit(cut ? "interrupted" : had.rawValue, 11)
-        let styled: String
-        switch had {
-        case .downloading where cut: styled = console.style(state, .yellow)
-        case .finished: styled = console.style(state, .green)
-        case .failed: styled = console.style(state, .red)
-        case .downloading: styled = console.style(state, .cyan)
-        case .paused, .stopped: styled = console.style(state, .yellow)
-        case .waiting: styled = state
-        }
-        var amount =
-            t.bytes > 0 || t.size != nil ? TransferActivity.detail(bytes: t.bytes, expected: t.size) : "-"
-        var percent = ""
-        if let size = t.size, size > 0 { percent = "\(min(100, t.bytes * 100 / size))%" }
-        if t.state == .finished {
-            amount = Format.bytes(t.bytes)
-            percent = "100%"
-        }
-        var line =
-            Format.right("#\(t.id)", idWidth) + "  " + styled + " " + Format.right(amount, 19) + " "
-            + Format.right(percent, 4) + "  " + (url ? t.url : DownloadList.shownName(t))
-        if t.state == .paused, t.connectionKept { line += console.style("  (connection kept)", .dim) }
-        // As the live lines show it: a split transfer's connections, none for one.
-        if !cut, had == .downloading, let connections, connections > 1 {
-            line += console.style("  ×\(connections)", .dim)
-        }
-        if let failure = t.failure, t.state == .failed {
-            line += console.style("  (\(Format.failure(failure)))", .red)
-        }
-        if let trash {
-            let mode = trash.mode == .all ? "record and file" : "record only"
-            line += console.style(
-                "  from \(trash.section):\(trash.index) '\(trash.sectionTitle)', \(mode)", .dim)
-        }
-        return line
-    }
-
-    /// The whole projection (`export --json`).
-    static func export(_ list: DownloadList) -> JSON {
+    /// The whole projection (`export --json`), written task by task.
+    static func export(_ list: DownloadList, into s: inout JSONStream) {
         let places = list.locations(of: Set(list.tasks.keys))
-        return .obj([
-            "seq": .int(list.head),
-            "time": list.head > 0 ? .string(Format.iso(list.headTime)) : .null,
-            "settings": .obj([
-                "directory": .string(list.directory),
-                "maxDownloads": .int(list.maxDownloads),
-                "speedLimit": .int(list.speedLimit),
-                "connectionsPerServer": .int(list.connectionsPerServer),
-                "minSplitSize": .int(list.minSplitSize),
-                "sort": .string(list.sortMode.rawValue),
-                "descending": .bool(list.sortDescending),
-                "autoRemoveEmptySections": .bool(list.autoRemoveEmptySections),
-                "trash": .bool(list.trashEnabled),
-            ]),
-            "nextId": .int(list.nextID),
-            "sections": .array(
-                list.sections.enumerated().map { i, s in
-                    .obj([
-                        "index": .int(i), "title": .string(s.title),
-                        "tasks": .array(
-                            s.tasks.compactMap { list.tasks[$0] }.map {
-                                task($0, place: places[$0.id], list: list)
-                            }),
-                    ])
-                }),
-            "trash": .array(
-                list.trash.compactMap { list.tasks[$0.id] }.map { task($0, place: nil, list: list) }),
-            "undo": .array(
-                list.undoStack.reversed().map { .obj(["seq": .int($0.seq), "kind": .string($0.kind)]) }),
-            "redo": .array(
-                list.redoStack.reversed().map { .obj(["seq": .int($0.seq), "kind": .string($0.kind)]) }),
-        ])
+        let trash = trashIndex(list)
+        s.object { s in
+            s.field("seq", .int(list.head))
+            s.field("time", list.head > 0 ? .string(Format.iso(list.headTime)) : .null)
+            s.field(
+                "settings",
+                .obj([
+                    "directory": .string(list.directory),
+                    "maxDownloads": .int(list.maxDownloads),
+                    "speedLimit": .int(list.speedLimit),
+                    "connectionsPerServer": .int(list.connectionsPerServer),
+                    "minSplitSize": .int(list.minSplitSize),
+                    "sort": .string(list.sortMode.rawValue),
+                    "descending": .bool(list.sortDescending),
+                    "autoRemoveEmptySections": .bool(list.autoRemoveEmptySections),
+                    "trash": .bool(list.trashEnabled),
+                ]))
+            s.field("nextId", .int(list.nextID))
+            s.array("sections") { s in
+                for (i, section) in list.sections.enumerated() {
+                    s.object { s in
+                        s.field("index", .int(i))
+                        s.field("title", .string(section.title))
+                        s.array("tasks") { s in
+                            for id in section.tasks {
+                                guard let t = list.tasks[id] else { continue }
+                                s.item(task(t, place: places[id], list: list, trash: trash))
+                            }
+                        }
+                    }
+                }
+            }
+            s.array("trash") { s in
+                for entry in list.trash {
+                    guard let t = list.tasks[entry.id] else { continue }
+                    s.item(task(t, place: nil, list: list, trash: trash))
+                }
+            }
+            s.field(
+                "undo",
+                .array(
+                    list.undoStack.reversed().map { .obj(["seq": .int($0.seq), "kind": .string($0.kind)]) }))
+            s.field(
+                "redo",
+                .array(
+                    list.redoStack.reversed().map { .obj(["seq": .int($0.seq), "kind": .string($0.kind)]) }))
+        }
     }
 }

@@ -1,0 +1,93 @@
+import DownloadLedger
+
+extension Output {
+    /// The padded state words of a row, made once.
+    private static let stateWords: [String: String] = Dictionary(
+        uniqueKeysWithValues: (TaskState.allCases.map(\.rawValue) + ["interrupted"]).map {
+            ($0, Format.fit($0, 11))
+        })
+
+    /// The human table of a view, into `w`: a header per group, a line per task (with `urls`, the URL for the
+    /// name). Rows are written as bytes straight into the buffer, each task read once, in place of a line string.
+    static func table(
+        _ groups: [ViewGroup], of list: DownloadList, into w: inout ConsoleLines, urls: Bool = false,
+        interrupted: Bool = false, connections: [TaskID: Int] = [:], onDisk: Bool = false
+    ) {
+        guard !groups.isEmpty else {
+            w.text("The list is empty. Add a URL with 'dledger add URL'.")
+            return w.newline()
+        }
+        var widest = 2
+        for g in groups {
+            for id in g.ids { widest = max(widest, ConsoleLines.digits(id) + 1) }
+        }
+        let idWidth = max(3, widest)
+        let trash = trashIndex(list)
+        for g in groups {
+            let count = g.ids.count
+            w.styled((g.index.map { "\($0) " } ?? "") + g.title, .bold)
+            w.styled("  (\(count) task\(count == 1 ? "" : "s"))", .dim)
+            w.newline()
+            for id in g.ids {
+                guard let t = shown(id, in: list, onDisk: onDisk) else { continue }
+                row(
+                    t, idWidth: idWidth, trash: trash.map { $0[id] } ?? nil, into: &w, url: urls,
+                    interrupted: interrupted, connections: connections[id])
+            }
+        }
+    }
+
+    private static func row(
+        _ t: DownloadTask, idWidth: Int, trash: TrashEntry?, into w: inout ConsoleLines, url: Bool,
+        interrupted: Bool, connections: Int?
+    ) {
+        // In the to-delete list, the state the task had when it was deleted (its transfer stopped then).
+        let had = trash?.state ?? t.state
+        let cut = interrupted && trash == nil && had == .downloading
+        let state = stateWords[cut ? "interrupted" : had.rawValue]!
+        w.spaces(2)
+        w.right("#", t.id, idWidth)
+        w.spaces(2)
+        switch had {
+        case .downloading where cut: w.styled(state, .yellow)
+        case .finished: w.styled(state, .green)
+        case .failed: w.styled(state, .red)
+        case .downloading: w.styled(state, .cyan)
+        case .paused, .stopped: w.styled(state, .yellow)
+        case .waiting: w.text(state)
+        }
+        w.spaces(1)
+        if t.state == .finished {
+            w.right(Format.bytes(t.bytes), 19)
+            w.spaces(1)
+            w.right("100%", 4)
+        } else {
+            w.right(
+                t.bytes > 0 || t.size != nil
+                    ? TransferActivity.detail(bytes: t.bytes, expected: t.size) : "-", 19)
+            w.spaces(1)
+            if let size = t.size, size > 0 {
+                let (scaled, over) = t.bytes.multipliedReportingOverflow(by: 100)
+                w.right("", over ? 100 : min(100, scaled / size), 3)
+                w.text("%")
+            } else {
+                w.spaces(4)
+            }
+        }
+        w.spaces(2)
+        w.text(url ? t.url : DownloadList.shownName(t))
+        if t.state == .paused, t.connectionKept { w.styled("  (connection kept)", .dim) }
+        // As the live lines show it: a split transfer's connections, none for one.
+        if !cut, had == .downloading, let connections, connections > 1 {
+            w.styled("  ×\(connections)", .dim)
+        }
+        if let failure = t.failure, t.state == .failed {
+            w.styled("  (\(Format.failure(failure)))", .red)
+        }
+        if let trash {
+            let mode = trash.mode == .all ? "record and file" : "record only"
+            w.styled("  from \(trash.section):\(trash.index) '\(trash.sectionTitle)', \(mode)", .dim)
+        }
+        w.newline()
+    }
+}
