@@ -157,6 +157,13 @@ extension Ledger {
                     } else {
                         problems.append("snapshot at #\(snapshot.seq) cannot be read")
                     }
+                    let summary = try store.withLatestSummary(
+                        reducerVersion: DownloadList.reducerVersion, atOrBefore: snapshot.seq
+                    ) { seq, bytes in seq == snapshot.seq ? try? ListSummary(encoded: bytes) : nil }
+                    if let summary = summary ?? nil, summary != ListSummary(replayed) {
+                        problems.append(
+                            "the summary of snapshot #\(snapshot.seq) differs from the replay of the log")
+                    }
                 }
                 try Self.fold(store, into: &replayed, through: nil)
                 let live = try Ledger.liveProjection(store)

@@ -170,13 +170,16 @@ public final class Ledger: @unchecked Sendable {
         return state.head != before
     }
 
-    private func saveSnapshotIfDue(force: Bool = false) throws {
+    /// Saves a snapshot, with its summary, once enough work was folded since the last (or `force`). Caller holds
+    /// the lock.
+    func saveSnapshotIfDue(force: Bool = false) throws {
         guard !isReadOnly, pendingCreation == nil, state.head > lastSnapshotSeq,
             force || workSinceSnapshot >= snapshotWork
         else { return }
         try useFactDurability(false)
         try store.saveSnapshot(
-            seq: state.head, reducerVersion: DownloadList.reducerVersion, bytes: state.snapshotBytes())
+            seq: state.head, reducerVersion: DownloadList.reducerVersion, bytes: state.snapshotBytes(),
+            summary: ListSummary(state).encoded())
         lastSnapshotSeq = state.head
         workSinceSnapshot = 0
     }

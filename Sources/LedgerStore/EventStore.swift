@@ -65,8 +65,10 @@ public protocol EventStore: AnyObject {
 
     /// Caches the state reduced from events `1...seq` by reducer version `reducerVersion`.
     ///
-    /// Only the latest few snapshots per reducer version are kept; losing them costs only replay time.
-    func saveSnapshot(seq: Int64, reducerVersion: Int, bytes: [UInt8]) throws
+    /// Only the latest few snapshots per reducer version are kept; losing them costs only replay time. `summary`,
+    /// when given, is a digest of the state small enough to read without `bytes` (`withLatestSummary`), sealed on
+    /// its own.
+    func saveSnapshot(seq: Int64, reducerVersion: Int, bytes: [UInt8], summary: [UInt8]?) throws
 
     /// Reads the snapshot with the largest seq (at or before `atOrBefore` when given) for `reducerVersion` in
     /// place: `body` sees its seq and bytes, valid only while it runs (no copy of a blob that may be tens of MB).
@@ -74,6 +76,13 @@ public protocol EventStore: AnyObject {
     func withLatestSnapshot<T>(
         reducerVersion: Int, atOrBefore seq: Int64?,
         _ body: (_ seq: Int64, _ bytes: UnsafeRawBufferPointer) throws -> T
+    ) throws -> T?
+
+    /// Reads the summary of the newest snapshot (at or before `atOrBefore`) that has one whose seal holds, without
+    /// reading the snapshot's bytes: `body` sees its seq and summary, valid only while it runs. Nil when none.
+    func withLatestSummary<T>(
+        reducerVersion: Int, atOrBefore seq: Int64?,
+        _ body: (_ seq: Int64, _ summary: UnsafeRawBufferPointer) throws -> T
     ) throws -> T?
 
     /// The seq of that snapshot alone, without reading its bytes.
@@ -99,6 +108,11 @@ public protocol EventStore: AnyObject {
 }
 
 extension EventStore {
+    /// Caches a snapshot without a summary.
+    public func saveSnapshot(seq: Int64, reducerVersion: Int, bytes: [UInt8]) throws {
+        try saveSnapshot(seq: seq, reducerVersion: reducerVersion, bytes: bytes, summary: nil)
+    }
+
     /// A copy of the snapshot with the largest seq (at or before `atOrBefore` when given) for `reducerVersion`.
     public func latestSnapshot(reducerVersion: Int, atOrBefore seq: Int64?) throws -> (
         seq: Int64, bytes: [UInt8]

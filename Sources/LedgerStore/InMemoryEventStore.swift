@@ -1,7 +1,7 @@
 /// The reference `EventStore`: the same semantics as `SQLiteEventStore`, kept in arrays (tests, previews).
 public final class InMemoryEventStore: EventStore {
     private var log: [StoredEvent] = []
-    private var snapshots: [Int: [(seq: Int64, bytes: [UInt8])]] = [:]
+    private var snapshots: [Int: [(seq: Int64, bytes: [UInt8], summary: [UInt8]?)]] = [:]
     private var appendCount: Int64 = 0
     private var keys: [Int64: VaultKey] = [:]
     private let hasher = ChainHasher()
@@ -92,11 +92,11 @@ public final class InMemoryEventStore: EventStore {
         return Int64(low)
     }
 
-    public func saveSnapshot(seq: Int64, reducerVersion: Int, bytes: [UInt8]) throws {
+    public func saveSnapshot(seq: Int64, reducerVersion: Int, bytes: [UInt8], summary: [UInt8]?) throws {
         let head = try head()
         guard seq <= head else { throw StoreError.snapshotBeyondHead(seq: seq, head: head) }
         var kept = snapshots[reducerVersion, default: []].filter { $0.seq != seq }
-        kept.append((seq, bytes))
+        kept.append((seq, bytes, summary))
         kept.sort { $0.seq < $1.seq }
         snapshots[reducerVersion] = Array(kept.suffix(Int(SQLiteEventStore.snapshotsKept)))
     }
@@ -109,6 +109,19 @@ public final class InMemoryEventStore: EventStore {
             return nil
         }
         return try found.bytes.withUnsafeBytes { try body(found.seq, $0) }
+    }
+
+    public func withLatestSummary<T>(
+        reducerVersion: Int, atOrBefore seq: Int64?,
+        _ body: (_ seq: Int64, _ summary: UnsafeRawBufferPointer) throws -> T
+    ) throws -> T? {
+        guard
+            let found = snapshots[reducerVersion]?.last(where: {
+                $0.seq <= seq ?? Int64.max && $0.summary != nil
+            }),
+            let summary = found.summary
+        else { return nil }
+        return try summary.withUnsafeBytes { try body(found.seq, $0) }
     }
 
     public func latestSnapshotSeq(reducerVersion: Int, atOrBefore seq: Int64?) throws -> Int64? {

@@ -4,26 +4,44 @@ extension SQLiteEventStore {
     /// How much of the file may be memory-mapped while a snapshot is read.
     static let snapshotMapSize = 1 << 30
 
-    public func saveSnapshot(seq: Int64, reducerVersion: Int, bytes: [UInt8]) throws {
+    public func saveSnapshot(seq: Int64, reducerVersion: Int, bytes: [UInt8], summary: [UInt8]?) throws {
         guard !isReadOnly, hasSealedSnapshots else { throw StoreError.readOnly }
         try translatingErrors {
             try db.immediateTransaction {
                 let head = try db.int64("SELECT max(seq) FROM events") ?? 0
                 guard seq <= head else { throw StoreError.snapshotBeyondHead(seq: seq, head: head) }
-                let seal = try bytes.withUnsafeBytes { bytes in
+                let (seal, summaryDigest) = try bytes.withUnsafeBytes { bytes in
                     try withChainHash(at: seq) { hash in
-                        SnapshotSeal(reducerVersion: reducerVersion, seq: seq, eventHash: hash, bytes: bytes)
+                        (
+                            SnapshotSeal(
+                                reducerVersion: reducerVersion, seq: seq, eventHash: hash, bytes: bytes),
+                            summary.map { summary in
+                                summary.withUnsafeBytes {
+                                    SnapshotSeal.summaryDigest(
+                                        reducerVersion: reducerVersion, seq: seq, eventHash: hash, summary: $0
+                                    )
+                                }
+                            }
+                        )
                     }
                 }
                 let save = try db.cachedStatement(
                     """
-                    INSERT OR REPLACE INTO snapshots(reducer_version, seq, created_at, bytes, event_hash, digest)
-                    VALUES (?, ?, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER), ?, ?, ?)
+                    INSERT OR REPLACE INTO snapshots(
+                        reducer_version, seq, created_at, bytes, event_hash, digest, summary, summary_digest)
+                    VALUES (?, ?, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER), ?, ?, ?, ?, ?)
                     """)
                 try save.bind(Int64(reducerVersion), at: 1)
                 try save.bind(seq, at: 2)
                 try seal.eventHash.withUnsafeBytes { try save.bindBlob($0, at: 4) }
                 try seal.digest.withUnsafeBytes { try save.bindBlob($0, at: 5) }
+                if let summary, let summaryDigest {
+                    try summary.withUnsafeBytes { try save.bindBlob($0, at: 6) }
+                    try summaryDigest.withUnsafeBytes { try save.bindBlob($0, at: 7) }
+                } else {
+                    try save.bindNull(at: 6)
+                    try save.bindNull(at: 7)
+                }
                 // Bound without a copy (a snapshot of a million tasks is 100 MB): the bytes outlive the statement.
                 try bytes.withUnsafeBytes { bytes in
                     try save.bindBlobNoCopy(bytes, at: 3)
@@ -103,6 +121,54 @@ extension SQLiteEventStore {
         }
     }
 
+    public func withLatestSummary<T>(
+        reducerVersion: Int, atOrBefore seq: Int64?,
+        _ body: (_ seq: Int64, _ summary: UnsafeRawBufferPointer) throws -> T
+    ) throws -> T? {
+        guard hasSealedSnapshots, hasSnapshotSummaries else { return nil }
+        return try translatingErrors {
+            // The summary column comes after the snapshot's bytes in the row: SQLite walks past their overflow
+            // pages (one pointer each through the map) without reading or copying them.
+            try db.execute("PRAGMA mmap_size = \(Self.snapshotMapSize)")
+            defer { try? db.execute("PRAGMA mmap_size = 0") }
+            var result: T?
+            try eachSummary(reducerVersion: reducerVersion, atOrBefore: seq) { seq, summary, problem in
+                guard problem == nil else { return true }
+                result = try body(seq, summary)
+                return false
+            }
+            return result
+        }
+    }
+
+    /// The summaries of `reducerVersion` at or before `seq`, newest first, each with its seal checked; `visit`
+    /// returns false to stop. Rows without a summary are passed over.
+    private func eachSummary(
+        reducerVersion: Int, atOrBefore seq: Int64?,
+        _ visit: (_ seq: Int64, _ summary: UnsafeRawBufferPointer, _ problem: SnapshotSeal.Problem?) throws ->
+            Bool
+    ) throws {
+        let statement = try db.cachedStatement(
+            """
+            SELECT s.seq, s.summary, s.event_hash, s.summary_digest, e.hash
+            FROM snapshots s LEFT JOIN events e ON e.seq = s.seq
+            WHERE s.reducer_version = ? AND s.seq <= ? AND s.summary IS NOT NULL ORDER BY s.seq DESC
+            """)
+        defer { statement.reset() }
+        try statement.bind(Int64(reducerVersion), at: 1)
+        try statement.bind(seq ?? Int64.max, at: 2)
+        while try statement.step() {
+            let seq = statement.int64(at: 0)
+            let summary = statement.rawBytes(at: 1)
+            let problem = SnapshotSeal.check(
+                reducerVersion: reducerVersion, seq: seq, bytes: summary,
+                eventHash: statement.isNull(at: 2) ? nil : statement.rawBytes(at: 2),
+                digest: statement.isNull(at: 3) ? nil : statement.rawBytes(at: 3),
+                chainHash: statement.isNull(at: 4) ? nil : statement.rawBytes(at: 4), summary: true)
+            guard try visit(seq, summary, problem) else { return }
+        }
+    }
+
     public func latestSnapshotSeq(reducerVersion: Int, atOrBefore seq: Int64?) throws -> Int64? {
         guard hasSealedSnapshots else { return nil }
         return try translatingErrors {
@@ -136,7 +202,19 @@ extension SQLiteEventStore {
                 if let problem { problems.append(SnapshotProblem(seq: seq, reason: problem.description)) }
                 return true
             }
-            return problems
+            guard hasSnapshotSummaries else { return problems }
+            try eachSummary(reducerVersion: reducerVersion, atOrBefore: nil) { seq, _, problem in
+                // A snapshot not on this chain is named once, above; a summary edited or unsealed on its own here.
+                if let problem, problem != .notOnChain {
+                    let reason =
+                        problem == .unsealed
+                        ? "its summary has no seal"
+                        : "its summary was changed after it was saved (digest mismatch)"
+                    problems.append(SnapshotProblem(seq: seq, reason: reason))
+                }
+                return true
+            }
+            return problems.sorted { $0.seq > $1.seq }
         }
     }
 }

@@ -31,6 +31,8 @@ public final class SQLiteEventStore: EventStore {
     let privateCopy: String?
     /// Whether snapshots carry their seal (schema 3 on): without it none is loaded.
     let hasSealedSnapshots: Bool
+    /// Whether snapshots may carry a summary (schema 5 on).
+    let hasSnapshotSummaries: Bool
     /// Whether the file has the vault (schema 4 on): without it no credential can be sealed or opened.
     let hasVault: Bool
     let hasher = ChainHasher()
@@ -91,6 +93,9 @@ public final class SQLiteEventStore: EventStore {
             hasSnapshotsTable = try Self.hasTable("snapshots", in: db)
             hasSealedSnapshots =
                 try db.int64("SELECT count(*) FROM pragma_table_info('snapshots') WHERE name = 'digest'") == 1
+            hasSnapshotSummaries =
+                try db.int64("SELECT count(*) FROM pragma_table_info('snapshots') WHERE name = 'summary'")
+                == 1
             hasVault = try Self.hasTable("vault_keys", in: db)
         } catch let error as DatabaseError {
             throw StoreError(error, path: path)

@@ -33,13 +33,25 @@ struct SnapshotSeal: Equatable {
     init(reducerVersion: Int, seq: Int64, eventHash: UnsafeRawBufferPointer, bytes: UnsafeRawBufferPointer) {
         self.eventHash = Array(eventHash)
         self.digest = Self.digest(
-            reducerVersion: reducerVersion, seq: seq, eventHash: eventHash, bytes: bytes)
+            reducerVersion: reducerVersion, seq: seq, eventHash: eventHash, tag: [], bytes: bytes)
     }
 
-    /// Checks a stored snapshot: `chainHash` is the chain's hash at `seq` (nil when there is no such event).
+    /// The digest of a snapshot's summary: like the snapshot's, over the summary, with the word "summary" before
+    /// it (a summary's bytes and digest moved into the snapshot's columns are no sealed snapshot).
+    static func summaryDigest(
+        reducerVersion: Int, seq: Int64, eventHash: UnsafeRawBufferPointer, summary: UnsafeRawBufferPointer
+    ) -> [UInt8] {
+        digest(
+            reducerVersion: reducerVersion, seq: seq, eventHash: eventHash, tag: summaryTag, bytes: summary)
+    }
+
+    private static let summaryTag = Array("summary".utf8)
+
+    /// Checks a stored snapshot (or, with `summary`, its summary in `bytes`): `chainHash` is the chain's hash at
+    /// `seq` (nil when there is none).
     static func check(
         reducerVersion: Int, seq: Int64, bytes: UnsafeRawBufferPointer, eventHash: UnsafeRawBufferPointer?,
-        digest: UnsafeRawBufferPointer?, chainHash: UnsafeRawBufferPointer?
+        digest: UnsafeRawBufferPointer?, chainHash: UnsafeRawBufferPointer?, summary: Bool = false
     ) -> Problem? {
         guard let eventHash, let digest, eventHash.count == ChainHasher.digestLength,
             digest.count == ChainHasher.digestLength
@@ -49,15 +61,17 @@ struct SnapshotSeal: Equatable {
             ? eventHash.elementsEqual(ChainHasher.zeroHash) : chainHash.map(eventHash.elementsEqual) ?? false
         guard onChain else { return .notOnChain }
         let expected = Self.digest(
-            reducerVersion: reducerVersion, seq: seq, eventHash: eventHash, bytes: bytes)
+            reducerVersion: reducerVersion, seq: seq, eventHash: eventHash, tag: summary ? summaryTag : [],
+            bytes: bytes)
         return digest.elementsEqual(expected) ? nil : .digestMismatch
     }
 
     private static func digest(
-        reducerVersion: Int, seq: Int64, eventHash: UnsafeRawBufferPointer, bytes: UnsafeRawBufferPointer
+        reducerVersion: Int, seq: Int64, eventHash: UnsafeRawBufferPointer, tag: [UInt8],
+        bytes: UnsafeRawBufferPointer
     ) -> [UInt8] {
         var header = [UInt8]()
-        header.reserveCapacity(16)
+        header.reserveCapacity(16 + tag.count)
         for value in [UInt64(truncatingIfNeeded: reducerVersion), UInt64(bitPattern: seq)] {
             for shift in stride(from: 56, through: 0, by: -8) {
                 header.append(UInt8(truncatingIfNeeded: value >> shift))
@@ -75,6 +89,7 @@ struct SnapshotSeal: Equatable {
             EVP_DigestInit_ex2(context, sha256, nil) == 1
                 && EVP_DigestUpdate(context, header, header.count) == 1
                 && EVP_DigestUpdate(context, eventHash.baseAddress, eventHash.count) == 1
+                && EVP_DigestUpdate(context, tag, tag.count) == 1
                 && EVP_DigestUpdate(context, bytes.baseAddress, bytes.count) == 1
                 && EVP_DigestFinal_ex(context, digest.baseAddress, nil) == 1
         }

@@ -31,6 +31,11 @@ public final class Statement {
         try check(sqlite3_bind_int64(handle, index, value))
     }
 
+    /// Binds NULL to the 1-based parameter `index`.
+    public func bindNull(at index: Int32) throws(DatabaseError) {
+        try check(sqlite3_bind_null(handle, index))
+    }
+
     /// Binds a string as TEXT.
     public func bind(_ value: String, at index: Int32) throws(DatabaseError) {
         var value = value

@@ -63,7 +63,11 @@ struct Context: Sendable {
     /// The command is done: the write-ahead log of every ledger it wrote is folded into the main file (when no
     /// other process still reads it), so that the main file alone holds every event.
     func finish() {
-        for ledger in opened.all() { ledger.checkpoint() }
+        for ledger in opened.all() {
+            // A command that left a long tail snapshots it, so that the readers after it decode none of it.
+            try? ledger.saveSnapshotIfTailIsLong()
+            ledger.checkpoint()
+        }
     }
 }
 
