@@ -49,7 +49,6 @@ extension Ledger {
         for (n, entry) in entries.enumerated() {
             let seq = last - Int64(entries.count - 1 - n)
             state.apply(LoggedEntry(seq: seq, time: committed, entry: entry))
-            state.keepPayload(events[n].payload, of: entry, loggedAt: seq)
             workSinceSnapshot += events[n].payload.count + Self.eventWork
         }
         return (last, committed)
@@ -59,7 +58,8 @@ extension Ledger {
     /// caller applies the rest itself). Caller holds the lock.
     func openCreatedFile(through: Int64? = nil) throws {
         let file = try SQLiteEventStore(path: path, existing: true)
-        var list = try Self.startingPoint(file, atOrBefore: through)
+        var list = try Self.startingPoint(
+            file, atOrBefore: through, reader: Self.loggedEvents(file, lock: lock))
         lastSnapshotSeq = list.head
         workSinceSnapshot = try Self.fold(file, into: &list, through: through)
         store = file

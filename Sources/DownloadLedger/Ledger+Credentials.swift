@@ -52,8 +52,7 @@ extension Ledger {
         var reachable: Set<TaskID> = []
         // A blocker (the purge's own step) can never be taken: it brings nothing back.
         for step in list.undoStack + list.redoStack where step.blocker == nil {
-            reachable.formUnion(step.inverse.taskIDs)
-            reachable.formUnion(step.action.taskIDs)
+            reachable.formUnion(step.tasksNamed)
         }
         let fresh = Set(added.map(\.task))
         return stored.filter { !list.tasks.contains($0) && !reachable.contains($0) && !fresh.contains($0) }

@@ -99,7 +99,8 @@ extension Ledger {
     /// - Complexity: O(events between that snapshot and `seq`).
     public func replay(through seq: Int64) throws -> DownloadList {
         try withLock {
-            var list = try Self.startingPoint(store, atOrBefore: seq)
+            var list = try Self.startingPoint(
+                store, atOrBefore: seq, reader: Self.loggedEvents(store, lock: lock))
             try Self.fold(store, into: &list, through: seq)
             return list
         }
@@ -194,12 +195,19 @@ extension Ledger {
 
     /// The latest readable snapshot at or before `seq` (nil: any), else the empty list: where a fold starts.
     /// A snapshot that cannot be read, or that disagrees with its own seq, is skipped: it is only a cache.
-    static func startingPoint(_ store: EventStore, atOrBefore seq: Int64?) throws -> DownloadList {
+    /// Its undo steps read their logged actions back through `reader` (by default, from `store` directly).
+    static func startingPoint(_ store: EventStore, atOrBefore seq: Int64?, reader: LoggedEventReader? = nil)
+        throws
+        -> DownloadList
+    {
+        let reader = reader ?? loggedEvents(store, lock: nil)
         let cached = try store.withLatestSnapshot(
             reducerVersion: DownloadList.reducerVersion, atOrBefore: seq
         ) {
             seq, bytes -> DownloadList? in
-            guard let list = try? DownloadList(snapshot: bytes), list.head == seq else { return nil }
+            guard let list = try? DownloadList(snapshot: bytes, reader: reader), list.head == seq else {
+                return nil
+            }
             return list
         }
         return (cached ?? nil) ?? DownloadList()

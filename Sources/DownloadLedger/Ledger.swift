@@ -41,7 +41,7 @@ public final class Ledger: @unchecked Sendable {
     /// Set while a new ledger exists only in memory (its creation event in an in-memory store): nothing is on disk
     /// until the first command succeeds, which writes the file whole (`Ledger+Creation.swift`).
     var pendingCreation: NewEvent?
-    let lock = NSRecursiveLock()
+    let lock: NSRecursiveLock
     var state: DownloadList
     var lastSnapshotSeq: Int64 = 0
     /// Replay work folded in since the latest snapshot (see `snapshotWork`).
@@ -87,6 +87,8 @@ public final class Ledger: @unchecked Sendable {
         self.path = path
         self.isReadOnly = readOnly
         self.clock = clock
+        let lock = NSRecursiveLock()
+        self.lock = lock
         let exists = try Self.checkExisting(path)
         if !exists && (readOnly || directory == nil) { throw LedgerOpenError.noLedger(path) }
         if !readOnly { Self.removeStaleTemporaries(of: path) }
@@ -105,7 +107,7 @@ public final class Ledger: @unchecked Sendable {
             return
         }
         store = try SQLiteEventStore(path: path, readOnly: readOnly, existing: true)
-        state = try Self.startingPoint(store, atOrBefore: nil)
+        state = try Self.startingPoint(store, atOrBefore: nil, reader: Self.loggedEvents(store, lock: lock))
         lastSnapshotSeq = state.head
         lastToken = try store.changeToken()
         try fold()
@@ -120,6 +122,7 @@ public final class Ledger: @unchecked Sendable {
     init(store: EventStore, clock: @escaping @Sendable () -> Int64 = Ledger.wallClock) throws {
         self.path = ":store:"
         self.isReadOnly = false
+        self.lock = NSRecursiveLock()
         self.store = store
         self.clock = clock
         state = DownloadList()

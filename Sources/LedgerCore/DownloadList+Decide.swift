@@ -454,7 +454,7 @@ extension DownloadList {
         let fail = { (reason: String) in
             LedgerError.cannotUndo(seq: step.seq, kind: step.kind, reason: reason)
         }
-        guard step.isReadable else { throw fail("its events cannot be read back from the snapshot") }
+        if let problem = step.problem { throw fail(problem) }
         switch step.inverse {
         case .tasksDeleted(let ids, _), .tasksRemoved(let ids, _):
             for id in ids where !tasks.contains(id) || isTrashed(id) {

@@ -49,8 +49,11 @@ extension DownloadList {
             guard let i = undoStack.lastIndex(where: { $0.seq == undone }) else { return }
             // Undo put back the state before the action exactly, so redo appends the action itself again.
             let step = undoStack.remove(at: i)
+            // The action itself, shared: an action a snapshot holds by reference is not read back to be moved.
             redoStack.append(
-                UndoStep(seq: undone, kind: step.kind, inverse: step.action, action: step.action))
+                UndoStep(
+                    seq: undone, kind: step.kind, inverse: step.actionEvent, action: step.actionEvent,
+                    blocker: nil))
         } else if let redone = entry.redoes {
             guard let i = redoStack.lastIndex(where: { $0.seq == redone }) else { return }
             let step = redoStack.remove(at: i)
@@ -375,7 +378,7 @@ extension DownloadList {
         // A purge is permanent: steps that would bring a purged task back can never be taken, and would block
         // undo from reaching the actions before them.
         let touches: (UndoStep) -> Bool = { step in
-            !wanted.isDisjoint(with: step.inverse.taskIDs) || !wanted.isDisjoint(with: step.action.taskIDs)
+            !wanted.isDisjoint(with: step.tasksNamed)
         }
         undoStack.removeAll(where: touches)
         redoStack.removeAll(where: touches)

@@ -52,19 +52,23 @@ extension DownloadList {
             w.int(e.deleted)
             w.int(e.state.map { TaskState.allCases.firstIndex(of: $0)! } ?? -1)
         }
-        for stack in [undoStack, redoStack] {
+        for (onRedo, stack) in [(false, undoStack), (true, redoStack)] {
             w.int(stack.count)
             for step in stack {
                 w.int(step.seq)
                 w.string(step.kind)
                 w.bool(step.blocker != nil)
                 if let blocker = step.blocker { w.string(blocker) }
-                // Events read from a snapshot and never used go back as the bytes they came as.
-                for event in [step.inverseEvent, step.actionEvent] {
-                    let (kind, payload) = event.encoded()
+                // The inverse of a step on the undo stack: its bytes (those it was read as, while never used).
+                // On the redo stack, and for a blocked step, the inverse is the action itself.
+                if !onRedo && step.blocker == nil {
+                    let (kind, payload) = step.inverseEvent.encoded()
                     w.raw(kind)
                     w.raw(payload)
                 }
+                // The action is the event logged at the step's seq: a reference to it, with its kind and tasks.
+                w.string(step.actionEvent.kind)
+                w.ids(step.actionEvent.taskIDs)
             }
         }
         eventCounts.write(to: &w)
@@ -140,13 +144,15 @@ extension DownloadList {
 
     /// Reads a snapshot written by `snapshotBytes()`.
     /// - Throws: `SnapshotError` for anything else.
-    public init(snapshot bytes: [UInt8]) throws {
-        self = try bytes.withUnsafeBytes { try DownloadList(snapshot: $0) }
+    /// Undo steps read from it read their actions back through `reader` when first needed (without one, such
+    /// a step cannot be redone: it is refused with a reason).
+    public init(snapshot bytes: [UInt8], reader: LoggedEventReader? = nil) throws {
+        self = try bytes.withUnsafeBytes { try DownloadList(snapshot: $0, reader: reader) }
     }
 
     /// Reads a snapshot written by `snapshotBytes()` in place (the bytes are not copied).
     /// - Throws: `SnapshotError` for anything else.
-    public init(snapshot bytes: UnsafeRawBufferPointer) throws {
+    public init(snapshot bytes: UnsafeRawBufferPointer, reader: LoggedEventReader? = nil) throws {
         guard bytes.starts(with: Self.snapshotMagic) else { throw SnapshotError() }
         var r = BinaryReader(bytes: bytes, offset: Self.snapshotMagic.count)
         do {
@@ -206,8 +212,8 @@ extension DownloadList {
                 trash.append(entry)
                 trashed.insert(id)
             }
-            undoStack = try Self.readSteps(&r)
-            redoStack = try Self.readSteps(&r)
+            undoStack = try Self.readSteps(&r, redo: false, head: head, nextID: nextID, reader: reader)
+            redoStack = try Self.readSteps(&r, redo: true, head: head, nextID: nextID, reader: reader)
             eventCounts = try EventCounts(reading: &r)
             guard r.offset == bytes.count else { throw SnapshotError() }
         } catch {
@@ -215,16 +221,24 @@ extension DownloadList {
         }
     }
 
-    private static func readSteps(_ r: inout BinaryReader) throws -> [UndoStep] {
+    private static func readSteps(
+        _ r: inout BinaryReader, redo: Bool, head: Int64, nextID: TaskID, reader: LoggedEventReader?
+    ) throws -> [UndoStep] {
         var steps: [UndoStep] = []
         for _ in 0..<(try r.count()) {
             let seq = try r.int()
+            guard seq >= 1, seq <= head else { throw SnapshotError() }
             let kind = try r.string()
             let blocker = try r.bool() ? try r.string() : nil
             // Decoded when first needed: most commands never look at the events of the undo history.
-            let inverse = StepEvent(kind: Array(try r.raw()), payload: Array(try r.raw()))
-            let action = StepEvent(kind: Array(try r.raw()), payload: Array(try r.raw()))
-            steps.append(UndoStep(seq: seq, kind: kind, inverse: inverse, action: action, blocker: blocker))
+            let inverse =
+                redo || blocker != nil
+                ? nil : StepEvent(kind: Array(try r.raw()), payload: Array(try r.raw()))
+            let action = StepEvent(
+                loggedAt: seq, kind: try r.string(), tasks: try r.ids(atMost: Int(clamping: nextID) + 64),
+                reader: reader)
+            steps.append(
+                UndoStep(seq: seq, kind: kind, inverse: inverse ?? action, action: action, blocker: blocker))
         }
         return steps
     }
@@ -285,5 +299,52 @@ extension BinaryReader {
     ) throws -> Checksum? {
         if flags.contains(bytes) { return Checksum(bytes: try fixed(32)) }
         return flags.contains(text) ? .text(try string()) : nil
+    }
+}
+
+extension BinaryWriter {
+    /// Task ids as runs of consecutive ids (an add's tasks are one run): the number of runs, then for each the
+    /// distance from the end of the run before and its length.
+    fileprivate mutating func ids(_ ids: [TaskID]) {
+        var runs: [(start: TaskID, length: Int64)] = []
+        for id in ids {
+            if let last = runs.last, last.start &+ last.length == id {
+                runs[runs.count - 1].length += 1
+            } else {
+                runs.append((id, 1))
+            }
+        }
+        int(runs.count)
+        var end: TaskID = 0
+        for run in runs {
+            int(run.start &- end)
+            int(run.length)
+            end = run.start &+ run.length
+        }
+    }
+}
+
+extension BinaryReader {
+    /// Ids written by `BinaryWriter.ids`, at most `limit` of them (an event names no task twice, and none that
+    /// was never given an id: more is a damaged snapshot, refused before anything is allocated for it).
+    fileprivate mutating func ids(atMost limit: Int) throws -> [TaskID] {
+        let runs = try count()
+        var lengths: [(start: TaskID, length: Int)] = []
+        var total = 0
+        var end: TaskID = 0
+        for _ in 0..<runs {
+            let start = end &+ (try int())
+            let length = try int()
+            guard length >= 1, length <= Int64(limit - total) else { throw SnapshotError() }
+            total += Int(length)
+            lengths.append((start, Int(length)))
+            end = start &+ length
+        }
+        var ids: [TaskID] = []
+        ids.reserveCapacity(total)
+        for run in lengths {
+            for n in 0..<run.length { ids.append(run.start &+ TaskID(n)) }
+        }
+        return ids
     }
 }

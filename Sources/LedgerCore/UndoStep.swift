@@ -3,8 +3,10 @@ import Synchronization
 /// One user action that can be undone or redone: the seq it was logged at, the event that undoes it (on the undo
 /// stack) and the action itself, which redo appends again (on the redo stack, `inverse` is the action too).
 ///
-/// A step read from a snapshot keeps its two events as the payload bytes they were saved as, decoded the first
-/// time they are needed: the step of an add of a million URLs is 100 MB of JSON that most commands never read.
+/// The action is always the event logged at `seq` (the action itself, or the redo that appended it again), so a
+/// snapshot saves it as a reference to that seq, read back from the log when redo needs it: the step of an add of
+/// a million URLs is not 100 MB of JSON in every snapshot. The inverse of a step on the undo stack is saved as its
+/// kind and payload, decoded the first time it is needed.
 public struct UndoStep: Sendable, Equatable {
     public var seq: Int64
     public var kind: String
@@ -40,81 +42,139 @@ public struct UndoStep: Sendable, Equatable {
         set { actionEvent = StepEvent(newValue) }
     }
 
-    /// False when a snapshot's bytes for its events do not decode (a damaged snapshot): the step cannot be taken.
-    public var isReadable: Bool { inverseEvent.isReadable && actionEvent.isReadable }
+    /// Why the step cannot be taken although nothing it names moved: a snapshot's bytes for its events do not
+    /// decode, or the logged event it refers to is gone or changed. Nil when it can. Only what undo or redo of
+    /// this step appends is read for it (the inverse).
+    public var problem: String? {
+        inverseEvent.problem ?? (actionEvent.reference == nil ? actionEvent.problem : nil)
+    }
+
+    /// False when ``problem`` names one.
+    public var isReadable: Bool { problem == nil }
+
+    /// The tasks the step's events name (its inverse and its action), without reading back an event held by
+    /// reference.
+    public var tasksNamed: [TaskID] { inverseEvent.taskIDs + actionEvent.taskIDs }
 
     public static func == (a: UndoStep, b: UndoStep) -> Bool {
-        a.seq == b.seq && a.kind == b.kind && a.blocker == b.blocker && a.inverse == b.inverse
-            && a.action == b.action
+        a.seq == b.seq && a.kind == b.kind && a.blocker == b.blocker
+            && a.inverseEvent.same(as: b.inverseEvent)
+            && a.actionEvent.same(as: b.actionEvent)
     }
 }
 
-/// An event of an undo step: decoded, or the kind and payload it was saved as in a snapshot, decoded on first use
-/// (once; copies of the step share it).
+/// Reads back the event logged at a seq, as its kind and payload; nil when the log has no such event, or its
+/// link in the hash chain does not hold. Undo steps that a snapshot holds by reference use it on first need.
+public struct LoggedEventReader: Sendable {
+    let read: @Sendable (Int64) -> (kind: [UInt8], payload: [UInt8])?
+
+    public init(_ read: @escaping @Sendable (Int64) -> (kind: [UInt8], payload: [UInt8])?) {
+        self.read = read
+    }
+}
+
+/// An event of an undo step: decoded, the kind and payload it was saved as in a snapshot (decoded on first use),
+/// or a reference to the event logged at a seq (read back from the log on first use); once resolved, copies of
+/// the step share it.
 final class StepEvent: Sendable {
     private enum Form {
         case decoded(Event)
         case encoded(kind: [UInt8], payload: [UInt8])
-        /// Decoded, with the payload it was logged as (a snapshot writes those bytes instead of encoding it again).
-        case both(Event, payload: [UInt8])
-        case unreadable
+        /// The event logged at `reference`, not read yet.
+        case logged(LoggedEventReader?)
+        /// The saved bytes or the logged event could not be had, for this reason.
+        case unreadable(String)
     }
 
     private let form: Mutex<Form>
+    /// The event's seq in the log when it is held by reference, with its kind and the tasks it names (known
+    /// without reading it: a purge asks every step which tasks it names).
+    let reference: Int64?
+    private let referenceKind: String
+    private let referenceTasks: [TaskID]
 
-    init(_ event: Event) { form = Mutex(.decoded(event)) }
+    init(_ event: Event) {
+        form = Mutex(.decoded(event))
+        reference = nil
+        referenceKind = ""
+        referenceTasks = []
+    }
 
-    init(_ event: Event, payload: [UInt8]) { form = Mutex(.both(event, payload: payload)) }
+    init(kind: [UInt8], payload: [UInt8]) {
+        form = Mutex(.encoded(kind: kind, payload: payload))
+        reference = nil
+        referenceKind = ""
+        referenceTasks = []
+    }
 
-    init(kind: [UInt8], payload: [UInt8]) { form = Mutex(.encoded(kind: kind, payload: payload)) }
+    /// The event logged at `seq`, of `kind`, naming `tasks`, read through `reader` when first needed.
+    init(loggedAt seq: Int64, kind: String, tasks: [TaskID], reader: LoggedEventReader?) {
+        form = Mutex(.logged(reader))
+        reference = seq
+        referenceKind = kind
+        referenceTasks = tasks
+    }
 
-    /// Stands for nothing when the saved bytes do not decode (`isReadable` says so, and undo refuses the step).
+    /// Stands for nothing when the event cannot be had (`problem` says why, and undo refuses the step).
     private static let nothing = Event.tasksRemoved(ids: [], removingSections: [])
 
-    var event: Event {
-        form.withLock { form in
-            switch form {
-            case .decoded(let event), .both(let event, _): return event
-            case .unreadable: return Self.nothing
-            case .encoded(let kind, let payload):
-                let decoded = kind.withUnsafeBytes { kind in
+    var event: Event { resolved() ?? Self.nothing }
+
+    /// The event, decoding or reading it back the first time. The reading is done outside the lock: a reader
+    /// may wait for the ledger's lock, whose holder may be asking for this very event.
+    private func resolved() -> Event? {
+        let current = form.withLock { $0 }
+        let outcome: Form
+        switch current {
+        case .decoded(let event): return event
+        case .unreadable: return nil
+        case .encoded(let kind, let payload):
+            let decoded = kind.withUnsafeBytes { kind in
+                payload.withUnsafeBytes { try? Entry.decode(kind: kind, payload: $0).event }
+            }
+            outcome =
+                decoded.map(Form.decoded) ?? .unreadable("its events cannot be read back from the snapshot")
+        case .logged(let reader):
+            let decoded = reader?.read(reference!).flatMap { kind, payload -> Event? in
+                guard kind.elementsEqual(referenceKind.utf8) else { return nil }
+                let event = kind.withUnsafeBytes { kind in
                     payload.withUnsafeBytes { try? Entry.decode(kind: kind, payload: $0).event }
                 }
-                form = decoded.map(Form.decoded) ?? .unreadable
-                return decoded ?? Self.nothing
+                return event?.taskIDs == referenceTasks ? event : nil
             }
+            outcome =
+                decoded.map(Form.decoded)
+                ?? .unreadable(
+                    "its event #\(reference!) cannot be read back from the log (missing or changed)")
         }
+        form.withLock { $0 = outcome }
+        if case .decoded(let event) = outcome { return event }
+        return nil
     }
 
-    var isReadable: Bool {
-        _ = event
-        return form.withLock { if case .unreadable = $0 { false } else { true } }
+    /// Why the event cannot be had, or nil when it can (reading it back if need be).
+    var problem: String? {
+        _ = resolved()
+        return form.withLock { if case .unreadable(let why) = $0 { why } else { nil } }
     }
 
-    /// The kind and payload to save: the saved bytes themselves while the event was never decoded.
+    /// The event's kind and the tasks it names; for a reference, without reading it.
+    var kind: String { reference != nil ? referenceKind : event.kind }
+    var taskIDs: [TaskID] { reference != nil ? referenceTasks : event.taskIDs }
+
+    /// The kind and payload to save inline: the saved bytes themselves while the event was never decoded.
     func encoded() -> (kind: [UInt8], payload: [UInt8]) {
-        let saved: (kind: [UInt8], payload: [UInt8])? = form.withLock { form in
-            switch form {
-            case .encoded(let kind, let payload): return (kind, payload)
-            case .both(let event, let payload): return (Array(event.kind.utf8), payload)
-            default: return nil
-            }
-        }
-        if let saved { return saved }
+        if case .encoded(let kind, let payload) = form.withLock({ $0 }) { return (kind, payload) }
         let event = self.event
         return (Array(event.kind.utf8), Entry(event).encodedPayload())
     }
-}
 
-extension DownloadList {
-    /// Gives the undo step of the action logged at `seq` the payload that action was logged with, so that a
-    /// snapshot writes those bytes instead of encoding the event again (an add of a million URLs is 100 MB of
-    /// JSON). Only an entry that is no undo or redo and has no origin is logged with the payload a step saves.
-    public mutating func keepPayload(_ payload: [UInt8], of entry: Entry, loggedAt seq: Int64) {
-        guard entry.undoes == nil, entry.redoes == nil, entry.origin == nil,
-            let last = undoStack.indices.last,
-            undoStack[last].seq == seq, undoStack[last].blocker == nil
-        else { return }
-        undoStack[last].actionEvent = StepEvent(entry.event, payload: payload)
+    /// Whether two step events are the same. One held by reference is the event logged at its step's seq (the
+    /// steps' seqs are compared first): it is the same as another of the same kind naming the same tasks.
+    func same(as other: StepEvent) -> Bool {
+        guard reference == nil, other.reference == nil else {
+            return kind == other.kind && taskIDs == other.taskIDs
+        }
+        return event == other.event
     }
 }

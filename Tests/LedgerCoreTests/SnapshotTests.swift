@@ -133,12 +133,36 @@ struct SnapshotUndoHistoryTests {
     @Test func unusedStepsGoBackAsTheBytesTheyCameAs() throws {
         let log = richLog()
         let bytes = log.list.snapshotBytes()
-        let read = try DownloadList(snapshot: bytes)
+        let read = try DownloadList(snapshot: bytes, reader: log.reader)
         #expect(read.snapshotBytes() == bytes)
-        // Once used, they are the same events.
+        // Once used (the actions read back from the log), they are the same events.
         #expect(read.undoStack.map(\.inverse) == log.list.undoStack.map(\.inverse))
         #expect(read.redoStack.map(\.action) == log.list.redoStack.map(\.action))
         #expect(read.snapshotBytes() == bytes)
+    }
+
+    @Test func anActionIsSavedAsAReferenceAndRedoneFromTheLog() throws {
+        var log = TestLog()
+        let urls = (0..<500).map { u("big/file-\($0).iso") }
+        log.run(.add(urls: urls, placement: .end, name: nil, sha256: nil, directory: nil))
+        log.run(.undo)
+        let bytes = log.list.snapshotBytes()
+        // The add's 500 URLs are not in the snapshot (its tasks are gone; the redo step refers to event #2).
+        #expect(!bytes.indices.contains { bytes[$0...].starts(with: Array("file-499".utf8)) })
+        var read = try DownloadList(snapshot: bytes, reader: log.reader)
+        #expect(read == log.list)
+        let redo = try read.decide(.redo)
+        #expect(redo.entry.event == log.entries[1].entry.event)
+        // Without the log, or with another event at that seq, the step is refused with a reason.
+        for reader in [nil, TestLog().reader] {
+            let alone = try DownloadList(snapshot: bytes, reader: reader)
+            #expect(
+                alone.redoStack.last?.problem
+                    == "its event #2 cannot be read back from the log (missing or changed)")
+            #expect(throws: LedgerError.self) { try alone.decide(.redo) }
+        }
+        read.apply(LoggedEntry(seq: read.head + 1, time: 0, entry: redo.entry))
+        #expect(read.tasks.count == 500)
     }
 
     @Test func aStepWhoseSavedEventDoesNotDecodeIsRefusedNotATrap() throws {

@@ -16,6 +16,16 @@ struct TestLog {
         append(Entry(.ledgerCreated(directory: Self.directory, maxDownloads: maxDownloads)))
     }
 
+    /// Reads the entries logged so far back as a store would, for the undo steps a snapshot holds by reference.
+    var reader: LoggedEventReader {
+        let entries = self.entries
+        return LoggedEventReader { seq in
+            entries.first { $0.seq == seq }.map {
+                (Array($0.entry.event.kind.utf8), $0.entry.encodedPayload())
+            }
+        }
+    }
+
     /// Appends an entry as a store would: next seq, the clock's time.
     mutating func append(_ entry: Entry) {
         now += 1000
