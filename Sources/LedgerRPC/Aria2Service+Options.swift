@@ -26,7 +26,7 @@ extension Aria2Service {
     }
 
     func globalOptions() -> RPCValue {
-        let list = ledger.list
+        let list = ledger.latestList
         return .object([
             ("dir", .string(settings.withLock { $0.dir } ?? list.directory)),
             ("max-concurrent-downloads", .number(Int64(list.maxDownloads))),
@@ -105,7 +105,7 @@ extension Aria2Service {
     func getOption(_ p: RPCParams) throws -> RPCValue {
         let (task, _) = try task(try p.string(0))
         let o = task.options
-        let list = ledger.list
+        let list = ledger.latestList
         var fields: [(String, RPCValue)] = []
         // aria2 reads a proxy back with the path it gave it, `/`.
         if let proxy = o.redactedProxy { fields.append(("all-proxy", .string(proxy + "/"))) }

@@ -5,8 +5,8 @@ extension Aria2Service {
     public static let readMethods: Set<String> = [
         "aria2.tellStatus", "aria2.getUris", "aria2.getFiles", "aria2.getPeers", "aria2.getServers",
         "aria2.tellActive", "aria2.tellWaiting", "aria2.tellStopped", "aria2.getGlobalStat",
-        "aria2.getVersion", "aria2.getSessionInfo", "system.listMethods", "system.listNotifications",
-        "dledger.sections",
+        "aria2.getVersion", "aria2.getSessionInfo", "aria2.getOption", "aria2.getGlobalOption",
+        "system.listMethods", "system.listNotifications", "dledger.sections",
     ]
 
     /// Whether `method` is one of ``readMethods``.

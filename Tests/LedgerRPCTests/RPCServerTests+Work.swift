@@ -32,6 +32,12 @@ extension RPCServerTests {
         try socket.sendText(#"{"jsonrpc":"2.0","id":2,"method":"aria2.getGlobalStat"}"#)
         let stat = try socket.receive { $0["id"] as? Int == 2 }
         #expect((stat["result"] as? [String: Any])?["numWaiting"] as? String == "0")
+        // A client polling the options (AriaNg's settings page) does not wait either.
+        let global = try reader.post(#"{"jsonrpc":"2.0","id":3,"method":"aria2.getGlobalOption"}"#)
+        #expect(global.json?["result"] as? [String: Any] != nil, "\(global.text)")
+        let unknown = try reader.post(
+            #"{"jsonrpc":"2.0","id":4,"method":"aria2.getOption","params":["00000000000003e7"]}"#)
+        #expect(unknown.text.contains("not found"), "\(unknown.text)")
         // Released, the write commits and its client gets both replies, in order.
         try holder.release()
         let added = try writer.receive { $0["id"] != nil }
