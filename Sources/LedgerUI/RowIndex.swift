@@ -12,8 +12,9 @@ public enum Row: Sendable, Equatable {
 ///
 /// The manual list with no filter (the common case, and the one that grows to 100,000 tasks) is indexed by its
 /// sections only: a row number is found by a binary search over where each section starts, then read from the
-/// section's task array. Sorted and filtered views are computed once, then kept: an add or a delete in a
-/// sorted view is put in place by a binary search (``refresh(_:in:)``); other changes compute the view again.
+/// section's task array. Sorted and filtered views are computed once, then kept across events: the tasks the
+/// events name are taken out and put back where they go now (``refresh(_:in:)``); a sort changed, or events that
+/// name more than an eighth of the view's tasks, compute the view again.
 public struct RowIndex: Sendable {
     struct Group: Sendable {
         var title: String
@@ -30,9 +31,12 @@ public struct RowIndex: Sendable {
     var starts: [Int] = []
     /// How many rows there are.
     public internal(set) var count = 0
-    /// The order of a whole sorted view (nil for the manual list, the to-delete list and one group only): an add
-    /// or a delete is then put in place by ``refresh(_:in:)``.
+    /// The order of a whole sorted view (nil for the manual list, the to-delete list and one group only): the
+    /// tasks an event names are then put in place by ``refresh(_:in:)``.
     var order: ViewOrder?
+    /// The filter of a whole filtered manual list (nil otherwise): the sections an event touches are then
+    /// filtered again by ``refresh(_:in:)``, the others kept.
+    var manualFilter: ViewOrder?
     /// The tasks with ids from here on were not in the list when the rows were made (nor since refreshed).
     var newFrom: TaskID = 0
     /// Whether the rows are one group of the view only (`only` was given and the view has that group).
@@ -40,12 +44,20 @@ public struct RowIndex: Sendable {
 
     /// The rows of `list` as the view shows them: its sort mode, then `filter`; with `only`, that group of the
     /// view alone (SDE's `.subsection`), or the whole view when it has no such group.
-    /// - Complexity: O(sections) for the manual list without a filter; O(n log n) otherwise.
+    /// - Complexity: O(sections) for the manual list without a filter; O(n) with one (no task is copied);
+    ///   O(n log n) for a sorted view.
     public init(list: DownloadList, filter: TaskFilter, now: Int64, utcOffsetSeconds: Int, only: Int? = nil) {
         if filter == .all && list.sortMode == .manual {
             groups = list.sections.enumerated().map { i, s in
                 Group(title: s.title, section: i, tasks: nil, count: s.tasks.count)
             }
+        } else if list.sortMode == .manual && filter != .trash {
+            // As `view(filter:)` has it (only the sections with tasks shown), read in place.
+            let shows = ViewOrder(
+                sort: .manual, descending: false, filter: filter, now: now, utcOffsetSeconds: utcOffsetSeconds
+            )
+            groups = list.sections.indices.compactMap { Self.filtered(section: $0, of: list, by: shows) }
+            if only == nil { manualFilter = shows }
         } else {
             let order = ViewOrder(
                 sort: list.sortMode, descending: list.sortDescending, filter: filter, now: now,

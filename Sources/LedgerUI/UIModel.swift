@@ -140,8 +140,9 @@ public struct UIModel: Sendable {
 
     /// The list changed (or is first known). `entries`, when given, are the events folded since the list shown
     /// (seq after seq, up to `new.head`): the counts then change for the tasks they name only, and a sorted or
-    /// filtered view keeps its rows when no event can change which tasks it shows or their order. Without them
-    /// (or when they do not join the two lists) everything is counted and indexed again.
+    /// filtered view keeps its rows when no event can change which tasks it shows or their order, and otherwise
+    /// moves the tasks the events name only (``RowIndex/refresh(_:in:)``). Without them (or when they do not join
+    /// the two lists, or a sort changed) everything is counted and indexed again.
     /// - Complexity: O(tasks the entries name + sections) for the manual list; O(n) without entries.
     public mutating func setList(_ new: DownloadList, after entries: [LoggedEntry]? = nil) {
         let shown = released ?? (list.head, list.sortMode)
@@ -171,14 +172,11 @@ public struct UIModel: Sendable {
         {
             // The view's rows hold the same tasks in the same order: the screen reads their new state by id.
             clampCursor()
-        } else if let joined,
-            joined.allSatisfy({
-                RowIndex.addsOrRemoves($0.entry.event)
-                    || RowIndex.keepsOrder($0.entry.event, sort: list.sortMode)
-            }),
+        } else if let joined, joined.allSatisfy({ RowIndex.refreshes($0.entry.event) }),
             rows.refresh(joined.lazy.flatMap(\.entry.event.taskIDs), in: list)
         {
-            // Tasks came or went (or became finished) only: the sorted view's rows took them in or out in place.
+            // No sort changed: the sorted or filtered view's rows took out the tasks the events named and put
+            // them back where they go now.
             followCursor()
         } else {
             reindex()

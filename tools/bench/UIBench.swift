@@ -33,7 +33,13 @@ enum UIBench {
             ("model", "  of which the screen model (counts, rows, lines)"),
             ("sortedEvent", "same, the list sorted by time added"),
             ("sortedChange", "an add or a delete in the sorted view: refresh, log, model, lines"),
-            ("rebuild", "a sorted view indexed again (a rename in the name sort, a sort changed)"),
+            ("rename", "a rename in the name sort"),
+            ("resolved", "a size resolved in the size sort"),
+            ("finishedAgain", "a redownload, then its completion, in the sort by completion time"),
+            ("restore", "a restore from the to-delete list, sorted by time added"),
+            ("manualFiltered", "an add or a delete in the manual list filtered (unfinished)"),
+            ("move", "a move between sections in the manual list filtered (finished: all shown)"),
+            ("rebuild", "a sorted view indexed again (a sort changed)"),
         ]
         for (key, words) in names {
             let a = StoreBench.median(figures[100]![key]!)
@@ -134,6 +140,7 @@ enum UIBench {
             }
             try writer.execute(.sort(.manual, descending: false))
             _ = try follow()
+            out.merge(try reorderRound()) { a, _ in a }
             return out
         }
     }
