@@ -37,7 +37,7 @@ public enum KeyHelp {
                 ("t", "the to-delete list / back: r restore, d purge, A r / A d for all"),
                 ("f", "filter: all, unfinished, finished, finished in 7 days"),
                 ("s", "the cursor's section (or sort group) alone / the whole list again"),
-                ("o O", "sort mode (manual, added, name, size, type) / direction"),
+                ("o O", "sort mode (manual, added, name, size, type, completion time) / direction"),
                 ("l L", "maximum downloads at a time / speed limit"),
             ]
         ),

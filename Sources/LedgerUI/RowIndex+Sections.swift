@@ -9,8 +9,22 @@ extension RowIndex {
     /// - Complexity: O(tasks in the section).
     static func filtered(section s: Int, of list: DownloadList, by order: ViewOrder) -> Group? {
         let section = list.sections[s]
-        let shown = section.tasks.filter { id in list.tasks.read(id, { order.shows($0) }) == true }
+        let shown = section.tasks.filter { shows($0, in: list, order) }
         return shown.isEmpty ? nil : Group(title: section.title, section: s, tasks: shown, count: shown.count)
+    }
+
+    /// Whether `order`'s filter lets in task `id` of `list`, as ``ViewOrder/shows(_:)`` says; by the task's state
+    /// alone where the filter looks at nothing else (a state is read without a call through a closure: a
+    /// section of 100,000 tasks is filtered in a fraction of a millisecond).
+    static func shows(_ id: TaskID, in list: DownloadList, _ order: ViewOrder) -> Bool {
+        let state = list.tasks.state(of: id)
+        switch order.filter {
+        case .all, .trash: return state != nil
+        case .unfinished: return state != nil && state != .finished
+        case .finished: return state == .finished
+        case .finishedWithin:
+            return state == .finished && list.tasks.read(id, { order.shows($0) }) == true
+        }
     }
 
     /// Refreshes a filtered manual list's rows after events that named the tasks `named` only.

@@ -12,7 +12,7 @@ extension UIBench.Case {
         // A second section for the moves (the list is in the manual order here).
         if writer.list.sections.count < 2 { try writer.execute(.insertSection(title: "Later", at: nil)) }
         let original = "file-\(id).iso"
-        out["rename"] = try timed(
+        (out["rename"], out["rename.model"]) = try timed(
             sort: .name,
             [
                 { try self.writer.execute(.rename(id, name: "zz-renamed-\(id).iso")) },
@@ -25,8 +25,9 @@ extension UIBench.Case {
                     id: id, size: s, serverName: nil, validator: "\"etag-\(id)\"", acceptsRanges: true,
                     restartedFromZero: nil))
         }
-        out["resolved"] = try timed(sort: .size, [{ try resolve(size * 40) }, { try resolve(size) }])
-        out["finishedAgain"] = try timed(
+        (out["resolved"], out["resolved.model"]) = try timed(
+            sort: .size, [{ try resolve(size * 40) }, { try resolve(size) }])
+        (out["finishedAgain"], out["finishedAgain.model"]) = try timed(
             sort: .finished,
             [
                 { try self.writer.execute(.redownload([id])) },
@@ -37,13 +38,13 @@ extension UIBench.Case {
                             fileName: original))
                 },
             ])
-        out["restore"] = try timed(
+        (out["restore"], out["restore.model"]) = try timed(
             sort: .added, only: 1,
             [
                 { try self.writer.execute(.delete(.tasks([id]), mode: .record)) },
                 { try self.writer.execute(.restore([id], to: nil)) },
             ])
-        out["manualFiltered"] = try timed(
+        (out["manualFiltered"], out["manualFiltered.model"]) = try timed(
             sort: .manual, filter: .unfinished,
             [
                 {
@@ -55,7 +56,7 @@ extension UIBench.Case {
                 },
                 { try self.writer.execute(.delete(.tasks([self.writer.list.nextID - 1]), mode: .record)) },
             ])
-        out["move"] = try timed(
+        (out["move"], out["move.model"]) = try timed(
             sort: .manual, filter: .finished,
             [
                 { try self.writer.execute(.move([id], to: Location(section: 1, index: 0))) },
@@ -66,22 +67,27 @@ extension UIBench.Case {
     }
 
     /// The median of what following each of `steps` costs (each appends an event, and the screen follows it), five
-    /// times over, in a view sorted by `sort` and filtered by `filter`; with `only`, that step's alone.
+    /// times over, in a view sorted by `sort` and filtered by `filter`; with `only`, that step's alone. `model` is
+    /// the screen model's part (counts, rows, lines), the rest the ledger's (refresh, fold, log).
     private func timed(
         sort: SortMode, filter: TaskFilter = .all, only: Int? = nil, _ steps: [() throws -> Void]
-    ) throws -> Double {
+    ) throws -> (all: Double, model: Double) {
         if writer.list.sortMode != sort { try writer.execute(.sort(sort, descending: false)) }
         _ = try follow()
         setFilter(filter)
         var times: [Double] = []
+        var models: [Double] = []
         for _ in 0..<5 {
             for (n, step) in steps.enumerated() {
                 try step()
-                let t = try follow().all
-                if only == nil || only == n { times.append(t) }
+                let t = try follow()
+                if only == nil || only == n {
+                    times.append(t.all)
+                    models.append(t.model)
+                }
             }
         }
-        return StoreBench.median(times)
+        return (StoreBench.median(times), StoreBench.median(models))
     }
 
     func setFilter(_ filter: TaskFilter) {

@@ -44,7 +44,13 @@ enum UIBench {
         for (key, words) in names {
             let a = StoreBench.median(figures[100]![key]!)
             let b = StoreBench.median(figures[big]![key]!)
-            print("  \(words): \(ms(a)) ms with 100 tasks, \(ms(b)) ms with \(big) (ratio \(ratio(b, a)))")
+            var model = ""
+            if let ma = figures[100]![key + ".model"], let mb = figures[big]![key + ".model"] {
+                model = "; the screen model \(ms(StoreBench.median(ma))) / \(ms(StoreBench.median(mb))) ms"
+            }
+            print(
+                "  \(words): \(ms(a)) ms with 100 tasks, \(ms(b)) ms with \(big) (ratio \(ratio(b, a)))\(model)"
+            )
         }
         try idle(root: root, big: big)
     }
@@ -122,6 +128,12 @@ enum UIBench {
             out["sortedEvent"] = StoreBench.median(sorted)
             // An add, then its delete (to the to-delete list), by the other process, while the view is sorted.
             var changes: [Double] = []
+            var changeModels: [Double] = []
+            func follows() throws {
+                let t = try follow()
+                changes.append(t.all)
+                changeModels.append(t.model)
+            }
             for _ in 0..<5 {
                 let id = writer.list.nextID
                 try writer.execute(
@@ -129,11 +141,12 @@ enum UIBench {
                         urls: ["https://example.com/ui-bench-\(id).bin"], placement: .end, name: nil,
                         sha256: nil,
                         directory: nil))
-                changes.append(try follow().all)
+                try follows()
                 try writer.execute(.delete(.tasks([id]), mode: .record))
-                changes.append(try follow().all)
+                try follows()
             }
             out["sortedChange"] = StoreBench.median(changes)
+            out["sortedChange.model"] = StoreBench.median(changeModels)
             let list = reader.list
             out["rebuild"] = try LedgerBench.medianSeconds(5) {
                 _ = RowIndex(list: list, filter: .all, now: list.headTime, utcOffsetSeconds: 0)
