@@ -333,8 +333,10 @@ extension DownloadList {
         }
         let (section, index, title) = try resolve(placement)
         var seen: Set<String> = []
+        seen.reserveCapacity(urls.count)
         var next = nextID
         var new: [NewTask] = []
+        new.reserveCapacity(urls.count)
         var skipped: [(url: String, reason: String)] = []
         for raw in urls {
             let url: String

@@ -265,11 +265,15 @@ enum AddCommand {
 
     private static func report(_ tasks: [NewTask], section: Int, list: DownloadList, inv: Invocation) {
         let title = list.sections.indices.contains(section) ? " '\(list.sections[section].title)'" : ""
-        for t in tasks {
-            if inv.console.quiet {
-                inv.console.out("\(t.id)")
-            } else {
-                inv.console.out("added #\(t.id) to section \(section)\(title): \(t.url)")
+        // Through one buffer: a million lines are a few hundred writes, not a million.
+        inv.console.outLines { lines in
+            for t in tasks {
+                if inv.console.quiet {
+                    lines.right("", t.id, 0)
+                } else {
+                    lines.text("added #\(t.id) to section \(section)\(title): \(t.url)")
+                }
+                lines.newline()
             }
         }
     }
