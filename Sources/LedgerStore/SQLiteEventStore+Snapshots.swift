@@ -72,17 +72,24 @@ extension SQLiteEventStore {
     }
 
     /// The snapshot rows of `reducerVersion` at or before `seq`, newest first, each with the chain's hash at
-    /// its seq; `visit` returns false to stop.
+    /// its seq; `visit` returns false to stop. With `summaries`, their summaries instead of their bytes (rows
+    /// without one are passed over), each with the summary's own seal checked.
     private func eachSnapshot(
-        reducerVersion: Int, atOrBefore seq: Int64?,
+        reducerVersion: Int, atOrBefore seq: Int64?, summaries: Bool = false,
         _ visit: (_ seq: Int64, _ bytes: UnsafeRawBufferPointer, _ problem: SnapshotSeal.Problem?) throws ->
             Bool
     ) throws {
         let statement = try db.cachedStatement(
-            """
-            SELECT s.seq, s.bytes, s.event_hash, s.digest, e.hash FROM snapshots s LEFT JOIN events e ON e.seq = s.seq
-            WHERE s.reducer_version = ? AND s.seq <= ? ORDER BY s.seq DESC
-            """)
+            summaries
+                ? """
+                SELECT s.seq, s.summary, s.event_hash, s.summary_digest, e.hash
+                FROM snapshots s LEFT JOIN events e ON e.seq = s.seq
+                WHERE s.reducer_version = ? AND s.seq <= ? AND s.summary IS NOT NULL ORDER BY s.seq DESC
+                """
+                : """
+                SELECT s.seq, s.bytes, s.event_hash, s.digest, e.hash FROM snapshots s LEFT JOIN events e ON e.seq = s.seq
+                WHERE s.reducer_version = ? AND s.seq <= ? ORDER BY s.seq DESC
+                """)
         defer { statement.reset() }
         try statement.bind(Int64(reducerVersion), at: 1)
         try statement.bind(seq ?? Int64.max, at: 2)
@@ -93,7 +100,7 @@ extension SQLiteEventStore {
                 reducerVersion: reducerVersion, seq: seq, bytes: bytes,
                 eventHash: statement.isNull(at: 2) ? nil : statement.rawBytes(at: 2),
                 digest: statement.isNull(at: 3) ? nil : statement.rawBytes(at: 3),
-                chainHash: statement.isNull(at: 4) ? nil : statement.rawBytes(at: 4))
+                chainHash: statement.isNull(at: 4) ? nil : statement.rawBytes(at: 4), summary: summaries)
             guard try visit(seq, bytes, problem) else { return }
         }
     }
@@ -132,40 +139,13 @@ extension SQLiteEventStore {
             try db.execute("PRAGMA mmap_size = \(Self.snapshotMapSize)")
             defer { try? db.execute("PRAGMA mmap_size = 0") }
             var result: T?
-            try eachSummary(reducerVersion: reducerVersion, atOrBefore: seq) { seq, summary, problem in
+            try eachSnapshot(reducerVersion: reducerVersion, atOrBefore: seq, summaries: true) {
+                seq, summary, problem in
                 guard problem == nil else { return true }
                 result = try body(seq, summary)
                 return false
             }
             return result
-        }
-    }
-
-    /// The summaries of `reducerVersion` at or before `seq`, newest first, each with its seal checked; `visit`
-    /// returns false to stop. Rows without a summary are passed over.
-    private func eachSummary(
-        reducerVersion: Int, atOrBefore seq: Int64?,
-        _ visit: (_ seq: Int64, _ summary: UnsafeRawBufferPointer, _ problem: SnapshotSeal.Problem?) throws ->
-            Bool
-    ) throws {
-        let statement = try db.cachedStatement(
-            """
-            SELECT s.seq, s.summary, s.event_hash, s.summary_digest, e.hash
-            FROM snapshots s LEFT JOIN events e ON e.seq = s.seq
-            WHERE s.reducer_version = ? AND s.seq <= ? AND s.summary IS NOT NULL ORDER BY s.seq DESC
-            """)
-        defer { statement.reset() }
-        try statement.bind(Int64(reducerVersion), at: 1)
-        try statement.bind(seq ?? Int64.max, at: 2)
-        while try statement.step() {
-            let seq = statement.int64(at: 0)
-            let summary = statement.rawBytes(at: 1)
-            let problem = SnapshotSeal.check(
-                reducerVersion: reducerVersion, seq: seq, bytes: summary,
-                eventHash: statement.isNull(at: 2) ? nil : statement.rawBytes(at: 2),
-                digest: statement.isNull(at: 3) ? nil : statement.rawBytes(at: 3),
-                chainHash: statement.isNull(at: 4) ? nil : statement.rawBytes(at: 4), summary: true)
-            guard try visit(seq, summary, problem) else { return }
         }
     }
 
@@ -203,7 +183,8 @@ extension SQLiteEventStore {
                 return true
             }
             guard hasSnapshotSummaries else { return problems }
-            try eachSummary(reducerVersion: reducerVersion, atOrBefore: nil) { seq, _, problem in
+            try eachSnapshot(reducerVersion: reducerVersion, atOrBefore: nil, summaries: true) {
+                seq, _, problem in
                 // A snapshot not on this chain is named once, above; a summary edited or unsealed on its own here.
                 if let problem, problem != .notOnChain {
                     let reason =

@@ -78,8 +78,9 @@ extension InspectCommands {
         let known = list.sizeKnown
         let snapshot = stats.snapshotSeq
         let path = inv.context.ledgerPath
-        let fileBytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?
-            .int64Value
+        // stat(2) alone: Foundation's attributes would also look up the owner's names in /etc/passwd and /etc/group.
+        var info = stat()
+        let fileBytes = stat(path, &info) == 0 ? Int64(info.st_size) : nil
         if inv.context.json {
             var byState: [JSON.Field] = [JSON.Field(key: "total", value: .int(live))]
             byState += TaskState.allCases.map { JSON.Field(key: $0.rawValue, value: .int(counts[$0] ?? 0)) }
