@@ -88,8 +88,12 @@ private struct Fuzzer {
         case 17: return .resume(selection())
         case 18: return .stop(selection())
         case 19:
-            return rng.chance(0.5)
-                ? .setMaxDownloads(rng.below(4)) : .setSpeedLimit(Int64(rng.below(3)) * 1000)
+            switch rng.below(6) {
+            case 0, 1: return .setMaxDownloads(rng.below(4))
+            case 2, 3: return .setSpeedLimit(Int64(rng.below(3)) * 1000)
+            case 4: return .setConnectionsPerServer(rng.below(3))
+            default: return .setMinSplitSize(Int64(rng.below(3)) << 20)
+            }
         case 20:
             return .sort(
                 rng.pick(SortMode.allCases + [.manual, .manual, .manual]), descending: rng.chance(0.3))

@@ -26,6 +26,26 @@ struct MigrationTests {
         #expect(Migration.latestVersion == Migration.embedded.count)
     }
 
+    /// The migrations a ledger lacks apply as one transaction: one that fails (here a table in the way of the
+    /// vault's) leaves the schema exactly as it was, without the steps before it, and once the obstacle is gone the
+    /// next open migrates the whole way.
+    @Test func aFailingMigrationLeavesTheSchemaAsItWas() throws {
+        let directory = try TemporaryDirectory()
+        let db = try Database(path: directory.file("ledger.sqlite"))
+        try Migration.migrate(db, upTo: 2)
+        try db.execute("CREATE TABLE vault_keys (x)")
+        #expect(throws: (any Error).self) { try Migration.migrate(db) }
+        #expect(!db.isInTransaction)
+        #expect(try Migration.currentVersion(of: db) == 2)
+        // Migration 3, which would have succeeded, is not half there: the snapshots have no seal columns.
+        let sealColumns = "SELECT count(*) FROM pragma_table_info('snapshots') WHERE name = 'digest'"
+        #expect(try db.int64(sealColumns) == 0)
+        try db.execute("DROP TABLE vault_keys")
+        try Migration.migrate(db)
+        #expect(try Migration.currentVersion(of: db) == Migration.latestVersion)
+        #expect(try db.int64("SELECT count(*) FROM schema_migrations") == Int64(Migration.latestVersion))
+    }
+
     @Test func migratingTwiceChangesNothing() throws {
         let directory = try TemporaryDirectory()
         let db = try Database(path: directory.file("ledger.sqlite"))
