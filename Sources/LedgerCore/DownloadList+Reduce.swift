@@ -207,7 +207,8 @@ extension DownloadList {
         for id in ids where tasks[id].map({ $0.state != .finished }) == true { tasks[id]!.state = state }
     }
 
-    /// Adds the tasks whose id and URL are new; returns their ids.
+    /// Adds the tasks whose id is new; returns their ids. A logged add is a fact: its URLs were checked for
+    /// duplicates when it was decided (`decide`), so folding it needs no index of every task's URL.
     @discardableResult
     private mutating func addTasks(
         _ new: [NewTask], section: Int, index: Int, newSectionTitle: String?, time: Int64
@@ -223,7 +224,9 @@ extension DownloadList {
         }
         var fresh: [TaskID] = []
         fresh.reserveCapacity(new.count)
-        for t in new where !tasks.contains(t.id) && urls.claim(t.url, for: t.id, in: tasks) {
+        let indexing = urls.prepareToChange()
+        var indexed: [(id: TaskID, url: String)] = []
+        for t in new where !tasks.contains(t.id) {
             var task = DownloadTask(
                 id: t.id, url: t.url, displayName: t.name ?? DownloadList.defaultName(forURL: t.url),
                 nameIsUserChosen: t.name != nil, directory: t.directory, expectedSHA256: t.sha256,
@@ -231,8 +234,10 @@ extension DownloadList {
             if !t.options.isEmpty { task.options = t.options }
             tasks.insert(task)
             fresh.append(t.id)
+            if indexing { indexed.append((t.id, t.url)) }
             nextID = Swift.max(nextID, t.id + 1)
         }
+        if indexing { urls.add(indexed) }
         let at = clamp(index, sections[s].tasks.count)
         if at == sections[s].tasks.count {
             sections[s].tasks.append(contentsOf: fresh)
@@ -246,7 +251,7 @@ extension DownloadList {
         let gone = Set(ids.filter { tasks.contains($0) && !isTrashed($0) })
         _ = detach(gone)
         for id in gone {
-            urls.set(tasks[id]!.url, nil)
+            urls.remove(tasks[id]!.url, id)
             tasks[id] = nil
         }
         for s in created.sorted(by: >) where sections.indices.contains(s) && sections[s].tasks.isEmpty {
@@ -372,7 +377,7 @@ extension DownloadList {
         trash.removeAll { wanted.contains($0.id) }
         trashed.subtract(wanted)
         for id in wanted {
-            if let url = tasks[id]?.url { urls.set(url, nil) }
+            if let url = tasks[id]?.url { urls.remove(url, id) }
             tasks[id] = nil
         }
         // A purge is permanent: steps that would bring a purged task back can never be taken, and would block

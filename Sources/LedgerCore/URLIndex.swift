@@ -1,8 +1,9 @@
 import Synchronization
 
 /// URL identity → task over the list and the to-delete list (``Validation/identity(_:)``: two URLs that differ
-/// only in scheme or host case, a default port or an empty path are one task): derived from the tasks, built on first use, then kept up
-/// to date. Opening a ledger from a snapshot does not pay for it until a command needs it.
+/// only in scheme or host case, a default port or an empty path are one task): derived from the tasks, built on
+/// first use, then kept up to date. Opening a ledger, from a snapshot or by folding adds, does not pay for it:
+/// only deciding a new add (its duplicate check) and looking a task up by URL do.
 ///
 /// Copies of a list share the built index until one of them changes its URLs; a change first gives that copy
 /// an index of its own (copy on write), so a shared index always matches the tasks of everyone sharing it.
@@ -29,27 +30,46 @@ struct URLIndex: Sendable {
         func hash(into hasher: inout Hasher) { hasher.combine(hash) }
     }
 
+    /// The built index, and whether two tasks were found sharing a URL identity while it was built or kept (a
+    /// damaged or foreign log: a logged add is folded as it was logged, not checked again).
+    private struct Built {
+        var index: [Key: TaskID]
+        var sharesURLs = false
+    }
+
     private final class Box: Sendable {
-        let index: Mutex<[Key: TaskID]?>
-        init(_ index: [Key: TaskID]?) { self.index = Mutex(index) }
+        let built: Mutex<Built?>
+        init(_ built: Built?) { self.built = Mutex(built) }
     }
 
     private var box = Box(nil)
 
     /// Builds the index from the tasks if no one has yet; `body` reads it under the lock.
     private func withIndex<T>(_ tasks: TaskTable, _ body: ([Key: TaskID]) -> T) -> T {
-        box.index.withLock { index in
-            if index == nil { index = Self.build(tasks) }
-            return body(index!)
+        box.built.withLock { built in
+            if built == nil { built = Self.build(tasks) }
+            return body(built!.index)
         }
     }
 
-    private static func build(_ tasks: TaskTable) -> [Key: TaskID] {
-        var fresh: [Key: TaskID] = [:]
-        fresh.reserveCapacity(tasks.count)
-        for (id, task) in tasks { fresh[Key(task.url)] = id }
+    /// Every task's URL identity, the lowest id for one that several tasks share.
+    private static func build(_ tasks: TaskTable) -> Built {
+        var fresh = Built(index: [:])
+        fresh.index.reserveCapacity(tasks.count)
+        for (id, task) in tasks { record(Key(task.url), id, in: &fresh) }
         return fresh
     }
+
+    /// Records `id` for `key`; a key that already names a task keeps the lower id.
+    @inline(__always)
+    private static func record(_ key: Key, _ id: TaskID, in built: inout Built) {
+        guard let previous = built.index.updateValue(id, forKey: key), previous != id else { return }
+        built.sharesURLs = true
+        if previous < id { built.index[key] = previous }
+    }
+
+    /// Whether the index has been built (by any copy sharing it).
+    var isBuilt: Bool { box.built.withLock { $0 != nil } }
 
     /// The task with this URL, if any.
     func task(for url: String, in tasks: TaskTable) -> TaskID? { withIndex(tasks) { $0[Key(url)] } }
@@ -65,35 +85,46 @@ struct URLIndex: Sendable {
     private mutating func makeUnique() {
         if !isKnownUniquelyReferenced(&box) {
             // Read the shared index only here: a copy held while mutating would force the dictionary to copy.
-            box = Box(box.index.withLock { $0 })
+            box = Box(box.built.withLock { $0 })
         }
     }
 
-    /// Records that `url` now names `id` (nil: no task). Call after the tasks changed.
-    mutating func set(_ url: String, _ id: TaskID?) {
+    /// Makes this copy's index its own before its tasks change: true when it is built and must be kept (``add(_:)``),
+    /// false when it will be built from the tasks when first used, so that their change costs it nothing.
+    mutating func prepareToChange() -> Bool {
         makeUnique()
-        box.index.withLock { index in
-            guard index != nil else { return }
-            index![Key(url)] = id
+        return box.built.withLock { $0 != nil }
+    }
+
+    /// Records that the tasks `added` (id, URL) joined the tasks. Call after ``prepareToChange()`` said the index is
+    /// built.
+    mutating func add(_ added: [(id: TaskID, url: String)]) {
+        makeUnique()
+        box.built.withLock { built in
+            guard built != nil else { return }
+            for (id, url) in added { Self.record(Key(url), id, in: &built!) }
         }
     }
 
-    /// Records `url` for task `id` unless another task has it already: true when recorded. One hash of the URL
-    /// in the usual case (a new URL). Builds the index first if no one has.
-    mutating func claim(_ url: String, for id: TaskID, in tasks: TaskTable) -> Bool {
+    /// Records that task `id`, whose URL was `url`, is gone. Call after the tasks changed.
+    mutating func remove(_ url: String, _ id: TaskID) {
         makeUnique()
-        return box.index.withLock { index in
-            if index == nil { index = Self.build(tasks) }
-            let key = Key(url)
-            guard let previous = index!.updateValue(id, forKey: key) else { return true }
-            index![key] = previous
-            return false
+        box.built.withLock { built in
+            guard built != nil else { return }
+            if built!.sharesURLs {
+                // Another task may hold the same URL: built again from the tasks when next used.
+                built = nil
+            } else if built!.index[Key(url)] == id {
+                built!.index[Key(url)] = nil
+            }
         }
     }
 
     /// Replaces the whole index (tests that state an expected list).
     mutating func replace(_ index: [String: TaskID]) {
-        box = Box(Dictionary(index.map { (Key($0.key), $0.value) }, uniquingKeysWith: { a, _ in a }))
+        var built = Built(index: [:])
+        for (url, id) in index { Self.record(Key(url), id, in: &built) }
+        box = Box(built)
     }
 }
 

@@ -153,14 +153,29 @@ struct ReducerTests {
         }
     }
 
-    @Test func addIgnoresKnownIdsAndURLsOnReplay() {
+    /// A known id is one task already: it is not added twice. A logged add is otherwise a fact (its URLs were
+    /// checked when it was decided): one that repeats a URL, in a damaged or foreign log, is folded as logged, and
+    /// the URL stays indexed to the lower id.
+    @Test func addIgnoresKnownIdsAndFoldsARepeatedURLAsLogged() {
         let s0 = fixture().list
         let new = [
             NewTask(id: 1, url: u("z"), directory: "/dl"), NewTask(id: 9, url: u("a"), directory: "/dl"),
         ]
         assertReduce(from: s0, [.tasksAdded(tasks: new, section: 0, index: 0, newSectionTitle: nil)]) {
-            $0.redoStack = []
+            $0.tasks[9] = DownloadList.task(9, u("a"), at: 9_000)
+            $0.sections[0].tasks = [9, 1, 2, 3]
+            $0.nextID = 10
+            $0.undoStack.append(
+                step(
+                    s0, .tasksRemoved(ids: [9], removingSections: []),
+                    for: .tasksAdded(tasks: new, section: 0, index: 0, newSectionTitle: nil)))
         }
+        var list = s0
+        list.apply(
+            LoggedEntry(
+                seq: s0.head + 1, time: 9_000,
+                entry: Entry(.tasksAdded(tasks: new, section: 0, index: 0, newSectionTitle: nil))))
+        #expect(list.task(withURL: u("a")) == 1)
     }
 
     @Test func moveKeepsTheGivenOrderAcrossSections() {
