@@ -18,6 +18,18 @@ enum FileDigest {
         try? sha256(FileHandle(fileDescriptor: fd, closeOnDealloc: false))
     }
 
+    /// The SHA-256 of `bytes`.
+    static func sha256(_ bytes: [UInt8]) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: 32)
+        var length: UInt32 = 0
+        guard let ctx = EVP_MD_CTX_new() else { preconditionFailure("OpenSSL: no digest context") }
+        defer { EVP_MD_CTX_free(ctx) }
+        EVP_DigestInit_ex(ctx, EVP_sha256(), nil)
+        bytes.withUnsafeBytes { _ = EVP_DigestUpdate(ctx, $0.baseAddress, $0.count) }
+        EVP_DigestFinal_ex(ctx, &digest, &length)
+        return digest
+    }
+
     private static func sha256(_ handle: FileHandle) throws -> String {
         guard let ctx = EVP_MD_CTX_new() else { throw LedgerError.fileSystem("no digest context") }
         defer { EVP_MD_CTX_free(ctx) }

@@ -108,6 +108,31 @@ final class ChainHasher {
         finish(layoutStart: layoutStart, kind: kindRange, tasksStart: tasksStart, payload: payload)
     }
 
+    /// Continues the chain with a stored event's parts hashed where they lie: nothing is copied or kept (`verify`
+    /// walks a log whose one event may be a 100 MB add), and `entries` is left alone. `hash` becomes its hash.
+    func chainInPlace(
+        seq: Int64, time: Int64, kind: UnsafeRawBufferPointer, version: Int,
+        tasksText: UnsafeRawBufferPointer,
+        payload: UnsafeRawBufferPointer
+    ) {
+        var numbers = (UInt64(bitPattern: seq).bigEndian, UInt64(bitPattern: time).bigEndian)
+        var versionBytes = UInt32(truncatingIfNeeded: version).bigEndian
+        var zero: UInt8 = 0
+        let context = context
+        func update(_ bytes: UnsafeRawBufferPointer) -> Bool {
+            EVP_DigestUpdate(context, bytes.baseAddress, bytes.count) == 1
+        }
+        let ok =
+            EVP_DigestInit_ex2(context, sha256, nil) == 1 && update(UnsafeRawBufferPointer(hashStorage))
+            && withUnsafeBytes(of: &numbers, update) && update(kind)
+            && EVP_DigestUpdate(context, &zero, 1) == 1
+            && withUnsafeBytes(of: &versionBytes, update) && update(tasksText)
+            && EVP_DigestUpdate(context, &zero, 1) == 1 && update(payload)
+            && EVP_DigestFinal_ex(context, hashStorage.baseAddress?.assumingMemoryBound(to: UInt8.self), nil)
+                == 1
+        precondition(ok, "OpenSSL SHA-256 failed")
+    }
+
     /// Lays out `hash ‖ seq ‖ time ‖ kind ‖ 0 ‖ version` and reserves room for the rest of the event.
     private func start(
         seq: Int64, time: Int64, kind: UnsafeRawBufferPointer, version: Int, reserving extra: Int

@@ -88,6 +88,9 @@ public protocol EventStore: AnyObject {
     /// The seq of that snapshot alone, without reading its bytes.
     func latestSnapshotSeq(reducerVersion: Int, atOrBefore seq: Int64?) throws -> Int64?
 
+    /// Whether `bytes` are those of the usable snapshot of `reducerVersion` at exactly `seq`.
+    func snapshotHolds(_ bytes: [UInt8], reducerVersion: Int, seq: Int64) throws -> Bool
+
     /// The stored snapshots of `reducerVersion` that are not loaded because their seal fails (edited, or not
     /// taken on this log), newest first; empty when every snapshot checks out.
     func snapshotProblems(reducerVersion: Int) throws -> [SnapshotProblem]
@@ -114,6 +117,14 @@ extension EventStore {
     }
 
     /// A copy of the snapshot with the largest seq (at or before `atOrBefore` when given) for `reducerVersion`.
+    /// Whether `bytes` are the bytes of the stored snapshot of `reducerVersion` at exactly `seq` (`verify`
+    /// compares a replay's encoding with it without holding the stored bytes).
+    public func snapshotHolds(_ bytes: [UInt8], reducerVersion: Int, seq: Int64) throws -> Bool {
+        try withLatestSnapshot(reducerVersion: reducerVersion, atOrBefore: seq) { found, stored in
+            found == seq && stored.elementsEqual(bytes)
+        } ?? false
+    }
+
     public func latestSnapshot(reducerVersion: Int, atOrBefore seq: Int64?) throws -> (
         seq: Int64, bytes: [UInt8]
     )? {

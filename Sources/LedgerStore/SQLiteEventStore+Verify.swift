@@ -19,8 +19,7 @@ extension SQLiteEventStore {
                 } else if seq != expected {
                     report.firstProblem = .init(seq: seq, reason: .gap(expected: expected))
                 } else {
-                    hasher.clear()
-                    hasher.chain(
+                    hasher.chainInPlace(
                         seq: seq, time: statement.int64(at: 1), kind: statement.rawBytes(at: 2),
                         version: Int(statement.int64(at: 3)), tasksText: statement.rawBytes(at: 4),
                         payload: statement.rawBytes(at: 5))

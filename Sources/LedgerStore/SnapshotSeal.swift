@@ -66,7 +66,7 @@ struct SnapshotSeal: Equatable {
         return digest.elementsEqual(expected) ? nil : .digestMismatch
     }
 
-    private static func digest(
+    static func digest(
         reducerVersion: Int, seq: Int64, eventHash: UnsafeRawBufferPointer, tag: [UInt8],
         bytes: UnsafeRawBufferPointer
     ) -> [UInt8] {

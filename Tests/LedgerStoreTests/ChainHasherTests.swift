@@ -19,6 +19,35 @@ struct ChainHasherTests {
             ])
     }
 
+    /// `verify` hashes each stored row where it lies: the same chain as the laid-out form, known answers above.
+    @Test func hashingInPlaceGivesTheSameChain() {
+        let hasher = ChainHasher()
+        hasher.restart(from: nil)
+        let events: [(Int64, Int64, String, Int, String, String)] = [
+            (1, 1_700_000_000_000, "tasksAdded", 1, "7,8", #"{"id":7}"#),
+            (2, 1_700_000_000_500, "tasksPaused", 2, "", "{}"),
+        ]
+        var hashes: [String] = []
+        for (seq, time, kind, version, tasks, payload) in events {
+            Array(kind.utf8).withUnsafeBytes { kind in
+                Array(tasks.utf8).withUnsafeBytes { tasks in
+                    Array(payload.utf8).withUnsafeBytes { payload in
+                        hasher.chainInPlace(
+                            seq: seq, time: time, kind: kind, version: version, tasksText: tasks,
+                            payload: payload)
+                    }
+                }
+            }
+            hashes.append(hex(Array(hasher.hash)))
+        }
+        #expect(
+            hashes == [
+                "25ca3ecec5d7f6ea9bccc0bce878e728bf44d9189dfc34d30a3cd3ebf1945369",
+                "2f8b0c5885a345873bcc736076692b72cac2f53acd8a0b68c08d55a47c6ddb65",
+            ])
+        #expect(hasher.entries.isEmpty, "nothing kept")
+    }
+
     @Test func tasksTextRoundTrips() {
         let tasks: [Int64] = [7, 0, -3, Int64.max, Int64.min]
         let text = ChainHasher.tasksText(tasks)

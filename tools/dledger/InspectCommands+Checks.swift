@@ -33,9 +33,10 @@ extension InspectCommands {
 
     static func verify(_ inv: Invocation) throws -> Int32 {
         try inv.require([])
-        let ledger = try inv.context.openForReading()
-        let report = try ledger.verify(
-            checkFiles: !inv.args.has("--skip-files"), checksums: inv.args.has("--checksums"))
+        // Without opening the projection: the replay and the live list are each held alone.
+        let report = try Ledger.verify(
+            path: inv.context.ledgerPath, checkFiles: !inv.args.has("--skip-files"),
+            checksums: inv.args.has("--checksums"))
         if inv.context.json {
             inv.console.out(
                 JSON.obj([
