@@ -136,22 +136,29 @@ extension Ledger {
     /// replay from zero equals the latest snapshot and the live projection; finished tasks' files exist with their size
     /// (and, with `checksums`, their SHA-256).
     public func verify(checkFiles: Bool = true, checksums: Bool = false) throws -> VerifyReport {
-        try withLock { try Self.verify(store, checkFiles: checkFiles, checksums: checksums) }
+        try withLock { try Self.verify(store, checkFiles: checkFiles, checksums: checksums, opening: false) }
     }
 
     /// ``verify(checkFiles:checksums:)`` of the ledger at `path`, opened read-only without its projection: the
     /// replay and the live projection are each held alone, and compared by the digest of their encoding
     /// (`dledger verify` of 100,000 tasks holds one list at a time).
-    /// - Throws: `LedgerOpenError.noLedger` when there is no file; `StoreError` when it is not a ledger.
+    /// - Throws: `LedgerOpenError.noLedger` when there is no file; `StoreError` when it is not a ledger;
+    ///   `LedgerOpenError.unreadableEvent` when its projection cannot be computed, as opening it would.
     public static func verify(path: String, checkFiles: Bool = true, checksums: Bool = false) throws
         -> VerifyReport
     {
         guard try checkExisting(path) else { throw LedgerOpenError.noLedger(path) }
         let store = try SQLiteEventStore(path: path, readOnly: true, existing: true)
-        return try verify(store, checkFiles: checkFiles, checksums: checksums)
+        return try verify(store, checkFiles: checkFiles, checksums: checksums, opening: true)
     }
 
-    static func verify(_ store: EventStore, checkFiles: Bool, checksums: Bool) throws -> VerifyReport {
+    /// `opening`: the store was opened for this check alone; a live projection that cannot be computed is then the
+    /// error opening the ledger gives (an open ledger has one: a failure now is a problem found).
+    static func verify(_ store: EventStore, checkFiles: Bool, checksums: Bool, opening: Bool) throws
+        -> VerifyReport
+    {
+        // The live projection first (latest snapshot plus tail), kept only as the digest of its encoding.
+        let opened = opening ? FileDigest.sha256(try liveProjection(store).snapshotBytes()) : nil
         var problems: [String] = []
         let chain = try store.verifyChain()
         if let p = chain.firstProblem {
@@ -163,14 +170,17 @@ extension Ledger {
         let snapshotSeq = try store.latestSnapshotSeq(reducerVersion: version, atOrBefore: nil)
         var replayed = DownloadList()
         do {
-            // The live projection first (latest snapshot plus tail), kept only as the digest of its encoding.
-            let live = FileDigest.sha256(try liveProjection(store).snapshotBytes())
+            let live = try opened ?? FileDigest.sha256(liveProjection(store).snapshotBytes())
             if let snapshotSeq {
                 try fold(store, into: &replayed, through: snapshotSeq)
                 // The replay encodes to the sealed bytes (the usual case), or is compared as a list: another
                 // encoding of the same list is no problem.
-                if try !store.snapshotHolds(replayed.snapshotBytes(), reducerVersion: version, seq: snapshotSeq) {
-                    let cached = try store.withLatestSnapshot(reducerVersion: version, atOrBefore: snapshotSeq) {
+                if try !store.snapshotHolds(
+                    replayed.snapshotBytes(), reducerVersion: version, seq: snapshotSeq)
+                {
+                    let cached = try store.withLatestSnapshot(
+                        reducerVersion: version, atOrBefore: snapshotSeq
+                    ) {
                         seq, bytes in seq == snapshotSeq ? try? DownloadList(snapshot: bytes) : nil
                     }
                     if let cached = cached ?? nil {
@@ -185,7 +195,8 @@ extension Ledger {
                     seq, bytes in seq == snapshotSeq ? try? ListSummary(encoded: bytes) : nil
                 }
                 if let summary = summary ?? nil, summary != ListSummary(replayed) {
-                    problems.append("the summary of snapshot #\(snapshotSeq) differs from the replay of the log")
+                    problems.append(
+                        "the summary of snapshot #\(snapshotSeq) differs from the replay of the log")
                 }
             }
             try fold(store, into: &replayed, through: nil)
