@@ -6,33 +6,30 @@ extension SQLiteEventStore {
     /// - Returns: why the head does not hold, or nil when it does (or the log is empty).
     public func checkHead() throws -> String? {
         try translatingErrors {
-            let statement = try db.cachedStatement(Self.selectColumns + " ORDER BY seq DESC LIMIT 2")
-            defer { statement.reset() }
-            guard try statement.step() else { return nil }
+            let head = try db.cachedStatement(Self.selectColumns + " ORDER BY seq DESC LIMIT 1")
+            defer { head.reset() }
+            guard try head.step() else { return nil }
+            let seq = head.int64(at: 0)
             let hasher = ChainHasher()
-            let seq = statement.int64(at: 0)
-            let time = statement.int64(at: 1)
-            let kind = Array(statement.rawBytes(at: 2))
-            let version = Int(statement.int64(at: 3))
-            let tasks = Array(statement.rawBytes(at: 4))
-            let payload = Array(statement.rawBytes(at: 5))
-            let hash = Array(statement.rawBytes(at: 6))
-            if try statement.step() {
-                guard statement.int64(at: 0) == seq - 1 else { return "event #\(seq - 1) is missing" }
-                hasher.restart(from: statement.rawBytes(at: 6))
+            let previous = try db.cachedStatement(
+                "SELECT seq, hash FROM events WHERE seq < ? ORDER BY seq DESC LIMIT 1")
+            defer { previous.reset() }
+            try previous.bind(seq, at: 1)
+            if try previous.step() {
+                guard previous.int64(at: 0) == seq - 1 else { return "event #\(seq - 1) is missing" }
+                hasher.restart(from: previous.rawBytes(at: 1))
             } else {
                 guard seq == 1 else { return "the events before #\(seq) are missing" }
                 hasher.restart(from: nil)
             }
-            kind.withUnsafeBytes { k in
-                tasks.withUnsafeBytes { t in
-                    payload.withUnsafeBytes { p in
-                        hasher.chain(
-                            seq: seq, time: time, kind: k, version: version, tasksText: t, payload: p)
-                    }
-                }
+            // Hashed where the row lies: the head may be an add of a million URLs (no copy of its payload).
+            hasher.chainInPlace(
+                seq: seq, time: head.int64(at: 1), kind: head.rawBytes(at: 2),
+                version: Int(head.int64(at: 3)),
+                tasksText: head.rawBytes(at: 4), payload: head.rawBytes(at: 5))
+            guard hasher.hash.elementsEqual(head.rawBytes(at: 6)) else {
+                return "the hash of event #\(seq) does not match"
             }
-            guard hasher.hash.elementsEqual(hash) else { return "the hash of event #\(seq) does not match" }
             return nil
         }
     }

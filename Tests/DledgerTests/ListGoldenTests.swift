@@ -12,14 +12,17 @@ import Testing
         )
         .path
 
-    /// The arguments of `out-N.txt`, N from 1.
-    static let commands: [[String]] = [
-        ["ls"], ["ls", "--urls"], ["ls", "--trash"], ["ls", "--json"], ["ls", "--trash", "--json"],
-        ["ls", "--sort", "name"], ["ls", "--sort", "size", "--desc"], ["ls", "--sort", "type", "--json"],
-        ["ls", "--sort", "added"], ["ls", "--sort", "finished"], ["ls", "--unfinished"],
-        ["ls", "--finished", "--json"], ["ls", "--section", "1"], ["ls", "--section", "2", "--json"],
-        ["ls", "--desc"], ["export"], ["verify", "--skip-files"], ["verify", "--skip-files", "--json"],
-        ["replay", "--to", "20"], ["replay", "--to", "20", "--json"],
+    /// The arguments of `out-N.txt`. The sorts that group by age (`added`, `finished`) are left out: their
+    /// groups depend on today's date (ViewTests checks them at a fixed time).
+    static let commands: [(arguments: [String], file: Int)] = [
+        (["ls"], 1), (["ls", "--urls"], 2), (["ls", "--trash"], 3), (["ls", "--json"], 4),
+        (["ls", "--trash", "--json"], 5), (["ls", "--sort", "name"], 6),
+        (["ls", "--sort", "size", "--desc"], 7),
+        (["ls", "--sort", "type", "--json"], 8), (["ls", "--unfinished"], 11),
+        (["ls", "--finished", "--json"], 12),
+        (["ls", "--section", "1"], 13), (["ls", "--section", "2", "--json"], 14), (["ls", "--desc"], 15),
+        (["export"], 16), (["verify", "--skip-files"], 17), (["verify", "--skip-files", "--json"], 18),
+        (["replay", "--to", "20"], 19), (["replay", "--to", "20", "--json"], 20),
     ]
 
     static func sandbox() throws -> DledgerSandbox {
@@ -34,10 +37,10 @@ import Testing
 
     @Test func everyViewPrintsTheBytesItPrintedBefore() async throws {
         let box = try Self.sandbox()
-        for (n, arguments) in Self.commands.enumerated() {
+        for (arguments, file) in Self.commands {
             let r = try await box.run(arguments)
             #expect(r.status == 0, "\(arguments)")
-            let want = try Self.expected("out-\(n + 1).txt")
+            let want = try Self.expected("out-\(file).txt")
             #expect(
                 Array(r.out.utf8) == want, "dledger \(arguments.joined(separator: " ")) changed its output")
         }
