@@ -40,7 +40,8 @@ enum ManPage {
             if !spec.arguments.isEmpty || !options.isEmpty {
                 lines.append(".RS")
                 for (shown, help) in spec.arguments + options {
-                    lines += [".TP", ".B \(roff(shown))", roff(help)]
+                    // Each line of a help text roffed on its own: a wrapped line may start with `'` or `.`.
+                    lines += [".TP", ".B \(roff(shown))"] + text(help)
                 }
                 lines.append(".RE")
             }
