@@ -39,6 +39,8 @@ public enum KeyHelp {
                 ("s", "the cursor's section (or sort group) alone / the whole list again"),
                 ("o O", "sort mode (manual, added, name, size, type, completion time) / direction"),
                 ("l L", "maximum downloads at a time / speed limit"),
+                ("S", "emptied sections removed automatically: on / off"),
+                ("U", "the rows show the URLs / the names"),
             ]
         ),
         (

@@ -138,6 +138,11 @@ extension UIModel {
         case .char("i"): return auditEffect()
         case .char("u"): return [.execute(.undo)]
         case .ctrl("r"): return [.execute(.redo)]
+        case .char("U"):
+            showsURLs.toggle()
+            report(showsURLs ? "the rows show the URLs (U: the names again)" : "the rows show the names")
+        case .char("S"):
+            return [.execute(.setAutoRemoveEmptySections(!list.autoRemoveEmptySections))]
         case .char("t"): setFilter(trashView ? .all : .trash)
         case .char("f"): setFilter(nextFilter())
         case .char("s"): toggleSubsection()

@@ -44,7 +44,7 @@ extension UIModel {
         }
         let rest = Self.restWidth(width)
         let nameWidth = max(4, line.room - 13 - rest)
-        line.add(DownloadList.shownName(t), columns: nameWidth)
+        line.add(showsURLs ? t.url : DownloadList.shownName(t), columns: nameWidth)
         line.add(" ")
         if list.isTrashed(id) {
             addTrashCells(t, list: list, into: &line)

@@ -76,6 +76,8 @@ public struct UIModel: Sendable {
     public internal(set) var overlay: Overlay = .none
     public internal(set) var message: Message?
     public internal(set) var history: HistoryPoint?
+    /// Whether the rows show each task's URL instead of its name (SDE's `isFileNamePreferred` off; `U`).
+    public internal(set) var showsURLs = false
     /// A key that waits for its second key (`A` then `p`: pause all).
     public internal(set) var pendingAll = false
     /// Rows of the list shown (the live list, or the history point's).

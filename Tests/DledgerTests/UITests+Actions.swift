@@ -47,13 +47,15 @@ extension UITests {
         (["g", "j", "j", "m", "1"], nil, "moved #2 to 1:"),
         (["g", "j", "j", "e", "C-u"], "renamed.iso", "edit the name in its row"),
         (["Enter"], nil, "renamed #3 to 'renamed.iso'"),
+        // A new ledger removes emptied sections: S keeps them from now on.
+        (["S"], nil, "empty sections are now kept"),
     ]
 
     /// The same actions through the CLI.
     static let cli: [[String]] = [
         ["pause", "1"], ["resume", "1"], ["rm", "1", "--mode", "record"], ["restore", "1"],
         ["rm", "1", "--mode", "file"], ["rm", "1"], ["undo"], ["redo"], ["undo"], ["mv", "2", "--to", "1"],
-        ["rename", "3", "renamed.iso"],
+        ["rename", "3", "renamed.iso"], ["set", "auto-remove-sections", "off"],
     ]
 
     func setUp(_ box: DledgerSandbox) async throws {

@@ -58,6 +58,24 @@ import Testing
         #expect(m.press(.char("q")) == [.quit])
     }
 
+    /// SDE's `shouldRemoveEmptySection` is a setting (one event, as `dledger set auto-remove-sections`); its
+    /// `isFileNamePreferred` is how the rows read (no event).
+    @Test func emptiedSectionsAndURLsAreKeys() throws {
+        var b = ListBuilder()
+        try b.add(["a.iso", "b.iso"])
+        var m = UIModel.showing(b.list, columns: 100)
+        #expect(m.press(.char("S")) == [.execute(.setAutoRemoveEmptySections(true))])
+        try b.run(.setAutoRemoveEmptySections(true))
+        m.setList(b.list)
+        #expect(m.press(.char("S")) == [.execute(.setAutoRemoveEmptySections(false))])
+        #expect(m.lines().contains { $0.contains("#1 a.iso") })
+        #expect(m.press(.char("U")).isEmpty)
+        #expect(m.lines().contains { $0.contains("#1 https://example.com/a.iso") }, "\(m.lines())")
+        #expect(!m.lines().contains { $0.contains("#1 a.iso") })
+        _ = m.press(.char("U"))
+        #expect(m.lines().contains { $0.contains("#1 a.iso") })
+    }
+
     @Test func theAccessoryKeyPausesOrResumes() throws {
         var b = ListBuilder()
         try b.add(["a", "b"])
