@@ -62,11 +62,11 @@ public struct RowIndex: Sendable {
             let order = ViewOrder(
                 sort: list.sortMode, descending: list.sortDescending, filter: filter, now: now,
                 utcOffsetSeconds: utcOffsetSeconds)
-            groups = list.view(filter: filter, now: now, utcOffsetSeconds: utcOffsetSeconds).map { v in
-                Group(
-                    title: v.title, rank: v.tasks.first.map { order.place(of: $0).rank } ?? 0,
-                    section: v.index,
-                    tasks: v.tasks.map(\.id), count: v.tasks.count)
+            // By id: the view's groups without a copy of any task.
+            groups = list.viewGroups(filter: filter, now: now, utcOffsetSeconds: utcOffsetSeconds).map { v in
+                let rank = v.ids.first.flatMap { id in list.tasks.read(id, { order.place(of: $0).rank }) }
+                return Group(
+                    title: v.title, rank: rank ?? 0, section: v.index, tasks: v.ids, count: v.ids.count)
             }
             if list.sortMode != .manual && filter != .trash && only == nil {
                 self.order = order
