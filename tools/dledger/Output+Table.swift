@@ -1,11 +1,10 @@
 import DownloadLedger
 
 extension Output {
-    /// The padded state words of a row, made once.
-    private static let stateWords: [String: String] = Dictionary(
-        uniqueKeysWithValues: (TaskState.allCases.map(\.rawValue) + ["interrupted"]).map {
-            ($0, Format.fit($0, 11))
-        })
+    /// The padded state words of a row, made once (in `TaskState.allCases` order), and the word of a transfer no
+    /// downloader runs.
+    private static let stateWords = TaskState.allCases.map { Format.fit($0.rawValue, 11) }
+    private static let interruptedWord = Format.fit("interrupted", 11)
 
     /// The human table of a view, into `w`: a header per group, a line per task (with `urls`, the URL for the
     /// name). Rows are written as bytes straight into the buffer, each task read once, in place of a line string.
@@ -29,22 +28,33 @@ extension Output {
             w.styled("  (\(count) task\(count == 1 ? "" : "s"))", .dim)
             w.newline()
             for id in g.ids {
-                guard let t = shown(id, in: list, onDisk: onDisk) else { continue }
-                row(
-                    t, idWidth: idWidth, trash: trash.map { $0[id] } ?? nil, into: &w, url: urls,
-                    interrupted: interrupted, connections: connections[id])
+                let deleted = trash.map { $0[id] } ?? nil
+                if onDisk, list.tasks.state(of: id) == .downloading {
+                    guard let t = shown(id, in: list, onDisk: onDisk) else { continue }
+                    row(
+                        t, idWidth: idWidth, trash: deleted, into: &w, url: urls, interrupted: interrupted,
+                        connections: connections[id])
+                } else {
+                    // Lent in place, not copied: a row retains none of the task's strings.
+                    list.tasks.read(id) { t in
+                        row(
+                            t, idWidth: idWidth, trash: deleted, into: &w, url: urls,
+                            interrupted: interrupted,
+                            connections: connections[id])
+                    }
+                }
             }
         }
     }
 
     private static func row(
-        _ t: DownloadTask, idWidth: Int, trash: TrashEntry?, into w: inout ConsoleLines, url: Bool,
+        _ t: borrowing DownloadTask, idWidth: Int, trash: TrashEntry?, into w: inout ConsoleLines, url: Bool,
         interrupted: Bool, connections: Int?
     ) {
         // In the to-delete list, the state the task had when it was deleted (its transfer stopped then).
         let had = trash?.state ?? t.state
         let cut = interrupted && trash == nil && had == .downloading
-        let state = stateWords[cut ? "interrupted" : had.rawValue]!
+        let state = cut ? interruptedWord : stateWords[TaskState.allCases.firstIndex(of: had)!]
         w.spaces(2)
         w.right("#", t.id, idWidth)
         w.spaces(2)
