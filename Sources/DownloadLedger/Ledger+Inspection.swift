@@ -84,15 +84,19 @@ extension Ledger {
     /// the log: it must return exactly as many events up to the list's head as the projection counted for the
     /// task, each of them naming it. Otherwise the events are scanned (O(n)).
     public func auditTrail(_ id: TaskID) throws -> AuditTrail {
-        try withLock {
-            let head = list.head
-            let indexed = try store.events(touching: id)
-            let upToHead = indexed.prefix { $0.seq <= head }
-            if upToHead.count == list.eventCounts[id], indexed.allSatisfy({ $0.tasks.contains(id) }) {
-                return AuditTrail(entries: try Self.logged(indexed), fromIndex: true)
-            }
-            return AuditTrail(entries: try Self.logged(try store.events(listing: id)), fromIndex: false)
+        try withLock { try Self.auditTrail(id, in: store, head: list.head, counted: list.eventCounts[id]) }
+    }
+
+    /// The trail of `id` read through the audit index when it agrees with a projection at `head` that counted
+    /// `counted` events naming the task; else read from the events themselves.
+    static func auditTrail(_ id: TaskID, in store: EventStore, head: Int64, counted: Int) throws -> AuditTrail
+    {
+        let indexed = try store.events(touching: id)
+        let upToHead = indexed.prefix { $0.seq <= head }
+        if upToHead.count == counted, indexed.allSatisfy({ $0.tasks.contains(id) }) {
+            return AuditTrail(entries: try logged(indexed), fromIndex: true)
         }
+        return AuditTrail(entries: try logged(try store.events(listing: id)), fromIndex: false)
     }
 
     /// The list exactly as it was after event `seq` (from the nearest snapshot at or before it, then the log).
@@ -231,16 +235,19 @@ extension Ledger {
     /// The latest readable snapshot at or before `seq` (nil: any), else the empty list: where a fold starts.
     /// A snapshot that cannot be read, or that disagrees with its own seq, is skipped: it is only a cache.
     /// Its undo steps read their logged actions back through `reader` (by default, from `store` directly).
-    static func startingPoint(_ store: EventStore, atOrBefore seq: Int64?, reader: LoggedEventReader? = nil)
-        throws
-        -> DownloadList
-    {
+    /// With `keepingOnly`, every other task is read as its id and state alone (``DownloadList/init(snapshot:reader:keepingOnly:)``).
+    static func startingPoint(
+        _ store: EventStore, atOrBefore seq: Int64?, reader: LoggedEventReader? = nil,
+        keepingOnly: TaskID? = nil
+    ) throws -> DownloadList {
         let reader = reader ?? loggedEvents(store, lock: nil)
         let cached = try store.withLatestSnapshot(
             reducerVersion: DownloadList.reducerVersion, atOrBefore: seq
         ) {
             seq, bytes -> DownloadList? in
-            guard let list = try? DownloadList(snapshot: bytes, reader: reader), list.head == seq else {
+            guard let list = try? DownloadList(snapshot: bytes, reader: reader, keepingOnly: keepingOnly),
+                list.head == seq
+            else {
                 return nil
             }
             return list

@@ -7,7 +7,7 @@ import Foundation
 /// with `readOnly`, and never creates it. Thread-safe: calls are serialised.
 public final class LedgerLog: @unchecked Sendable {
     public let path: String
-    private let store: SQLiteEventStore
+    let store: SQLiteEventStore
     private let lock = NSLock()
 
     /// - Throws: `LedgerOpenError.noLedger` for a missing file; `StoreError` for anything that is not a ledger
@@ -43,7 +43,7 @@ public final class LedgerLog: @unchecked Sendable {
         }
     }
 
-    private func locked<T>(_ body: () throws -> T) rethrows -> T {
+    func locked<T>(_ body: () throws -> T) rethrows -> T {
         lock.lock()
         defer { lock.unlock() }
         return try body()

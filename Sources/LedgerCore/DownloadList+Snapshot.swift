@@ -151,8 +151,16 @@ extension DownloadList {
     }
 
     /// Reads a snapshot written by `snapshotBytes()` in place (the bytes are not copied).
+    ///
+    /// With `keepingOnly`, for one task's sake (`audit`): every other task is read as its id and state alone (no
+    /// URL, no name), so that folding the events after it gives that task, the sections, the to-delete list and
+    /// the event counts exactly as the whole list would (the fold reads no other field of a task its event does
+    /// not name). Such a list is one to look at, never one to decide commands on.
     /// - Throws: `SnapshotError` for anything else.
-    public init(snapshot bytes: UnsafeRawBufferPointer, reader: LoggedEventReader? = nil) throws {
+    public init(
+        snapshot bytes: UnsafeRawBufferPointer, reader: LoggedEventReader? = nil,
+        keepingOnly only: TaskID? = nil
+    ) throws {
         guard bytes.starts(with: Self.snapshotMagic) else { throw SnapshotError() }
         var r = BinaryReader(bytes: bytes, offset: Self.snapshotMagic.count)
         do {
@@ -189,7 +197,7 @@ extension DownloadList {
             tasks.reserveCapacity(taskCount)
             var url: [UInt8] = []
             for _ in 0..<taskCount {
-                try Self.readTask(&r, directories: directories, url: &url, into: &tasks)
+                try Self.readTask(&r, directories: directories, url: &url, into: &tasks, only: only)
             }
             for _ in 0..<(try r.count()) {
                 var s = Section(title: try r.string())
@@ -245,7 +253,8 @@ extension DownloadList {
 
     @inline(__always)
     private static func readTask(
-        _ r: inout BinaryReader, directories: [String], url: inout [UInt8], into tasks: inout TaskTable
+        _ r: inout BinaryReader, directories: [String], url: inout [UInt8], into tasks: inout TaskTable,
+        only: TaskID?
     ) throws {
         let id = try r.int()
         let flags = TaskFlags(rawValue: UInt16(truncatingIfNeeded: try r.int()))
@@ -253,6 +262,9 @@ extension DownloadList {
         guard shared <= url.count else { throw SnapshotError() }
         url.removeSubrange(shared...)
         url.append(contentsOf: try r.raw())
+        if let only, id != only {
+            return try readStateOnly(&r, id: id, flags: flags, directories: directories.count, into: &tasks)
+        }
         let displayName = flags.contains(.displayNameIsFileName) ? nil : try r.string()
         let fileName = flags.contains(.fileName) ? try r.string() : nil
         guard let name = displayName ?? fileName else { throw SnapshotError() }
@@ -272,6 +284,36 @@ extension DownloadList {
                 checksum: r.checksum(flags, bytes: .sha256, text: .sha256IsText), resets: Int(r.int()),
                 connectionKept: flags.contains(.connectionKept),
                 options: flags.contains(.options) ? r.options() : TaskOptions()))
+    }
+
+    /// The rest of a task's record, read past in the order `readTask` reads it and refused where it refuses;
+    /// kept: the task's id and state.
+    private static func readStateOnly(
+        _ r: inout BinaryReader, id: TaskID, flags: TaskFlags, directories: Int, into tasks: inout TaskTable
+    ) throws {
+        guard !flags.contains(.displayNameIsFileName) || flags.contains(.fileName) else {
+            throw SnapshotError()
+        }
+        if !flags.contains(.displayNameIsFileName) { _ = try r.raw() }
+        if flags.contains(.fileName) { _ = try r.raw() }
+        guard (0..<Int64(directories)).contains(try r.int()) else { throw SnapshotError() }
+        _ = try r.checksum(flags, bytes: .expectedSHA256, text: .expectedSHA256IsText)
+        let state = try element(of: TaskState.allCases, at: r.int())
+        let bytes = try r.int()
+        if flags.contains(.size) { _ = try r.int() }
+        if flags.contains(.failure) { _ = (try r.raw(), try r.raw(), try r.bool()) }
+        _ = (try r.int(), try r.int())
+        if flags.contains(.finished) { _ = try r.int() }
+        if flags.contains(.validator) { _ = try r.raw() }
+        _ = try r.checksum(flags, bytes: .sha256, text: .sha256IsText)
+        _ = try r.int()
+        if flags.contains(.options) { _ = try r.options() }
+        tasks.insert(
+            DownloadTask(
+                id: id, url: "", displayName: "", nameIsUserChosen: false, fileName: nil, directory: "",
+                expectedSHA256: nil, state: state, bytes: bytes, size: nil, failure: nil, attempts: 0,
+                added: 0,
+                finished: nil, validator: nil, checksum: nil, resets: 0))
     }
 
     fileprivate static func element<C: RandomAccessCollection>(of c: C, at i: Int64) throws -> C.Element

@@ -40,3 +40,57 @@ import Testing
         #expect(try writer.verify(checkFiles: false).isValid)
     }
 }
+
+extension LedgerFoldTests {
+    /// `audit` reads one task whole from the snapshot and folds the tail: what it says of each task is what the
+    /// whole list says, after a tail of moves, deletes, restores, renames, sorts and adds; a damaged audit index
+    /// is still noticed.
+    @Test func auditSaysWhatTheWholeListSaysOfEveryTask() throws {
+        let box = try Sandbox()
+        let ledger = try box.ledger()
+        ledger.snapshotWork = 8 * 1024
+        for b in 0..<6 {
+            try ledger.add((0..<40).map { "https://example.org/b\(b)/f\($0).iso" })
+        }
+        try ledger.execute(.insertSection(title: "Later", at: nil))
+        try ledger.execute(.move([5, 90, 200], to: Location(section: 1)))
+        // The tail: everything from here is folded by every reader.
+        ledger.snapshotWork = Int.max
+        let snapshot = try #require(try ledger.latestSnapshotSeq())
+        let moved = try ledger.execute(.move([7, 3], to: Location(section: 0, index: 0))).seq
+        try ledger.execute(.delete(.tasks([1, 2, 100]), mode: .all))
+        try ledger.execute(.restore([2], to: nil))
+        try ledger.execute(.rename(4, name: "renamed.iso"))
+        try ledger.execute(.sortSection(1, by: .name, descending: true))
+        try ledger.execute(.pause(.tasks([6, 8])))
+        try ledger.execute(.insertSection(title: "First", at: 0))
+        try ledger.add(["https://example.org/new.iso"])
+        try ledger.execute(.purge([100]))
+        #expect(ledger.list.head > snapshot + 8)
+        let full = try Ledger(path: box.ledgerPath, readOnly: true).list
+        let log = try LedgerLog(path: box.ledgerPath)
+        for id in 1...full.nextID {
+            let audit = try log.audit(id)
+            #expect(audit.task == full.tasks[id], "#\(id)")
+            #expect(
+                audit.location.map { [$0.section, $0.index] }
+                    == full.location(of: id).map { [$0.section, $0.index] },
+                "#\(id)")
+            #expect(audit.isTrashed == full.isTrashed(id))
+            #expect(audit.trail.fromIndex)
+            #expect(try audit.trail.entries.map(\.seq) == ledger.audit(id).map(\.seq))
+        }
+        #expect(try log.audit(100).trail.entries.count == 3)
+        // Rows taken out of the audit index, in the tail and before the snapshot: the count folded from the
+        // snapshot and the tail says so, and the trail is read from the events themselves.
+        try sqlite3(box.ledgerPath, "DELETE FROM event_tasks WHERE task = 3 AND seq = \(moved)")
+        try sqlite3(box.ledgerPath, "DELETE FROM event_tasks WHERE task = 4 AND seq = 2")
+        for id in [3, 4] as [TaskID] {
+            let damaged = try LedgerLog(path: box.ledgerPath).audit(id)
+            #expect(!damaged.trail.fromIndex)
+            let seqs = damaged.trail.entries.map(\.seq)
+            #expect(seqs.first == 2)
+            #expect(seqs == (try ledger.audit(id)).map(\.seq))
+        }
+    }
+}

@@ -308,4 +308,36 @@ struct RandomizedTests {
             expectEqual(replay, history[n], "prefix of \(n + 1) entries")
         }
     }
+
+    /// A snapshot read for one task's sake (the other tasks as their id and state), then the events after it
+    /// folded in, holds that task, the sections, the to-delete list and the event counts exactly as the whole
+    /// list does: what `audit` reads.
+    @Test func aSnapshotReadForOneTaskFoldsToTheSameTaskAndPlaces() throws {
+        var fuzz = Fuzzer(seed: 7)
+        // A snapshot, and the whole list 60 steps later: the tail between them is folded onto the light read.
+        var snapshot: [UInt8] = []
+        var pairs: [(snapshot: [UInt8], full: DownloadList)] = []
+        for n in 0..<900 {
+            fuzz.step(n)
+            if n % 90 == 0 { snapshot = fuzz.list.snapshotBytes() }
+            if n % 90 == 60 { pairs.append((snapshot, fuzz.list)) }
+        }
+        #expect(pairs.filter { $0.full.tasks.count > 5 }.count >= 3)
+        for (bytes, full) in pairs {
+            for id in stride(from: 0, through: full.nextID + 1, by: 3) {
+                var light = try bytes.withUnsafeBytes { try DownloadList(snapshot: $0, keepingOnly: id) }
+                #expect(light.head < full.head)
+                for logged in fuzz.log.entries where logged.seq > light.head && logged.seq <= full.head {
+                    light.apply(logged)
+                }
+                #expect(light.head == full.head)
+                #expect(light.tasks[id] == full.tasks[id], "#\(id)")
+                #expect(light.tasks.count == full.tasks.count)
+                #expect(light.sections == full.sections)
+                #expect(light.trash == full.trash)
+                #expect(light.eventCounts == full.eventCounts)
+                #expect(light.isTrashed(id) == full.isTrashed(id))
+            }
+        }
+    }
 }

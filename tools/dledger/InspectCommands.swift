@@ -53,10 +53,10 @@ enum InspectCommands {
         if let raw = inv.args.value("--task") {
             let id = try inv.ids([raw])[0]
             // A task's trail is checked against the projection's count of its events (see `audit`).
-            let ledger = try inv.context.openForReading()
-            var entries = try ledger.audit(id).filter { $0.seq > after }
+            let audit = try log.audit(id)
+            var entries = audit.trail.entries.filter { $0.seq > after }
             if let limit { entries = Array(entries.prefix(limit)) }
-            if entries.isEmpty && ledger.list.tasks[id] == nil { throw LedgerError.noSuchTask(id) }
+            if entries.isEmpty && audit.task == nil { throw LedgerError.noSuchTask(id) }
             for e in entries { printEntry(e, before: nil, inv: inv) }
             return CLIError.success
         }
@@ -86,8 +86,9 @@ enum InspectCommands {
     static func audit(_ inv: Invocation) throws -> Int32 {
         try inv.require(["<id>"])
         let id = try inv.ids()[0]
-        let ledger = try inv.context.openForReading()
-        let trail = try ledger.auditTrail(id)
+        // Only this task is read whole: the others' place in the list is all its header needs of them.
+        let audit = try LedgerLog(path: inv.context.ledgerPath).audit(id)
+        let trail = audit.trail
         let entries = trail.entries
         guard !entries.isEmpty else { throw LedgerError.noSuchTask(id) }
         if !trail.fromIndex {
@@ -96,11 +97,10 @@ enum InspectCommands {
             )
         }
         if !inv.context.json {
-            let list = ledger.list
-            if let t = list.tasks[id] {
+            if let t = audit.task {
                 let place =
-                    list.location(of: id).map { "at \($0.section):\($0.index)" }
-                    ?? (list.isTrashed(id) ? "in the to-delete list" : "")
+                    audit.location.map { "at \($0.section):\($0.index)" }
+                    ?? (audit.isTrashed ? "in the to-delete list" : "")
                 inv.console.info(
                     inv.console.style("#\(id) \(DownloadList.shownName(t))", .bold)
                         + " — \(t.state.rawValue), \(TransferActivity.detail(bytes: t.bytes, expected: t.size)), \(place)"

@@ -1,0 +1,31 @@
+import Foundation
+
+extension LedgerLog {
+    /// One task's audit trail and the task as the list holds it now (``LedgerLog/audit(_:)``).
+    public struct TaskAudit: Sendable {
+        /// Every event that named the task, checked against the projection's count of them.
+        public var trail: Ledger.AuditTrail
+        /// The task now; nil when it is gone (purged, deleted at once, its add undone) or never was.
+        public var task: DownloadTask?
+        /// Its place in the manual list (section, index); nil when it is in the to-delete list or gone.
+        public var location: (section: Int, index: Int)?
+        /// Whether it is in the to-delete list.
+        public var isTrashed: Bool
+    }
+
+    /// One task's audit trail and where the task is now, without projecting every task: the latest snapshot is
+    /// read with only this task whole (the others as their id and state), then the events after it are folded
+    /// in, so the sections, the to-delete list, the count of the task's events (which the audit index must
+    /// match, as ``Ledger/auditTrail(_:)`` checks it) and the task itself are exactly the full projection's.
+    /// - Complexity: reading the snapshot past every task, and the events since it; no task but this one is built.
+    public func audit(_ id: TaskID) throws -> TaskAudit {
+        try locked {
+            var list = try Ledger.startingPoint(store, atOrBefore: nil, keepingOnly: id)
+            try Ledger.fold(store, into: &list, through: nil)
+            let trail = try Ledger.auditTrail(id, in: store, head: list.head, counted: list.eventCounts[id])
+            return TaskAudit(
+                trail: trail, task: list.tasks[id], location: list.location(of: id),
+                isTrashed: list.isTrashed(id))
+        }
+    }
+}
