@@ -36,7 +36,10 @@ public struct EventCounts: Sendable, Equatable {
     mutating func add(_ ids: [TaskID]) {
         if ids.count == 1 {
             add(ids[0])
-        } else if ids.count > 1 {
+        } else if zip(ids, ids.dropFirst()).allSatisfy({ $0 < $1 }) {
+            // Increasing (an add's tasks): no id twice, and no set of a million ids to build.
+            for id in ids { add(id) }
+        } else {
             for id in Set(ids) { add(id) }
         }
     }
