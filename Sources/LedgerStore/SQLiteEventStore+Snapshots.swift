@@ -79,16 +79,20 @@ extension SQLiteEventStore {
         _ visit: (_ seq: Int64, _ bytes: UnsafeRawBufferPointer, _ problem: SnapshotSeal.Problem?) throws ->
             Bool
     ) throws {
+        // The rows are scanned from the end of the table, not searched by key (`+` keeps the key out of the
+        // search): the key of a WITHOUT ROWID row is the whole row, and every comparison of a search against a
+        // row that spills to overflow pages copies all of it (a 5 MB snapshot twice, 9 ms of 10 for `stats`).
         let statement = try db.cachedStatement(
             summaries
                 ? """
                 SELECT s.seq, s.summary, s.event_hash, s.summary_digest, e.hash
                 FROM snapshots s LEFT JOIN events e ON e.seq = s.seq
-                WHERE s.reducer_version = ? AND s.seq <= ? AND s.summary IS NOT NULL ORDER BY s.seq DESC
+                WHERE +s.reducer_version = ? AND +s.seq <= ? AND s.summary IS NOT NULL
+                ORDER BY s.reducer_version DESC, s.seq DESC
                 """
                 : """
                 SELECT s.seq, s.bytes, s.event_hash, s.digest, e.hash FROM snapshots s LEFT JOIN events e ON e.seq = s.seq
-                WHERE s.reducer_version = ? AND s.seq <= ? ORDER BY s.seq DESC
+                WHERE +s.reducer_version = ? AND +s.seq <= ? ORDER BY s.reducer_version DESC, s.seq DESC
                 """)
         defer { statement.reset() }
         try statement.bind(Int64(reducerVersion), at: 1)
