@@ -62,7 +62,11 @@ public struct UIModel: Sendable {
     public var color: Bool
     public var runner: Runner = .starting
     /// Ms since the epoch and the local UTC offset, for the finished-within filter and times shown.
-    public var now: Int64 = 0
+    /// A view grouped by day (the sorts by time added and by completion time, the finished-in-7-days filter) is
+    /// indexed again when the local day changes, so that "Today" becomes "Yesterday" at midnight.
+    public var now: Int64 = 0 {
+        didSet { if Self.day(now, utcOffsetSeconds) != Self.day(oldValue, utcOffsetSeconds) { newDay() } }
+    }
     public var utcOffsetSeconds = 0
     /// Formats a time (ms) for the history header; the host passes the CLI's local-time format.
     public var formatTime: @Sendable (Int64) -> String = { "\($0)" }
@@ -257,6 +261,20 @@ public struct UIModel: Sendable {
             }
         }
         followCursor()
+    }
+
+    /// The local day of a time (ms): days since the epoch.
+    static func day(_ time: Int64, _ offsetSeconds: Int) -> Int64 {
+        let t = time + Int64(offsetSeconds) * 1000
+        return t >= 0 ? t / 86_400_000 : -((-t + 86_399_999) / 86_400_000)
+    }
+
+    private mutating func newDay() {
+        let byDay: Bool
+        if case .finishedWithin = filter { byDay = true } else { byDay = false }
+        guard history == nil, released == nil, byDay || list.sortMode == .added || list.sortMode == .finished
+        else { return }
+        reindex()
     }
 
     /// Keeps the cursor on the task it was on, after the rows changed.

@@ -140,6 +140,22 @@ import Testing
         }
     }
 
+    /// The day groups follow the clock: at midnight "Today" becomes "Yesterday" without any event.
+    @Test func aViewByDayIsIndexedAgainWhenTheDayChanges() throws {
+        var log = Log(seed: 8)
+        for _ in 0..<4 { _ = try log.add() }
+        _ = try log.run(.sort(.added, descending: true))
+        var m = UIModel.showing(log.list, columns: 100, rows: 20)
+        let newest = log.list.tasks[log.list.nextID - 1]?.added ?? 0
+        m.now = newest
+        #expect(m.lines().contains { $0.contains("Today  (") }, "\(m.lines())")
+        m.now = newest + SortedRowsTests.day
+        #expect(!m.lines().contains { $0.contains("Today  (") }, "\(m.lines())")
+        #expect(m.lines().contains { $0.contains("Yesterday  (") }, "\(m.lines())")
+        let fresh = RowIndex(list: log.list, filter: .all, now: m.now, utcOffsetSeconds: 0)
+        #expect(Self.rows(m.rows, log.list) == Self.rows(fresh, log.list))
+    }
+
     /// Past an eighth of the view's tasks (and 64), the view is computed again instead.
     @Test func eventsThatNameManyTasksHaveTheViewComputedAgain() throws {
         var log = Log(seed: 5)
