@@ -172,4 +172,20 @@ import Testing
         #expect(r.out.contains("#1 finished: 50.0 KB, sha256 "))
         #expect(try await box.run("audit", "7").err == "error: no task #7\n")
     }
+
+    @Test func runsOfThreeOrMoreIDsReadAsARangeInLogAuditAndJSONText() async throws {
+        let box = try DledgerSandbox()
+        try await box.run(["add"] + (1...5).map { "http://example.com/\($0)" })
+        try await box.run("pause", "1", "2", "3", "5")
+        try await box.run("resume", "1", "2")
+        let log = try await box.run("log").out.split(separator: "\n").map(String.init)
+        #expect(log[1].hasSuffix("added #1–#5 to new section 0 'Downloads'"))
+        #expect(log[2].hasSuffix("paused #1–#3 #5"))
+        #expect(log[3].hasSuffix("resumed #1 #2"))
+        let audit = try await box.run("audit", "4").out
+        #expect(audit.contains("added #1–#5 to new section 0 'Downloads'"))
+        let json = try await box.run("log", "--json").jsonLines
+        #expect(json[2]["text"] as? String == "paused #1–#3 #5")
+        #expect(json[2]["tasks"] as? [Int] == [1, 2, 3, 5])
+    }
 }

@@ -21,7 +21,23 @@ enum EventWords {
     /// The width of the kind column: the longest kind in the catalog.
     static let kindWidth = Event.allKinds.map(\.count).max() ?? 18
 
-    static func ids(_ ids: [TaskID]) -> String { ids.map { "#\($0)" }.joined(separator: " ") }
+    /// Task ids in words, a run of three or more consecutive ids as a range: `#1–#3 #5 #7 #8` (an en dash; one
+    /// add of 100,000 URLs reads `#1–#100000`). Every sentence naming tasks says them this way; JSON keeps the ids.
+    static func ids(_ ids: [TaskID]) -> String {
+        var parts: [String] = []
+        var i = ids.startIndex
+        while i < ids.endIndex {
+            var j = i
+            while j + 1 < ids.endIndex, ids[j] < TaskID.max, ids[j + 1] == ids[j] + 1 { j += 1 }
+            if j - i >= 2 {
+                parts.append("#\(ids[i])–#\(ids[j])")
+            } else {
+                parts.append(contentsOf: ids[i...j].map { "#\($0)" })
+            }
+            i = j + 1
+        }
+        return parts.joined(separator: " ")
+    }
 
     private static func title(_ section: Int, _ list: DownloadList?) -> String {
         guard let list, list.sections.indices.contains(section) else { return "" }
