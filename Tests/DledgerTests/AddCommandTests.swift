@@ -90,7 +90,7 @@ import Testing
         let undo = try await box.run("undo")
         #expect(
             undo.out
-                == "undid #3 (\(words)): took #2 #3 #4 #5 out of the list, and the empty section 0 'Top', and the empty section 2 'Linux'\n"
+                == "undid #3 (\(words)): took #2–#5 out of the list, and the empty section 0 'Top', and the empty section 2 'Linux'\n"
         )
         #expect(try await box.run("ls").out.hasPrefix("0 Media  (1 task)\n"))
         let bad = try await box.run(

@@ -59,7 +59,7 @@ import Testing
 
     @Test func pauseResumeStopBySelection() async throws {
         let box = try await boxWithThree()
-        #expect(try await box.run("pause", "--all").out == "paused #1 #2 #3\n")
+        #expect(try await box.run("pause", "--all").out == "paused #1–#3\n")
         #expect(try await box.run("resume", "--section", "1").out == "resumed #3\n")
         #expect(try await box.run("stop", "1").out == "stopped #1\n")
         #expect(try await box.task(1)?["state"] as? String == "stopped")

@@ -29,7 +29,7 @@ extension UITests {
         (["f"], nil, "manual order, finished in 7 days"),
         (["f"], nil, "manual order  "),
         (["*"], nil, "4 selected"),
-        (["p"], nil, "paused #1 #2 #3 #4"),
+        (["p"], nil, "paused #1–#4"),
     ]
 
     /// After `*` again (nothing selected), the sort keys.
