@@ -283,7 +283,7 @@ extension DownloadList {
                 validator: flags.contains(.validator) ? r.string() : nil,
                 checksum: r.checksum(flags, bytes: .sha256, text: .sha256IsText), resets: Int(r.int()),
                 connectionKept: flags.contains(.connectionKept),
-                options: flags.contains(.options) ? r.options() : TaskOptions()))
+                options: flags.contains(.options) ? r.options() : nil))
     }
 
     /// The rest of a task's record, read past in the order `readTask` reads it and refused where it refuses;

@@ -122,7 +122,7 @@ public struct DownloadTask: Sendable, Equatable {
         expectedSHA256: String?, state: TaskState, bytes: Int64, size: Int64?, failure: TaskFailure?,
         attempts: Int,
         added: Int64, finished: Int64?, validator: String?, checksum: Checksum?, resets: Int,
-        connectionKept: Bool = false, options: TaskOptions = TaskOptions()
+        connectionKept: Bool = false, options: TaskOptions? = nil
     ) {
         self.id = id
         self.url = url
@@ -142,7 +142,8 @@ public struct DownloadTask: Sendable, Equatable {
         self.sizeValue = size ?? .min
         self.finishedValue = finished ?? .min
         self.failureBox = failure.map(FailureBox.init)
-        self.optionsBox = options.isEmpty ? nil : OptionsBox(options)
+        // No options (most tasks): nothing built or compared.
+        self.optionsBox = options.flatMap { $0.isEmpty ? nil : OptionsBox($0) }
     }
 
     /// Waiting, and no transfer has left anything: no bytes, no attempt, no file, no validator.

@@ -35,9 +35,7 @@ public struct TaskTable: Sendable, Sequence {
     public func state(of id: TaskID) -> TaskState? {
         if let i = slot(id) {
             return slots.withUnsafeBufferPointer { buffer in
-                let task = buffer.baseAddress! + i
-                if case .none = task.pointee { return nil }
-                return task.pointee!.state
+                Self.present(buffer.baseAddress! + i) { $0.state }
             }
         }
         return far.isEmpty ? nil : far[id]?.state
@@ -48,14 +46,25 @@ public struct TaskTable: Sendable, Sequence {
     @inline(__always)
     public func read<R>(_ id: TaskID, _ body: (borrowing DownloadTask) -> R) -> R? {
         if let i = slot(id) {
-            return slots.withUnsafeBufferPointer { buffer in
-                let task = buffer.baseAddress! + i
-                if case .none = task.pointee { return nil }
-                return body(task.pointee!)
-            }
+            return slots.withUnsafeBufferPointer { buffer in Self.present(buffer.baseAddress! + i, body) }
         }
         guard !far.isEmpty, let task = far[id] else { return nil }
         return body(task)
+    }
+
+    /// What `body` reads from the task in `slot`, or nil when the slot is empty. The task is read where it lies:
+    /// unwrapping the optional (`slot.pointee!`) would copy the whole task out, retaining each of its strings.
+    @inline(__always)
+    private static func present<R>(
+        _ slot: UnsafePointer<DownloadTask?>, _ body: (borrowing DownloadTask) -> R
+    )
+        -> R?
+    {
+        if case .none = slot.pointee { return nil }
+        // An optional's payload starts at its first byte: the task is at the slot's address.
+        return UnsafeRawPointer(slot).withMemoryRebound(to: DownloadTask.self, capacity: 1) {
+            body($0.pointee)
+        }
     }
 
     /// The task with this id, or nil. Setting nil removes it.

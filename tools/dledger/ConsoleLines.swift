@@ -8,6 +8,8 @@ struct ConsoleLines {
     private var bytes: [UInt8] = []
     private let flush: ([UInt8]) -> Void
     private static let chunk = 1 << 18
+    /// Padding copied from, in place of a byte at a time.
+    private static let blanks = [UInt8](repeating: UInt8(ascii: " "), count: 32)
 
     init(color: Bool, flush: @escaping ([UInt8]) -> Void) {
         self.color = color
@@ -19,10 +21,20 @@ struct ConsoleLines {
     mutating func text(_ s: String) {
         // Most text has no byte that can start a steering character (C0 controls but tab and newline, DEL, and
         // the lead bytes of the C1 controls and of the bidi controls): then its bytes are the text shown.
-        let quiet = s.utf8.allSatisfy { b in
-            b >= 0x20 ? b != 0x7F && b != 0xC2 && b != 0xE2 : b == 0x09 || b == 0x0A
+        // A native string's bytes are scanned and copied where they lie (no iterator per byte).
+        let done = s.utf8.withContiguousStorageIfAvailable { b in
+            guard b.allSatisfy(Self.isQuiet) else { return false }
+            bytes.append(contentsOf: b)
+            return true
         }
+        if done == true { return }
+        let quiet = done == nil && s.utf8.allSatisfy(Self.isQuiet)
         bytes.append(contentsOf: quiet ? s.utf8 : Console.visible(s, keepingStyles: color).utf8)
+    }
+
+    @inline(__always)
+    private static func isQuiet(_ b: UInt8) -> Bool {
+        b >= 0x20 ? b != 0x7F && b != 0xC2 && b != 0xE2 : b == 0x09 || b == 0x0A
     }
 
     /// `s` in a style when colors are on.
@@ -48,7 +60,11 @@ struct ConsoleLines {
     }
 
     mutating func spaces(_ n: Int) {
-        if n > 0 { bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: n)) }
+        if n > 0 && n <= Self.blanks.count {
+            bytes.append(contentsOf: Self.blanks[..<n])
+        } else if n > 0 {
+            bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: n))
+        }
     }
 
     /// Ends the line; a full buffer is handed on.
