@@ -86,10 +86,8 @@ extension Validation {
         do { _ = try url("http://" + rest + "/") } catch LedgerError.invalidURL(_, let reason) {
             throw LedgerError.invalidValue("bad proxy URL '\(printable(redactingUserinfo(text)))': \(reason)")
         }
-        if let userinfo {
-            guard !userinfo.isEmpty, userinfo.utf8.count <= 1024,
-                !userinfo.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F })
-            else { throw LedgerError.invalidValue("bad user information in the proxy URL") }
+        if let userinfo, !isWellFormedUserinfo(userinfo) {
+            throw LedgerError.invalidValue("bad user information in the proxy URL")
         }
         return ("\(scheme)://\(rest)", userinfo)
     }
@@ -106,12 +104,17 @@ extension Validation {
         let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
         guard let at = rest[..<authorityEnd].lastIndex(of: "@") else { return (url, nil) }
         let userinfo = String(rest[..<at])
-        guard !userinfo.isEmpty, userinfo.utf8.count <= 1024,
-            !userinfo.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F })
-        else {
+        guard isWellFormedUserinfo(userinfo) else {
             throw LedgerError.invalidURL(redactingUserinfo(url), reason: "bad user information")
         }
         return (scheme + "://" + rest[rest.index(after: at)...], userinfo)
+    }
+
+    /// User information (of a proxy URL or a task's URL) a ledger keeps: not empty, at most 1,024 bytes, no
+    /// spaces or control characters.
+    static func isWellFormedUserinfo(_ userinfo: String) -> Bool {
+        !userinfo.isEmpty && userinfo.utf8.count <= 1024
+            && !userinfo.unicodeScalars.contains { $0.value <= 0x20 || $0.value == 0x7F }
     }
 
     /// A URL with any user information replaced by `[redacted]`, for outputs and error messages.

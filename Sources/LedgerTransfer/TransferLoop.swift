@@ -187,8 +187,8 @@ final class TransferLoop: @unchecked Sendable {
         easy.set(CURLOPT_WRITEDATA, pointer: context)
     }
 
-    /// `user:password` as a URL holds it, split at the first colon and percent-decoded (an escape that does not
-    /// decode stays as typed), as curl reads a login in a URL.
+    /// `user:password` as a URL holds it, split at the first colon and percent-decoded, as curl reads a login in
+    /// a URL.
     static func login(_ userinfo: String) -> (user: String, password: String) {
         let colon = userinfo.firstIndex(of: ":")
         let user = String(userinfo[..<(colon ?? userinfo.endIndex)])
@@ -196,34 +196,11 @@ final class TransferLoop: @unchecked Sendable {
         return (percentDecoded(user), percentDecoded(password))
     }
 
-    /// `%XX` escapes decoded; the text as typed when an escape is malformed or the result is not UTF-8.
+    /// `%XX` escapes decoded as the file name's are (``FileNaming/percentDecoded(_:)``: an escape that does not
+    /// decode stays as typed); the text as typed when the result is not UTF-8.
     static func percentDecoded(_ text: String) -> String {
         guard text.utf8.contains(UInt8(ascii: "%")) else { return text }
-        let hex = { (b: UInt8) -> UInt8? in
-            switch b {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): b - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): b - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): b - UInt8(ascii: "A") + 10
-            default: nil
-            }
-        }
-        let bytes = Array(text.utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var i = 0
-        while i < bytes.count {
-            guard bytes[i] == UInt8(ascii: "%") else {
-                out.append(bytes[i])
-                i += 1
-                continue
-            }
-            guard i + 2 < bytes.count, let high = hex(bytes[i + 1]), let low = hex(bytes[i + 2]) else {
-                return text
-            }
-            out.append(high << 4 | low)
-            i += 3
-        }
-        return String(validating: out, as: UTF8.self) ?? text
+        return String(validating: FileNaming.percentDecoded(text[...]), as: UTF8.self) ?? text
     }
 
     private static let headerCallback: ccurl_data_callback = { data, size, count, context in
