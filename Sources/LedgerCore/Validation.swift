@@ -21,6 +21,11 @@ public enum Validation {
         guard !url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else {
             throw LedgerError.invalidURL(raw, reason: "contains spaces or control characters")
         }
+        // Bytes that are not UTF-8 reach us already replaced by U+FFFD (a list file, argv, a JSON string):
+        // fetching that would ask for another URL than the one given.
+        guard !url.unicodeScalars.contains("\u{FFFD}") else {
+            throw LedgerError.invalidURL(raw, reason: "not UTF-8 text")
+        }
         let rest = url.drop { $0 != ":" }.dropFirst(3)
         var host = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         if let at = host.lastIndex(of: "@") { host = host[host.index(after: at)...] }

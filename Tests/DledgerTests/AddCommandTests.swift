@@ -131,4 +131,21 @@ import Testing
         try await box.run("add", "http://example.com/a", "--dir", "sub")
         #expect(try await box.task(1)?["directory"] as? String == box.downloads + "/sub")
     }
+
+    @Test func aDirThatIsAFileIsRefusedBeforeAnythingIsWritten() async throws {
+        let box = try DledgerSandbox()
+        #expect(FileManager.default.createFile(atPath: box.downloads + "/afile", contents: Data("x".utf8)))
+        for dir in ["afile", "afile/sub"] {
+            for command in [["add"], ["get"]] {
+                let r = try await box.run(command + ["http://127.0.0.1:9/a", "--dir", dir])
+                #expect(r.status == 64, "\(command) --dir \(dir): \(r.status)")
+                #expect(r.err.contains("not a folder"), "\(r.err)")
+            }
+        }
+        #expect(!FileManager.default.fileExists(atPath: box.ledger), "a ledger was created")
+        try FileManager.default.createSymbolicLink(atPath: box.downloads + "/link", withDestinationPath: "sub")
+        try FileManager.default.createDirectory(atPath: box.downloads + "/sub", withIntermediateDirectories: false)
+        let linked = try await box.run("add", "http://example.com/a", "--dir", "link")
+        #expect(linked.status == 0, "\(linked.err)")
+    }
 }

@@ -85,6 +85,32 @@ extension HostileTextTests {
     }
 }
 
+/// Bytes that are not UTF-8 reach the program already replaced by U+FFFD: a URL with one is refused (fetching it
+/// would ask for another URL than the one given), from a list file and from the command line alike.
+@Suite struct NotUTF8Tests {
+    @Test func aURLThatIsNotUTF8IsRefusedNotReplaced() async throws {
+        let box = try DledgerSandbox()
+        let file = box.root + "/latin1.txt"
+        let latin1 = Array("http://example.org/caf".utf8) + [0xE9] + Array(".bin\nhttp://example.org/ok\n".utf8)
+        #expect(FileManager.default.createFile(atPath: file, contents: Data(latin1)))
+        let listed = try await box.run("add", "--from-file", file)
+        #expect(listed.status == 0, "\(listed.err)")
+        #expect(listed.out.contains("not UTF-8 text"), "\(listed.out)")
+        let urls = try await box.run("ls", "--urls")
+        #expect(urls.out.contains("http://example.org/ok"))
+        #expect(!urls.out.contains("caf"), "\(urls.out)")
+        let before = try await box.eventCount()
+        // argv bytes through a shell: Foundation's Process takes arguments as Swift strings only.
+        let p = box.process([])
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", #"exec "$0" add "$(printf 'http://example.org/caf\351')""#, DledgerSandbox.binary]
+        let typed = try await Running(p, stdin: nil).wait()
+        #expect(typed.status == 64, "\(typed.status) \(typed.err)")
+        #expect(typed.err.contains("not UTF-8 text"), "\(typed.err)")
+        #expect(try await box.eventCount() == before)
+    }
+}
+
 /// Numbers a server sends are read with a range check too.
 @Suite struct HostileNumberTests {
     @Test(arguments: ["nan", "inf", "1e400", "-5", "0x10", ""])

@@ -39,6 +39,7 @@ struct ValidationTests {
         ("http://exa mple.com", "contains spaces or control characters"),
         ("http://example.com/a b", "contains spaces or control characters"),
         ("http://example.com/\u{7F}", "contains spaces or control characters"),
+        ("http://example.com/caf\u{FFFD}", "not UTF-8 text"),
         ("http://example.com:99999/", "bad port"),
         ("http://example.com:65536", "bad port"),
         ("http://example.com:/", "bad port"),

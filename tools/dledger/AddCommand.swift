@@ -113,6 +113,7 @@ enum AddCommand {
         let name = try inv.args.value("--name").map(Validation.name)
         let sha256 = try inv.args.value("--sha256").map(Validation.sha256)
         let options = try requestOptions(inv)
+        try checkDirectory(inv.context.dir)
         guard titled.isEmpty else {
             guard name == nil, sha256 == nil else {
                 throw CLIError.usage("--name and --sha256 apply to a single URL, not to '# Title' groups")
@@ -129,6 +130,18 @@ enum AddCommand {
         return .add(
             urls: urls, placement: placement, name: name, sha256: sha256, directory: inv.context.dir,
             options: options)
+    }
+
+    /// A `--dir` that exists must be a folder (or a link to one): a file there would fail every task later, at
+    /// download time. A folder that does not exist yet is made by the downloader, as aria2c does.
+    static func checkDirectory(_ dir: String?) throws {
+        guard let dir else { return }
+        var st = stat()
+        let found = stat(dir, &st) == 0
+        guard found || errno == ENOTDIR else { return }
+        guard found, st.st_mode & S_IFMT == S_IFDIR else {
+            throw CLIError.usage("--dir \(dir): not a folder")
+        }
     }
 
     /// The request options of a command line, checked as the ledger will check them (before anything is opened).
