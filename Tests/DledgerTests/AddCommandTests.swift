@@ -143,8 +143,10 @@ import Testing
             }
         }
         #expect(!FileManager.default.fileExists(atPath: box.ledger), "a ledger was created")
-        try FileManager.default.createSymbolicLink(atPath: box.downloads + "/link", withDestinationPath: "sub")
-        try FileManager.default.createDirectory(atPath: box.downloads + "/sub", withIntermediateDirectories: false)
+        try FileManager.default.createSymbolicLink(
+            atPath: box.downloads + "/link", withDestinationPath: "sub")
+        try FileManager.default.createDirectory(
+            atPath: box.downloads + "/sub", withIntermediateDirectories: false)
         let linked = try await box.run("add", "http://example.com/a", "--dir", "link")
         #expect(linked.status == 0, "\(linked.err)")
     }

@@ -91,7 +91,8 @@ extension HostileTextTests {
     @Test func aURLThatIsNotUTF8IsRefusedNotReplaced() async throws {
         let box = try DledgerSandbox()
         let file = box.root + "/latin1.txt"
-        let latin1 = Array("http://example.org/caf".utf8) + [0xE9] + Array(".bin\nhttp://example.org/ok\n".utf8)
+        let latin1 =
+            Array("http://example.org/caf".utf8) + [0xE9] + Array(".bin\nhttp://example.org/ok\n".utf8)
         #expect(FileManager.default.createFile(atPath: file, contents: Data(latin1)))
         let listed = try await box.run("add", "--from-file", file)
         #expect(listed.status == 0, "\(listed.err)")
@@ -103,7 +104,9 @@ extension HostileTextTests {
         // argv bytes through a shell: Foundation's Process takes arguments as Swift strings only.
         let p = box.process([])
         p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", #"exec "$0" add "$(printf 'http://example.org/caf\351')""#, DledgerSandbox.binary]
+        p.arguments = [
+            "-c", #"exec "$0" add "$(printf 'http://example.org/caf\351')""#, DledgerSandbox.binary,
+        ]
         let typed = try await Running(p, stdin: nil).wait()
         #expect(typed.status == 64, "\(typed.status) \(typed.err)")
         #expect(typed.err.contains("not UTF-8 text"), "\(typed.err)")
