@@ -49,10 +49,13 @@ public final class Aria2Service: Sendable {
     ///     `system.listNotifications` must carry `"token:<secret>"` as its first parameter.
     ///   - activity: the running transfers' progress (the scheduler's), read on each call.
     ///   - onShutdown: called by `aria2.shutdown` (false) and `aria2.forceShutdown` (true).
+    ///   - dir: the directory of downloads added without `dir` (aria2c's `--dir`; nil: the ledger's), until
+    ///     `changeGlobalOption` sets another.
     public init(
         ledger: Ledger, secret: String? = nil,
         activity: @escaping @Sendable () -> [TransferActivity] = { [] },
-        onShutdown: @escaping @Sendable (_ force: Bool) -> Void = { _ in }
+        onShutdown: @escaping @Sendable (_ force: Bool) -> Void = { _ in },
+        dir: String? = nil
     ) {
         self.ledger = ledger
         self.secret = secret.map { Array($0.utf8) }
@@ -64,7 +67,7 @@ public final class Aria2Service: Sendable {
                 let hex = String(id.next() as UInt64, radix: 16)
                 return String(repeating: "0", count: 16 - hex.count) + hex
             }.joined().prefix(40).description
-        settings = Mutex(Settings())
+        settings = Mutex(Settings(dir: dir))
         // Reads answer from `latestList`, which never waits for a commit: asked once now, the ledger keeps it
         // from the start (a first ask during a slow write would have to wait for it).
         _ = ledger.latestList

@@ -4,8 +4,11 @@ import Testing
 
 @Suite struct ServeCommandTests {
     /// Starts `dledger serve` on a free port and waits until it listens.
-    static func serve(_ box: DledgerSandbox, secret: String) async throws -> (Running, Int) {
-        let server = try box.start("serve", "--rpc-listen-port", "0", "--rpc-secret", secret)
+    static func serve(_ box: DledgerSandbox, secret: String, _ extra: [String] = []) async throws -> (
+        Running, Int
+    ) {
+        let server = try Running(
+            box.process(["serve", "--rpc-listen-port", "0", "--rpc-secret", secret] + extra), stdin: nil)
         var port = 0
         _ = await eventually {
             let out = server.output
@@ -101,6 +104,35 @@ import Testing
         let badPort = try await box.run("serve", "--rpc-listen-port", "70000")
         #expect(badPort.status == 64)
         #expect(!FileManager.default.fileExists(atPath: box.ledger))
+    }
+
+    /// `serve --dir D`, as aria2c's `--dir`: where a download added without its own `dir` goes.
+    @Test func serveDirIsWhereDownloadsAddedWithoutADirGo() async throws {
+        let box = try DledgerSandbox()
+        let notAFolder = box.root + "/afile"
+        #expect(FileManager.default.createFile(atPath: notAFolder, contents: Data()))
+        let refused = try await box.run("serve", "--rpc-listen-port", "0", "--dir", notAFolder)
+        #expect(refused.status == 64, "\(refused.err)")
+        #expect(!FileManager.default.fileExists(atPath: box.ledger))
+        let dir = box.root + "/served"
+        let (server, port) = try await Self.serve(box, secret: "pw", ["--dir", dir])
+        func call(_ method: String, _ params: String) throws -> Any? {
+            try Self.call(
+                port, #"{"jsonrpc":"2.0","id":1,"method":"\#(method)","params":["token:pw"\#(params)]}"#)[
+                    "result"]
+        }
+        let global = try call("aria2.getGlobalOption", "") as? [String: String]
+        #expect(global?["dir"] == dir)
+        let plain = try #require(try call("aria2.addUri", #",["http://127.0.0.1:9/a"]"#) as? String)
+        let own = try #require(
+            try call("aria2.addUri", #",["http://127.0.0.1:9/b"],{"dir":"/tmp/own"}"#) as? String)
+        let plainStatus = try call("aria2.tellStatus", #","\#(plain)",["dir"]"#) as? [String: String]
+        let ownStatus = try call("aria2.tellStatus", #","\#(own)",["dir"]"#) as? [String: String]
+        #expect(plainStatus?["dir"] == dir)
+        #expect(ownStatus?["dir"] == "/tmp/own")
+        _ = try call("aria2.shutdown", "")
+        #expect(await server.wait().status == 0)
+        #expect(try await box.task(1)?["directory"] as? String == dir)
     }
 
     @Test func serveAnswersAria2CallsAndShutdownStopsItCleanly() async throws {

@@ -43,6 +43,7 @@ enum ServeCommand {
         }
         let listenAll = inv.args.has("--rpc-listen-all")
         if listenAll && secret == nil { throw CLIError.usage("'--rpc-listen-all' needs '--rpc-secret'") }
+        try AddCommand.checkDirectory(inv.context.dir)
         let ledger = try inv.context.openForWriting()
         var config = TransferConfig()
         if let connections {
@@ -53,7 +54,7 @@ enum ServeCommand {
         let service = Aria2Service(
             ledger: ledger, secret: secret, activity: { scheduler.currentActivity() },
             // The transfers stop now; the server's stop at the end drains, so the reply ("OK") still goes out.
-            onShutdown: { _ in scheduler.requestStop() })
+            onShutdown: { _ in scheduler.requestStop() }, dir: inv.context.dir)
         let server: RPCServer
         do {
             server = try RPCServer(
