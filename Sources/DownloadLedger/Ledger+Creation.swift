@@ -184,7 +184,7 @@ extension Ledger {
     /// Writes a consistent, self-contained copy of the ledger to `destination` (one file, usable alone), while
     /// other processes may go on writing. Never overwrites: something at `destination` is an error.
     /// - Returns: the head (last seq) of the copy, read back from it.
-    /// - Throws: `StoreError.cannotOpen` (destination exists or cannot be written); `LedgerOpenError.noLedger`
+    /// - Throws: `StoreError.cannotBackUp` (destination exists or cannot be written); `LedgerOpenError.noLedger`
     ///   for a ledger not yet on disk.
     public func backup(to destination: String) throws -> Int64 {
         try withLock {

@@ -22,27 +22,44 @@ extension SQLiteEventStore {
     /// Writes a consistent, self-contained copy of the ledger to `destination`: one file, no `-wal`, every event
     /// committed when the copy began (one read transaction: writers in other processes go on meanwhile).
     /// - Returns: the head of the copy, read back from it.
-    /// - Throws: `StoreError.cannotOpen(destination, …)` when something is already at `destination` (it is never
-    ///   overwritten) or the copy cannot be written.
+    /// - Throws: `StoreError.cannotBackUp(destination, …)` when something is already at `destination` (it is
+    ///   never overwritten), its folder is missing, or the copy cannot be written (a full disk): a copy cut short
+    ///   is removed, so that nothing half-written is left to be taken for a backup.
     public func backup(to destination: String) throws -> Int64 {
-        var info = stat()
-        guard lstat(destination, &info) != 0, errno == ENOENT else {
-            throw StoreError.cannotOpen(destination, "it exists (a backup never overwrites a file)")
+        // The file is made here, new (never one that was there, never through a link), and SQLite fills it: so a
+        // copy cut short is known to be ours when it is removed.
+        // A backup is a whole ledger, keys included: as private as the ledger with credentials, from the start.
+        let secret = try !vaultTasks().isEmpty
+        let fd = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, secret ? 0o600 : 0o644)
+        guard fd >= 0 else {
+            let reason =
+                switch errno {
+                case EEXIST: "it exists (a backup never overwrites a file)"
+                case ENOENT, ENOTDIR: "no such folder"
+                default: String(cString: strerror(errno))
+                }
+            throw StoreError.cannotBackUp(destination, reason)
         }
+        var made = stat()
+        fstat(fd, &made)
+        close(fd)
         do {
             let statement = try db.cachedStatement("VACUUM INTO ?")
             defer { statement.reset() }
             try statement.bind(destination, at: 1)
             try statement.run()
         } catch {
-            throw StoreError.cannotOpen(destination, error.message)
+            var now = stat()
+            if lstat(destination, &now) == 0, now.st_dev == made.st_dev, now.st_ino == made.st_ino {
+                unlink(destination)
+            }
+            throw StoreError.cannotBackUp(destination, error.message)
         }
-        // A backup is a whole ledger, keys included: as private as the ledger with credentials.
-        if try !vaultTasks().isEmpty { Self.restrictToOwner(destination) }
-        let fd = open(destination, O_RDONLY | O_CLOEXEC)
-        if fd >= 0 {
-            fsync(fd)
-            close(fd)
+        if secret { Self.restrictToOwner(destination) }
+        let written = open(destination, O_RDONLY | O_CLOEXEC)
+        if written >= 0 {
+            fsync(written)
+            close(written)
         }
         return try SQLiteEventStore(path: destination, readOnly: true).head()
     }

@@ -14,6 +14,9 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case readOnly
     /// The file cannot be opened or created (missing, permission, directory...).
     case cannotOpen(String, String)
+    /// A backup cannot be written at the destination (something is there, no such folder, the disk is full);
+    /// nothing is left there.
+    case cannotBackUp(String, String)
     /// Reading or writing the disk failed (disk full, I/O error).
     case io(String, String)
     /// A snapshot was offered for a seq the log does not have yet.
@@ -31,6 +34,7 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case .conflict(let head): "the ledger moved on (head is now \(head)): nothing was appended"
         case .readOnly: "the ledger is open read-only"
         case .cannotOpen(let path, let reason): "cannot open ledger \(path): \(reason)"
+        case .cannotBackUp(let path, let reason): "cannot back up to \(path): \(reason)"
         case .io(let path, let detail): "disk error on ledger \(path): \(detail)"
         case .snapshotBeyondHead(let seq, let head): "snapshot at seq \(seq) is beyond the head (\(head))"
         case .database(let error): error.description

@@ -80,6 +80,49 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: "/nonexistent"))
     }
 
+    /// A backup that cannot be finished (a full disk) leaves nothing behind that could be taken for one; a missing
+    /// folder is named as such.
+    @Test func aBackupCutShortByAFullDiskLeavesNoFile() async throws {
+        let box = try DledgerSandbox()
+        let list = (0..<20_000).map { "http://example.org/file-\($0).bin" }.joined(separator: "\n")
+        try list.write(toFile: box.root + "/urls.txt", atomically: true, encoding: .utf8)
+        #expect(try await box.run("add", "-q", "--from-file", box.root + "/urls.txt").status == 0)
+        let missing = try await box.run("backup", box.root + "/no/such/b.sqlite")
+        #expect(missing.status == 1)
+        #expect(
+            missing.err.hasPrefix("error: cannot back up to \(box.root)/no/such/b.sqlite: no such folder"))
+        let small = box.root + "/small"
+        try FileManager.default.createDirectory(atPath: small, withIntermediateDirectories: false)
+        guard getuid() == 0, Self.mountTmpfs(small, size: "200k") else {
+            print(
+                "CopyTests: a tmpfs cannot be mounted here (needs root), so the full-disk backup is skipped")
+            return
+        }
+        defer { Self.unmount(small) }
+        let full = try await box.run("backup", small + "/b.sqlite")
+        #expect(full.status == 1)
+        #expect(full.err.contains("cannot back up to \(small)/b.sqlite"), "\(full.err)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: small).isEmpty)
+    }
+
+    static func mountTmpfs(_ path: String, size: String) -> Bool {
+        let mount = Process()
+        mount.executableURL = URL(fileURLWithPath: "/bin/mount")
+        mount.arguments = ["-t", "tmpfs", "-o", "size=\(size)", "tmpfs", path]
+        mount.standardError = FileHandle.nullDevice
+        guard (try? mount.run()) != nil else { return false }
+        mount.waitUntilExit()
+        return mount.terminationStatus == 0
+    }
+
+    static func unmount(_ path: String) {
+        let umount = Process()
+        umount.executableURL = URL(fileURLWithPath: "/bin/umount")
+        umount.arguments = [path]
+        try? umount.run()
+        umount.waitUntilExit()
+    }
+
     @Test func aCopyInAFolderTheReaderCannotWriteIsReadWithOrWithoutItsWal() async throws {
         guard getuid() == 0 else {
             print("CopyTests: not root, so the read-only check as 'nobody' is skipped")
