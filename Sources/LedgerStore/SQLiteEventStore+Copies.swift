@@ -30,7 +30,8 @@ extension SQLiteEventStore {
         // copy cut short is known to be ours when it is removed.
         // A backup is a whole ledger, keys included: as private as the ledger with credentials, from the start.
         let secret = try !vaultTasks().isEmpty
-        let fd = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, secret ? 0o600 : 0o644)
+        let fd = open(
+            destination, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, secret ? 0o600 : 0o644)
         guard fd >= 0 else {
             let reason =
                 switch errno {
