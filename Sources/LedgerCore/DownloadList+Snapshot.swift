@@ -75,26 +75,6 @@ extension DownloadList {
         return w.bytes
     }
 
-    /// Flags of a task in a snapshot: which optional fields follow, and how.
-    fileprivate struct TaskFlags: OptionSet {
-        let rawValue: UInt16
-        static let nameIsUserChosen = TaskFlags(rawValue: 1 << 0)
-        static let fileName = TaskFlags(rawValue: 1 << 1)
-        /// The display name is the file name: written once.
-        static let displayNameIsFileName = TaskFlags(rawValue: 1 << 2)
-        static let expectedSHA256 = TaskFlags(rawValue: 1 << 3)
-        static let sha256 = TaskFlags(rawValue: 1 << 4)
-        /// A SHA-256 that is not 64 lowercase hex digits (a foreign log): kept as text.
-        static let expectedSHA256IsText = TaskFlags(rawValue: 1 << 5)
-        static let sha256IsText = TaskFlags(rawValue: 1 << 6)
-        static let size = TaskFlags(rawValue: 1 << 7)
-        static let finished = TaskFlags(rawValue: 1 << 8)
-        static let failure = TaskFlags(rawValue: 1 << 9)
-        static let validator = TaskFlags(rawValue: 1 << 10)
-        static let connectionKept = TaskFlags(rawValue: 1 << 11)
-        static let options = TaskFlags(rawValue: 1 << 12)
-    }
-
     /// One task: its URL shares a prefix with the previous task's (written as the shared length and the rest),
     /// SHA-256 digests take 32 bytes, a display name equal to the file name is not repeated.
     private func write(_ t: DownloadTask, directory: Int, previousURL: inout [UInt8], _ w: inout BinaryWriter)
@@ -194,10 +174,16 @@ extension DownloadList {
             var directories: [String] = []
             for _ in 0..<(try r.count()) { directories.append(try r.string()) }
             let taskCount = try r.count()
-            tasks.reserveCapacity(taskCount)
-            var url: [UInt8] = []
-            for _ in 0..<taskCount {
-                try Self.readTask(&r, directories: directories, url: &url, into: &tasks, only: only)
+            if only == nil, let kept = try SnapshotTasks.read(&r, count: taskCount, directories: directories)
+            {
+                // Each task is built when it is read, all of them when the list first changes one.
+                tasks = TaskTable(kept)
+            } else {
+                tasks.reserveCapacity(taskCount)
+                var url: [UInt8] = []
+                for _ in 0..<taskCount {
+                    try Self.readTask(&r, directories: directories, url: &url, into: &tasks, only: only)
+                }
             }
             for _ in 0..<(try r.count()) {
                 var s = Section(title: try r.string())
@@ -258,68 +244,16 @@ extension DownloadList {
     ) throws {
         let id = try r.int()
         let flags = TaskFlags(rawValue: UInt16(truncatingIfNeeded: try r.int()))
-        let shared = try r.count()
-        guard shared <= url.count else { throw SnapshotError() }
-        url.removeSubrange(shared...)
-        url.append(contentsOf: try r.raw())
+        try SnapshotTasks.readURL(&r, into: &url)
         if let only, id != only {
-            return try readStateOnly(&r, id: id, flags: flags, directories: directories.count, into: &tasks)
+            // Kept: the task's id and state (and bytes), every other field read past and checked.
+            let (state, bytes) = try SnapshotTasks.skipRest(&r, flags: flags, directories: directories.count)
+            return tasks.insert(DownloadTask.placeholder(id: id, state: state, bytes: bytes))
         }
-        let displayName = flags.contains(.displayNameIsFileName) ? nil : try r.string()
-        let fileName = flags.contains(.fileName) ? try r.string() : nil
-        guard let name = displayName ?? fileName else { throw SnapshotError() }
-        // Every field read straight into one initialiser: the task is built once, in place.
         try tasks.insert(
-            DownloadTask(
-                id: id, url: String(decoding: url, as: UTF8.self), displayName: name,
-                nameIsUserChosen: flags.contains(.nameIsUserChosen), fileName: fileName,
-                directory: element(of: directories, at: r.int()),
-                expectedSHA256: r.checksum(flags, bytes: .expectedSHA256, text: .expectedSHA256IsText)?.text,
-                state: element(of: TaskState.allCases, at: r.int()), bytes: r.int(),
-                size: flags.contains(.size) ? r.int() : nil,
-                failure: flags.contains(.failure)
-                    ? TaskFailure(code: r.string(), detail: r.string(), retryable: r.bool()) : nil,
-                attempts: Int(r.int()), added: r.int(), finished: flags.contains(.finished) ? r.int() : nil,
-                validator: flags.contains(.validator) ? r.string() : nil,
-                checksum: r.checksum(flags, bytes: .sha256, text: .sha256IsText), resets: Int(r.int()),
-                connectionKept: flags.contains(.connectionKept),
-                options: flags.contains(.options) ? r.options() : nil))
-    }
-
-    /// The rest of a task's record, read past in the order `readTask` reads it and refused where it refuses;
-    /// kept: the task's id and state.
-    private static func readStateOnly(
-        _ r: inout BinaryReader, id: TaskID, flags: TaskFlags, directories: Int, into tasks: inout TaskTable
-    ) throws {
-        guard !flags.contains(.displayNameIsFileName) || flags.contains(.fileName) else {
-            throw SnapshotError()
-        }
-        if !flags.contains(.displayNameIsFileName) { _ = try r.raw() }
-        if flags.contains(.fileName) { _ = try r.raw() }
-        guard (0..<Int64(directories)).contains(try r.int()) else { throw SnapshotError() }
-        _ = try r.checksum(flags, bytes: .expectedSHA256, text: .expectedSHA256IsText)
-        let state = try element(of: TaskState.allCases, at: r.int())
-        let bytes = try r.int()
-        if flags.contains(.size) { _ = try r.int() }
-        if flags.contains(.failure) { _ = (try r.raw(), try r.raw(), try r.bool()) }
-        _ = (try r.int(), try r.int())
-        if flags.contains(.finished) { _ = try r.int() }
-        if flags.contains(.validator) { _ = try r.raw() }
-        _ = try r.checksum(flags, bytes: .sha256, text: .sha256IsText)
-        _ = try r.int()
-        if flags.contains(.options) { _ = try r.options() }
-        tasks.insert(
-            DownloadTask(
-                id: id, url: "", displayName: "", nameIsUserChosen: false, fileName: nil, directory: "",
-                expectedSHA256: nil, state: state, bytes: bytes, size: nil, failure: nil, attempts: 0,
-                added: 0,
-                finished: nil, validator: nil, checksum: nil, resets: 0))
-    }
-
-    fileprivate static func element<C: RandomAccessCollection>(of c: C, at i: Int64) throws -> C.Element
-    where C.Index == Int {
-        guard i >= 0, i < c.count else { throw SnapshotError() }
-        return c[c.startIndex + Int(i)]
+            SnapshotTasks.buildRest(
+                &r, id: id, flags: flags, url: String(decoding: url, as: UTF8.self), directories: directories)
+        )
     }
 }
 
@@ -331,16 +265,6 @@ extension BinaryWriter {
         case let digest?: digest.appendBytes(to: &bytes)
         case nil: break
         }
-    }
-}
-
-extension BinaryReader {
-    /// A SHA-256 as the task's flags say it was written: 32 bytes (`bytes` flag), text (`text` flag), or none.
-    fileprivate mutating func checksum(
-        _ flags: DownloadList.TaskFlags, bytes: DownloadList.TaskFlags, text: DownloadList.TaskFlags
-    ) throws -> Checksum? {
-        if flags.contains(bytes) { return Checksum(bytes: try fixed(32)) }
-        return flags.contains(text) ? .text(try string()) : nil
     }
 }
 

@@ -146,6 +146,15 @@ public struct DownloadTask: Sendable, Equatable {
         self.optionsBox = options.flatMap { $0.isEmpty ? nil : OptionsBox($0) }
     }
 
+    /// A task of which only the id, state and bytes are known (a list read for one task's sake keeps the others
+    /// so; see ``DownloadList/init(snapshot:reader:keepingOnly:)``).
+    static func placeholder(id: TaskID, state: TaskState, bytes: Int64) -> DownloadTask {
+        DownloadTask(
+            id: id, url: "", displayName: "", nameIsUserChosen: false, fileName: nil, directory: "",
+            expectedSHA256: nil, state: state, bytes: bytes, size: nil, failure: nil, attempts: 0, added: 0,
+            finished: nil, validator: nil, checksum: nil, resets: 0)
+    }
+
     /// Waiting, and no transfer has left anything: no bytes, no attempt, no file, no validator.
     public var isUntouched: Bool {
         state == .waiting && bytes == 0 && attempts == 0 && fileName == nil && validator == nil

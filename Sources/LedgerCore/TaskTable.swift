@@ -4,12 +4,31 @@
 public struct TaskTable: Sendable, Sequence {
     private var slots: [DownloadTask?] = []
     private var far: [TaskID: DownloadTask] = [:]
+    /// The tasks of the snapshot this table was read from, while none of them was changed (the slots are empty
+    /// then): each is built when it is read, every one of them before the first change.
+    private var kept: SnapshotTasks?
     public private(set) var count = 0
 
     /// Ids up to this far past the dense range still extend it.
     private static let denseReach: TaskID = 4096
 
     public init() {}
+
+    /// The tasks of a snapshot, built when they are read.
+    init(_ kept: SnapshotTasks) {
+        self.kept = kept
+        count = kept.count
+    }
+
+    /// Whether every task is built (not read from a snapshot, or changed since).
+    var isBuilt: Bool { kept == nil }
+
+    /// Builds every task of the snapshot (before a change: from then on they are the table's own).
+    private mutating func build() {
+        guard let kept else { return }
+        self.kept = nil
+        slots = kept.all()
+    }
 
     public var isEmpty: Bool { count == 0 }
 
@@ -20,6 +39,7 @@ public struct TaskTable: Sendable, Sequence {
     /// Whether a task has this id (no copy of the task).
     @inline(__always)
     public func contains(_ id: TaskID) -> Bool {
+        if let kept { return kept.position(of: id) != nil }
         if let i = slot(id) {
             return slots.withUnsafeBufferPointer { buffer in
                 if case .none = buffer[i] { return false }
@@ -33,6 +53,7 @@ public struct TaskTable: Sendable, Sequence {
     /// long list for the tasks it may start looks at every task's state).
     @inline(__always)
     public func state(of id: TaskID) -> TaskState? {
+        if let kept { return kept.position(of: id).map(kept.state(at:)) }
         if let i = slot(id) {
             return slots.withUnsafeBufferPointer { buffer in
                 Self.present(buffer.baseAddress! + i) { $0.state }
@@ -45,6 +66,10 @@ public struct TaskTable: Sendable, Sequence {
     /// count over a list of a million tasks retains no strings).
     @inline(__always)
     public func read<R>(_ id: TaskID, _ body: (borrowing DownloadTask) -> R) -> R? {
+        if let kept {
+            guard let p = kept.position(of: id) else { return nil }
+            return body(kept.task(at: p))
+        }
         if let i = slot(id) {
             return slots.withUnsafeBufferPointer { buffer in Self.present(buffer.baseAddress! + i, body) }
         }
@@ -70,10 +95,12 @@ public struct TaskTable: Sendable, Sequence {
     /// The task with this id, or nil. Setting nil removes it.
     public subscript(id: TaskID) -> DownloadTask? {
         get {
+            if let kept { return kept.position(of: id).map(kept.task(at:)) }
             if let i = slot(id) { return slots[i] }
             return far.isEmpty ? nil : far[id]
         }
         set {
+            build()
             if let i = slot(id) {
                 count += (newValue != nil ? 1 : 0) - (slots[i] != nil ? 1 : 0)
                 slots[i] = newValue
@@ -95,6 +122,7 @@ public struct TaskTable: Sendable, Sequence {
 
     /// Changes a task in place; does nothing for an unknown id.
     mutating func update(_ id: TaskID, _ body: (inout DownloadTask) -> Void) {
+        build()
         if let i = slot(id) {
             // In place through the buffer: testing the slot must not copy the task out.
             slots.withUnsafeMutableBufferPointer { buffer in
@@ -107,13 +135,17 @@ public struct TaskTable: Sendable, Sequence {
         }
     }
 
-    mutating func reserveCapacity(_ n: Int) { slots.reserveCapacity(n) }
+    mutating func reserveCapacity(_ n: Int) {
+        build()
+        slots.reserveCapacity(n)
+    }
 
     /// Adds `task` under its id (replacing any task with that id). Ids handed out in order take the fast path:
     /// one append, no lookup.
     @inline(__always)
     mutating func insert(_ task: consuming DownloadTask) {
         let id = task.id
+        build()
         if id == TaskID(slots.count) + 1 && far.isEmpty {
             slots.append(consume task)
             count += 1
@@ -123,12 +155,23 @@ public struct TaskTable: Sendable, Sequence {
     }
 
     /// Ids in increasing order.
-    public var keys: [TaskID] { map(\.key) }
+    public var keys: [TaskID] {
+        if let kept { return (0..<kept.count).map(kept.id(at:)) }
+        return map(\.key)
+    }
 
     /// Tasks in id order.
     public var values: [DownloadTask] { map(\.value) }
 
     public func makeIterator() -> AnyIterator<(key: TaskID, value: DownloadTask)> {
+        if let kept {
+            var next = 0
+            return AnyIterator {
+                guard next < kept.count else { return nil }
+                defer { next += 1 }
+                return (kept.id(at: next), kept.task(at: next))
+            }
+        }
         var dense = slots.makeIterator()
         var sparse = far.sorted { $0.key < $1.key }.makeIterator()
         return AnyIterator {

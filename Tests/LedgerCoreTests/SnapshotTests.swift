@@ -87,6 +87,49 @@ struct SnapshotTests {
         expectEqual(read, log.list, "after more entries")
     }
 
+    /// A read snapshot builds each task when it is read (ids 1, 2, 3, …, with gaps, or a foreign log's ids far
+    /// apart, which are built at once): every way of reading gives the live list's tasks in its order, and a change
+    /// to one task builds the others unchanged.
+    @Test func tasksReadFromASnapshotAreTheLiveListsWhicheverTheIds() throws {
+        for shape in ["in order", "with gaps", "far apart"] {
+            var log = TestLog()
+            log.add(u("a.iso"), u("b.iso"), u("c.iso"), u("d.iso"))
+            if shape == "with gaps" {
+                log.run(.delete(.tasks([2]), mode: .record))
+                log.run(.purge([2]))
+            }
+            if shape == "far apart" {
+                let far = [
+                    NewTask(id: 90_000, url: u("far"), directory: "/f"),
+                    NewTask(id: -3, url: u("neg"), directory: "/f"),
+                ]
+                log.append(Entry(.tasksAdded(tasks: far, section: 0, index: 0, newSectionTitle: nil)))
+            }
+            log.fact(.transferStarted(id: 3, attempt: 1, offset: 0))
+            log.fact(
+                .transferCompleted(id: 3, bytes: 9, sha256: String(repeating: "e", count: 64), fileName: "c"))
+            let live = log.list
+            var read = try DownloadList(snapshot: live.snapshotBytes())
+            expectEqual(read, live, shape)
+            #expect(read.tasks.isBuilt == (shape == "far apart"), "\(shape)")
+            #expect(read.tasks.keys == live.tasks.keys, "\(shape)")
+            #expect(read.tasks.values == live.tasks.values, "\(shape)")
+            for id in TaskID(-4)...6 {
+                #expect(read.tasks[id] == live.tasks[id], "\(shape) #\(id)")
+                #expect(read.tasks.contains(id) == live.tasks.contains(id), "\(shape) #\(id)")
+                #expect(read.tasks.state(of: id) == live.tasks.state(of: id), "\(shape) #\(id)")
+                #expect(read.tasks.read(id, { $0.url }) == live.tasks[id]?.url, "\(shape) #\(id)")
+            }
+            #expect(read.snapshotBytes() == live.snapshotBytes(), "\(shape)")
+            let from = log.entries.count
+            log.run(.pause(.tasks([4])))
+            for logged in log.entries[from...] { read.apply(logged) }
+            expectEqual(read, log.list, "\(shape), after a change")
+            #expect(read.tasks.isBuilt)
+            #expect(read.snapshotBytes() == log.list.snapshotBytes(), "\(shape)")
+        }
+    }
+
     @Test func anEmptyListRoundTrips() throws {
         #expect(try DownloadList(snapshot: DownloadList().snapshotBytes()) == DownloadList())
     }

@@ -1,0 +1,234 @@
+/// The tasks of a snapshot kept as the snapshot wrote them, each built only when it is read: opening a ledger to
+/// look at it (`ls`, `export`) builds no task ahead, and a list of 100,000 holds 100,000 records of a few bytes
+/// in place of 100,000 tasks and their strings.
+///
+/// Every record is checked when the snapshot is read, exactly as building its task would check it (an unreadable
+/// one refuses the whole snapshot then), so that building one later cannot fail. Immutable: a ``TaskTable`` that
+/// is changed builds all its tasks first.
+final class SnapshotTasks: Sendable {
+    /// Where a task's record lies, and what is read without building it.
+    struct Record {
+        var id: TaskID
+        /// Offset in `bytes` of what follows the URL in the record.
+        var rest: UInt32
+        /// The task's URL in `urls`: from the end of the record before to here.
+        var urlEnd: UInt32
+        var flags: UInt16
+        var state: UInt8
+    }
+
+    /// The snapshot's task records, copied out of the store's memory.
+    private let bytes: [UInt8]
+    /// Every task's whole URL, one after another (a record holds only what its URL does not share with the one
+    /// before).
+    private let urls: [UInt8]
+    /// In id order.
+    private let records: [Record]
+    /// Position in `records` + 1 by id - 1 (0: no task), when ids are not simply 1, 2, 3, …
+    private let positions: [Int32]?
+    private let directories: [String]
+
+    /// Tasks have ids one after another from 1 with gaps of at most this: a ``TaskTable`` keeps them all in its
+    /// dense range, in this order.
+    static let reach: TaskID = 4096
+
+    var count: Int { records.count }
+
+    private init(
+        bytes: [UInt8], urls: [UInt8], records: [Record], positions: [Int32]?, directories: [String]
+    ) {
+        self.bytes = bytes
+        self.urls = urls
+        self.records = records
+        self.positions = positions
+        self.directories = directories
+    }
+
+    /// Reads past `count` task records, checking each; nil (and `r` where it was) when their ids are not in
+    /// increasing order within ``reach`` of each other, or the records are too large to index: the caller then
+    /// builds every task.
+    /// - Throws: for a record that building its task would refuse.
+    static func read(_ r: inout BinaryReader, count: Int, directories: [String]) throws -> SnapshotTasks? {
+        let start = r.offset
+        guard r.bytes.count - start < Int(UInt32.max) else { return nil }
+        var records: [Record] = []
+        records.reserveCapacity(count)
+        var urls: [UInt8] = []
+        // Room for URLs of 64 bytes on average at once (pages never written cost nothing): no copy at each doubling.
+        urls.reserveCapacity(count * 64)
+        var url: [UInt8] = []
+        var last: TaskID = 0
+        var gaps = false
+        for _ in 0..<count {
+            let id = try r.int()
+            guard id > last, id - last <= reach else {
+                r.offset = start
+                return nil
+            }
+            gaps = gaps || id != last + 1
+            last = id
+            let flags = TaskFlags(rawValue: UInt16(truncatingIfNeeded: try r.int()))
+            try readURL(&r, into: &url)
+            urls.append(contentsOf: url)
+            guard urls.count < Int(UInt32.max) else {
+                r.offset = start
+                return nil
+            }
+            let rest = UInt32(r.offset - start)
+            let (state, _) = try skipRest(&r, flags: flags, directories: directories.count)
+            records.append(
+                Record(
+                    id: id, rest: rest, urlEnd: UInt32(urls.count), flags: flags.rawValue,
+                    state: UInt8(TaskState.allCases.firstIndex(of: state)!)))
+        }
+        var positions: [Int32]?
+        if gaps {
+            var index = [Int32](repeating: 0, count: Int(last))
+            for (i, record) in records.enumerated() { index[Int(record.id - 1)] = Int32(i + 1) }
+            positions = index
+        }
+        return SnapshotTasks(
+            bytes: Array(UnsafeRawBufferPointer(rebasing: r.bytes[start..<r.offset])), urls: urls,
+            records: records, positions: positions, directories: directories)
+    }
+
+    /// The position of the task with this id, or nil.
+    @inline(__always)
+    func position(of id: TaskID) -> Int? {
+        guard id >= 1 else { return nil }
+        guard let positions else { return id <= TaskID(records.count) ? Int(id - 1) : nil }
+        guard id <= TaskID(positions.count) else { return nil }
+        let p = positions[Int(id - 1)]
+        return p == 0 ? nil : Int(p - 1)
+    }
+
+    func id(at position: Int) -> TaskID { records[position].id }
+
+    func state(at position: Int) -> TaskState { TaskState.allCases[Int(records[position].state)] }
+
+    /// The task at `position`, built from its record (checked when the snapshot was read).
+    func task(at position: Int) -> DownloadTask {
+        let record = records[position]
+        let urlStart = position == 0 ? 0 : Int(records[position - 1].urlEnd)
+        let url = urls.withUnsafeBufferPointer {
+            String(decoding: UnsafeBufferPointer(rebasing: $0[urlStart..<Int(record.urlEnd)]), as: UTF8.self)
+        }
+        let flags = TaskFlags(rawValue: record.flags)
+        let built = bytes.withUnsafeBytes { raw in
+            var r = BinaryReader(bytes: raw, offset: Int(record.rest))
+            return try? Self.buildRest(&r, id: record.id, flags: flags, url: url, directories: directories)
+        }
+        // Not reached: the record was read through once already, by the same rules.
+        return built
+            ?? DownloadTask.placeholder(id: record.id, state: TaskState.allCases[Int(record.state)], bytes: 0)
+    }
+
+    /// Every task, in id order, in a table's dense slots (a gap is a nil).
+    func all() -> [DownloadTask?] {
+        var slots: [DownloadTask?] = []
+        slots.reserveCapacity(Int(records.last?.id ?? 0))
+        for i in records.indices {
+            let id = records[i].id
+            if id > TaskID(slots.count) + 1 {
+                slots.append(contentsOf: repeatElement(nil, count: Int(id) - 1 - slots.count))
+            }
+            slots.append(task(at: i))
+        }
+        return slots
+    }
+
+    /// The URL of a record into `url`, which holds the record before's: the part they share is kept.
+    @inline(__always)
+    static func readURL(_ r: inout BinaryReader, into url: inout [UInt8]) throws {
+        let shared = try r.count()
+        guard shared <= url.count else { throw SnapshotError() }
+        url.removeSubrange(shared...)
+        url.append(contentsOf: try r.raw())
+    }
+
+    /// The task whose record follows, its id, flags and URL read already.
+    @inline(__always)
+    static func buildRest(
+        _ r: inout BinaryReader, id: TaskID, flags: TaskFlags, url: String, directories: [String]
+    ) throws -> DownloadTask {
+        let displayName = flags.contains(.displayNameIsFileName) ? nil : try r.string()
+        let fileName = flags.contains(.fileName) ? try r.string() : nil
+        guard let name = displayName ?? fileName else { throw SnapshotError() }
+        // Every field read straight into one initialiser: the task is built once, in place.
+        return try DownloadTask(
+            id: id, url: url, displayName: name,
+            nameIsUserChosen: flags.contains(.nameIsUserChosen), fileName: fileName,
+            directory: element(of: directories, at: r.int()),
+            expectedSHA256: r.checksum(flags, bytes: .expectedSHA256, text: .expectedSHA256IsText)?.text,
+            state: element(of: TaskState.allCases, at: r.int()), bytes: r.int(),
+            size: flags.contains(.size) ? r.int() : nil,
+            failure: flags.contains(.failure)
+                ? TaskFailure(code: r.string(), detail: r.string(), retryable: r.bool()) : nil,
+            attempts: Int(r.int()), added: r.int(), finished: flags.contains(.finished) ? r.int() : nil,
+            validator: flags.contains(.validator) ? r.string() : nil,
+            checksum: r.checksum(flags, bytes: .sha256, text: .sha256IsText), resets: Int(r.int()),
+            connectionKept: flags.contains(.connectionKept),
+            options: flags.contains(.options) ? r.options() : nil)
+    }
+
+    /// The rest of a record read past in the order `buildRest` reads it and refused where it refuses; kept: the
+    /// task's state and bytes.
+    static func skipRest(_ r: inout BinaryReader, flags: TaskFlags, directories: Int) throws -> (
+        state: TaskState, bytes: Int64
+    ) {
+        guard !flags.contains(.displayNameIsFileName) || flags.contains(.fileName) else {
+            throw SnapshotError()
+        }
+        if !flags.contains(.displayNameIsFileName) { _ = try r.raw() }
+        if flags.contains(.fileName) { _ = try r.raw() }
+        guard (0..<Int64(directories)).contains(try r.int()) else { throw SnapshotError() }
+        _ = try r.checksum(flags, bytes: .expectedSHA256, text: .expectedSHA256IsText)
+        let state = try element(of: TaskState.allCases, at: r.int())
+        let bytes = try r.int()
+        if flags.contains(.size) { _ = try r.int() }
+        if flags.contains(.failure) { _ = (try r.raw(), try r.raw(), try r.bool()) }
+        _ = (try r.int(), try r.int())
+        if flags.contains(.finished) { _ = try r.int() }
+        if flags.contains(.validator) { _ = try r.raw() }
+        _ = try r.checksum(flags, bytes: .sha256, text: .sha256IsText)
+        _ = try r.int()
+        if flags.contains(.options) { _ = try r.options() }
+        return (state, bytes)
+    }
+
+    static func element<C: RandomAccessCollection>(of c: C, at i: Int64) throws -> C.Element
+    where C.Index == Int {
+        guard i >= 0, i < c.count else { throw SnapshotError() }
+        return c[c.startIndex + Int(i)]
+    }
+}
+
+/// Flags of a task in a snapshot: which optional fields follow, and how.
+struct TaskFlags: OptionSet {
+    let rawValue: UInt16
+    static let nameIsUserChosen = TaskFlags(rawValue: 1 << 0)
+    static let fileName = TaskFlags(rawValue: 1 << 1)
+    /// The display name is the file name: written once.
+    static let displayNameIsFileName = TaskFlags(rawValue: 1 << 2)
+    static let expectedSHA256 = TaskFlags(rawValue: 1 << 3)
+    static let sha256 = TaskFlags(rawValue: 1 << 4)
+    /// A SHA-256 that is not 64 lowercase hex digits (a foreign log): kept as text.
+    static let expectedSHA256IsText = TaskFlags(rawValue: 1 << 5)
+    static let sha256IsText = TaskFlags(rawValue: 1 << 6)
+    static let size = TaskFlags(rawValue: 1 << 7)
+    static let finished = TaskFlags(rawValue: 1 << 8)
+    static let failure = TaskFlags(rawValue: 1 << 9)
+    static let validator = TaskFlags(rawValue: 1 << 10)
+    static let connectionKept = TaskFlags(rawValue: 1 << 11)
+    static let options = TaskFlags(rawValue: 1 << 12)
+}
+
+extension BinaryReader {
+    /// A SHA-256 as the task's flags say it was written: 32 bytes (`bytes` flag), text (`text` flag), or none.
+    fileprivate mutating func checksum(_ flags: TaskFlags, bytes: TaskFlags, text: TaskFlags) throws
+        -> Checksum?
+    {
+        if flags.contains(bytes) { return Checksum(bytes: try fixed(32)) }
+        return flags.contains(text) ? .text(try string()) : nil
+    }
+}
