@@ -20,8 +20,12 @@ extension Ledger {
             }
             // Under the folder's lock (see execute): no other process renames in this directory meanwhile.
             let folder: DownloadFolder
-            do {
+            do throws(FolderError) {
                 folder = try DownloadFolder(directory: task.directory)
+                guard !folder.isLedgerName(fileName, ledgerPath: path) else {
+                    throw FolderError(
+                        "'\(fileName)' is a name of the ledger's own files in \(task.directory)")
+                }
                 try folder.rename(oldName, to: fileName)
             } catch {
                 throw FileOwnership.ledgerError(error, directory: task.directory, name: fileName)

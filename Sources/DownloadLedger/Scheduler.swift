@@ -71,6 +71,7 @@ public final class Scheduler: @unchecked Sendable {
         var config = config
         // A completed partial stays (a second link to the placed file) until its fact is recorded: see flush().
         config.keepPlacedPartials = true
+        config.ledgerPath = ledger.path
         let (wake, wakeUp) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let (deferredFlush, armDeferredFlush) = AsyncStream<Void>.makeStream(
             bufferingPolicy: .bufferingNewest(1))
@@ -431,6 +432,7 @@ public final class Scheduler: @unchecked Sendable {
             return fileName
         }
         defer { folder.unlock() }
+        guard !folder.isLedgerName(t.displayName, ledgerPath: ledger.path) else { return fileName }
         do {
             try folder.rename(fileName, to: t.displayName)
             return t.displayName

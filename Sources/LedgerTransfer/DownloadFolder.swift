@@ -175,6 +175,25 @@ public final class DownloadFolder {
         return unlinkat(directory, name, 0) == 0
     }
 
+    /// Whether `name` in this folder is one of the ledger at `ledgerPath`: its own name, or one that starts with it
+    /// and `-` or `.` (SQLite's `-wal`, `-shm`, `-journal`; our `.lock` and `.new-…`), when this folder is the
+    /// ledger's (the same device and inode, however either path is spelled). Such a name is never a download's:
+    /// SQLite would read a file named `ledger.sqlite-journal` as its own, and a clean-up would remove one named
+    /// like a leftover temporary. The folder is compared only for a name that matches.
+    public func isLedgerName(_ name: String, ledgerPath: String?) -> Bool {
+        guard let ledgerPath, let slash = ledgerPath.lastIndex(of: "/") else { return false }
+        let base = ledgerPath[ledgerPath.index(after: slash)...]
+        guard !base.isEmpty, name.hasPrefix(base) else { return false }
+        let rest = name.dropFirst(base.count)
+        guard rest.isEmpty || rest.hasPrefix("-") || rest.hasPrefix(".") else { return false }
+        let folder = slash == ledgerPath.startIndex ? "/" : String(ledgerPath[..<slash])
+        var here = stat()
+        var there = stat()
+        // A folder that cannot be compared is taken to be the ledger's: the name is passed over.
+        guard fstat(directory, &here) == 0, stat(folder, &there) == 0 else { return true }
+        return here.st_dev == there.st_dev && here.st_ino == there.st_ino
+    }
+
     /// Gives the file `from` the name `to` in the download directory, never replacing an existing `to` (link then
     /// unlink; renameat2 with RENAME_NOREPLACE where hard links are not supported).
     /// - Throws: ``FolderError`` with code EEXIST when `to` exists, ENOENT when `from` does not.

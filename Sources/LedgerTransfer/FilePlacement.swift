@@ -11,7 +11,10 @@ enum FilePlacement {
     /// and returns the chosen name. A name that is already this very file (a link made by a run killed before it
     /// recorded the placement) is that name. Falls back to renameat2(RENAME_NOREPLACE) on file systems without
     /// hard links. Every step is relative to the folders' descriptors (``DownloadFolder``).
-    static func place(id: Int64, directory: String, base: String, keepPartial: Bool = false)
+    /// A name of the ledger at `ledgerPath` (``DownloadFolder/isLedgerName(_:ledgerPath:)``) is passed over.
+    static func place(
+        id: Int64, directory: String, base: String, keepPartial: Bool = false, ledgerPath: String? = nil
+    )
         throws(TransferError) -> String
     {
         let folder: DownloadFolder
@@ -22,8 +25,8 @@ enum FilePlacement {
         }
         guard folder.hasPartials else { throw .fileSystem("no partial folder in \(directory)") }
         let partial = DownloadFolder.partialName(id: id)
-        for name in FileNaming.candidates(base: base).prefix(maxCandidates) where FileNaming.isSafeName(name)
-        {
+        for name in FileNaming.candidates(base: base).prefix(maxCandidates)
+        where FileNaming.isSafeName(name) && !folder.isLedgerName(name, ledgerPath: ledgerPath) {
             if linkat(folder.partials, partial, folder.directory, name, 0) == 0 {
                 if !keepPartial { folder.removePartial(id: id) }
                 syncDirectory(directory)

@@ -14,6 +14,8 @@ struct Finishing: @unchecked Sendable {
     let name: String
     /// Leave the partial file in place after linking it (``TransferConfig/keepPlacedPartials``).
     let keepPartial: Bool
+    /// ``TransferConfig/ledgerPath``: its names are never taken.
+    let ledgerPath: String?
     /// Bytes kept in the partial file (a segmented file's holes not counted).
     let kept: Int64
 
@@ -33,7 +35,8 @@ struct Finishing: @unchecked Sendable {
             }
             let placed = try Self.waitingForDescriptors { () throws(TransferError) -> String in
                 try FilePlacement.place(
-                    id: request.id, directory: request.directory, base: name, keepPartial: keepPartial)
+                    id: request.id, directory: request.directory, base: name, keepPartial: keepPartial,
+                    ledgerPath: ledgerPath)
             }
             return .completed(id: id, bytes: file.size, sha256: sha256, fileName: placed)
         } catch {

@@ -56,6 +56,10 @@ public struct TransferConfig: Sendable {
     /// next start, the complete partial and the placed file as one file, and the engine reports the existing name
     /// instead of placing a copy. Off by default: the partial goes at once.
     public var keepPlacedPartials = false
+    /// The ledger's file (absolute): in the folder it lies in, no download is placed under its name or a name that
+    /// starts with it and `-` or `.` (`-wal`, `-journal`, `.lock`, `.new-…`): SQLite would take such a file for
+    /// the ledger's own, and a clean-up for a leftover of ours.
+    public var ledgerPath: String?
 
     /// Seconds a paused transfer keeps its connection (``TransferEngine/hold(id:)``): resumed sooner, it goes on
     /// with the same response; later, the connection is released and the transfer ends as `.stopped`, to resume

@@ -122,7 +122,7 @@ final class TransferLoop: @unchecked Sendable {
         jobs[job.request.id] = nil
         let finishing = Finishing(
             request: job.request, file: job.file, follower: job.follower, hashes: hashes, name: name,
-            keepPartial: config.keepPlacedPartials, kept: job.keptBytes)
+            keepPartial: config.keepPlacedPartials, ledgerPath: config.ledgerPath, kept: job.keptBytes)
         let mailbox = self.mailbox
         completions.submit { mailbox.emit(end(finishing)) }
     }
