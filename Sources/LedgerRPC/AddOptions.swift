@@ -22,6 +22,19 @@ struct AddOptions {
         "max-connection-per-server", "min-split-size",
     ]
 
+    /// The `dir` option: an absolute path, with `.` and `..` resolved as the CLI resolves `--dir` (aria2c takes
+    /// `/data/../tmp` as `/tmp`); a path the downloader would refuse later is not taken now.
+    static func directory(_ text: String) throws -> String {
+        guard text.hasPrefix("/") else {
+            throw RPCError.failed("option dir must be an absolute path: \(text)")
+        }
+        var parts: [Substring] = []
+        for part in text.split(separator: "/") where part != "." {
+            if part == ".." { _ = parts.popLast() } else { parts.append(part) }
+        }
+        return "/" + parts.joined(separator: "/")
+    }
+
     init(_ fields: [(String, RPCValue)], defaultDir: String?) throws {
         dir = defaultDir
         for (key, value) in fields {
@@ -32,10 +45,7 @@ struct AddOptions {
             let text = try Self.text(key, value)
             switch key {
             case "dir":
-                guard text.hasPrefix("/") else {
-                    throw RPCError.failed("option dir must be an absolute path: \(text)")
-                }
-                dir = text
+                dir = try Self.directory(text)
             case "out":
                 out = text
             case "checksum":

@@ -80,10 +80,7 @@ extension Aria2Service {
             case "min-split-size":
                 commands.append(.setMinSplitSize(try AddOptions.minSplitSize(text)))
             case "dir":
-                guard text.hasPrefix("/") else {
-                    throw RPCError.failed("option dir must be an absolute path")
-                }
-                dir = text
+                dir = try AddOptions.directory(text)
             default:
                 continue
             }

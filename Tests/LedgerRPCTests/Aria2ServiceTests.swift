@@ -87,6 +87,19 @@ import Testing
         #expect(try h.eventCount() == before)
     }
 
+    /// A `dir` with `.` or `..` in it is taken as the CLI takes `--dir`, resolved; not recorded as typed (the
+    /// downloader refuses such a path, so the task would fail later).
+    @Test func aDirWithDotsIsResolved() throws {
+        let h = try RPCHarness(listen: false)
+        let gid = try #require(
+            try h.result("aria2.addUri", #"[["\#(h.file("a.bin"))"],{"dir":"/srv/./x/../dl/"}]"#) as? String)
+        let status = try #require(try h.result("aria2.tellStatus", #"["\#(gid)",["dir"]]"#) as? [String: Any])
+        #expect(status["dir"] as? String == "/srv/dl")
+        _ = try h.result("aria2.changeGlobalOption", #"[{"dir":"/a/b/../../c"}]"#)
+        let global = try #require(try h.result("aria2.getGlobalOption") as? [String: Any])
+        #expect(global["dir"] as? String == "/c")
+    }
+
     @Test func theSecretGuardsEveryCallButTheLists() throws {
         let h = try RPCHarness(secret: "s3cret", listen: false)
         let url = h.file("a.bin")
