@@ -114,13 +114,16 @@ final class SnapshotTasks: Sendable {
             String(decoding: UnsafeBufferPointer(rebasing: $0[urlStart..<Int(record.urlEnd)]), as: UTF8.self)
         }
         let flags = TaskFlags(rawValue: record.flags)
-        let built = bytes.withUnsafeBytes { raw in
+        return bytes.withUnsafeBytes { raw in
             var r = BinaryReader(bytes: raw, offset: Int(record.rest))
-            return try? Self.buildRest(&r, id: record.id, flags: flags, url: url, directories: directories)
+            do {
+                return try Self.buildRest(&r, id: record.id, flags: flags, url: url, directories: directories)
+            } catch {
+                // Not reached: the record was read through once already, by the same rules.
+                return DownloadTask.placeholder(
+                    id: record.id, state: TaskState.allCases[Int(record.state)], bytes: 0)
+            }
         }
-        // Not reached: the record was read through once already, by the same rules.
-        return built
-            ?? DownloadTask.placeholder(id: record.id, state: TaskState.allCases[Int(record.state)], bytes: 0)
     }
 
     /// Every task, in id order, in a table's dense slots (a gap is a nil).

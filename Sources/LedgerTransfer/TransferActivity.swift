@@ -33,16 +33,26 @@ public struct TransferActivity: Sendable, Equatable {
 
     /// Decimal units (1 KB = 1000 B): one decimal below 100, none from 100 up: `"512 B"`, `"10.2 MB"`, `"117 MB"`.
     public static func formatBytes(_ bytes: Int64) -> String {
-        let units = ["B", "KB", "MB", "GB", "TB", "PB"]
+        let (whole, tenth, unit) = byteFigure(bytes)
+        guard let tenth else { return "\(whole) \(byteUnits[unit])" }
+        return "\(whole).\(tenth) \(byteUnits[unit])"
+    }
+
+    /// The units of ``formatBytes(_:)``, 1000 apart.
+    public static let byteUnits = ["B", "KB", "MB", "GB", "TB", "PB"]
+
+    /// ``formatBytes(_:)`` in parts, for a caller that writes it as bytes: the whole number, the tenth (none for
+    /// bytes, and from 100 up) and the unit's index in ``byteUnits``.
+    public static func byteFigure(_ bytes: Int64) -> (whole: Int, tenth: Int?, unit: Int) {
         var value = Double(max(bytes, 0))
         var unit = 0
-        while value >= 1000, unit < units.count - 1 {
+        while value >= 1000, unit < byteUnits.count - 1 {
             value /= 1000
             unit += 1
         }
-        if unit == 0 { return "\(Int(value)) B" }
-        if value >= 99.95 { return "\(Int(value.rounded())) \(units[unit])" }
+        if unit == 0 { return (Int(value), nil, 0) }
+        if value >= 99.95 { return (Int(value.rounded()), nil, unit) }
         let tenths = Int((value * 10).rounded())
-        return "\(tenths / 10).\(tenths % 10) \(units[unit])"
+        return (tenths / 10, tenths % 10, unit)
     }
 }

@@ -1,10 +1,20 @@
 import DownloadLedger
 
 extension Output {
-    /// The padded state words of a row, made once (in `TaskState.allCases` order), and the word of a transfer no
-    /// downloader runs.
-    private static let stateWords = TaskState.allCases.map { Format.fit($0.rawValue, 11) }
-    private static let interruptedWord = Format.fit("interrupted", 11)
+    /// The state word of a row, padded to 11 characters (`Format.fit($0.rawValue, 11)`), as bytes of the program.
+    private static func stateWord(_ state: TaskState) -> StaticString {
+        switch state {
+        case .waiting: return "waiting    "
+        case .downloading: return "downloading"
+        case .paused: return "paused     "
+        case .stopped: return "stopped    "
+        case .finished: return "finished   "
+        case .failed: return "failed     "
+        }
+    }
+
+    /// The word of a transfer no downloader runs.
+    private static let interruptedWord: StaticString = "interrupted"
 
     /// The human table of a view, into `w`: a header per group, a line per task (with `urls`, the URL for the
     /// name). Rows are written as bytes straight into the buffer, each task read once, in place of a line string.
@@ -54,7 +64,7 @@ extension Output {
         // In the to-delete list, the state the task had when it was deleted (its transfer stopped then).
         let had = trash?.state ?? t.state
         let cut = interrupted && trash == nil && had == .downloading
-        let state = cut ? interruptedWord : stateWords[TaskState.allCases.firstIndex(of: had)!]
+        let state = cut ? interruptedWord : stateWord(had)
         w.spaces(2)
         w.right("#", t.id, idWidth)
         w.spaces(2)
@@ -64,17 +74,19 @@ extension Output {
         case .failed: w.styled(state, .red)
         case .downloading: w.styled(state, .cyan)
         case .paused, .stopped: w.styled(state, .yellow)
-        case .waiting: w.text(state)
+        case .waiting: w.word(state)
         }
         w.spaces(1)
         if t.state == .finished {
-            w.right(Format.bytes(t.bytes), 19)
-            w.spaces(1)
-            w.right("100%", 4)
+            w.rightBytes(t.bytes, 19)
+            w.word(" 100%")
         } else {
-            w.right(
-                t.bytes > 0 || t.size != nil
-                    ? TransferActivity.detail(bytes: t.bytes, expected: t.size) : "-", 19)
+            if t.bytes > 0 || t.size != nil {
+                w.rightBytes(t.bytes, of: t.size, 19)
+            } else {
+                w.spaces(18)
+                w.word("-")
+            }
             w.spaces(1)
             if let size = t.size, size > 0 {
                 let (scaled, over) = t.bytes.multipliedReportingOverflow(by: 100)
