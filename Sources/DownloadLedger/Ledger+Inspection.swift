@@ -72,33 +72,6 @@ extension Ledger {
     /// Every event that touched one task, in order: its audit trail.
     public func audit(_ id: TaskID) throws -> [LoggedEntry] { try auditTrail(id).entries }
 
-    /// A task's audit trail, and where it was read from.
-    public struct AuditTrail: Sendable {
-        public var entries: [LoggedEntry]
-        /// False when the audit index disagreed with the log (rows removed or slipped in) and the trail was
-        /// read from the events themselves: `verify` names the damage.
-        public var fromIndex: Bool
-    }
-
-    /// Every event that touched one task, in order, read through the audit index when the index agrees with
-    /// the log: it must return exactly as many events up to the list's head as the projection counted for the
-    /// task, each of them naming it. Otherwise the events are scanned (O(n)).
-    public func auditTrail(_ id: TaskID) throws -> AuditTrail {
-        try withLock { try Self.auditTrail(id, in: store, head: list.head, counted: list.eventCounts[id]) }
-    }
-
-    /// The trail of `id` read through the audit index when it agrees with a projection at `head` that counted
-    /// `counted` events naming the task; else read from the events themselves.
-    static func auditTrail(_ id: TaskID, in store: EventStore, head: Int64, counted: Int) throws -> AuditTrail
-    {
-        let indexed = try store.events(touching: id)
-        let upToHead = indexed.prefix { $0.seq <= head }
-        if upToHead.count == counted, indexed.allSatisfy({ $0.tasks.contains(id) }) {
-            return AuditTrail(entries: try logged(indexed), fromIndex: true)
-        }
-        return AuditTrail(entries: try logged(try store.events(listing: id)), fromIndex: false)
-    }
-
     /// The list exactly as it was after event `seq` (from the nearest snapshot at or before it, then the log).
     /// - Complexity: O(events between that snapshot and `seq`).
     public func replay(through seq: Int64) throws -> DownloadList {

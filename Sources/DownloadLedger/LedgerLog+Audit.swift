@@ -18,11 +18,17 @@ extension LedgerLog {
     /// in, so the sections, the to-delete list, the count of the task's events (which the audit index must
     /// match, as ``Ledger/auditTrail(_:)`` checks it) and the task itself are exactly the full projection's.
     /// - Complexity: reading the snapshot past every task, and the events since it; no task but this one is built.
-    public func audit(_ id: TaskID) throws -> TaskAudit {
+    ///
+    /// With `outliningAdds` (what the audit in words needs), each add of the trail is read for this task's sake: its
+    /// entry holds only this task, and the trail's ``Ledger/AuditTrail/outlines`` say the whole add (its ids by
+    /// group, where they went, their options), with no string made for any other task
+    /// (``Entry/decode(kind:payload:keepingOnly:)``). Without it every entry is the event as logged (`--json`).
+    public func audit(_ id: TaskID, outliningAdds: Bool = false) throws -> TaskAudit {
         try locked {
             var list = try Ledger.startingPoint(store, atOrBefore: nil, keepingOnly: id)
             try Ledger.fold(store, into: &list, through: nil)
-            let trail = try Ledger.auditTrail(id, in: store, head: list.head, counted: list.eventCounts[id])
+            let trail = try Ledger.auditTrail(
+                id, in: store, head: list.head, counted: list.eventCounts[id], outliningAdds: outliningAdds)
             return TaskAudit(
                 trail: trail, task: list.tasks[id], location: list.location(of: id),
                 isTrashed: list.isTrashed(id))

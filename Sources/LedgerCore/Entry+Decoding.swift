@@ -1,6 +1,6 @@
 /// Every field any payload may have, filled in one pass over the JSON; all optional, so a payload that has few of
 /// them costs few releases when it goes (arrays included: an absent list is nil, not an empty array to release).
-private struct PayloadFields {
+struct PayloadFields {
     var id: Int64?
     var ids: [TaskID]?
     var tasks: [NewTask]?
@@ -110,7 +110,7 @@ extension Entry {
         }
     }
 
-    private static func read(
+    static func read(
         _ key: UnsafeBufferPointer<UInt8>, into f: inout PayloadFields, _ r: inout JSONReader
     )
         throws
@@ -224,7 +224,7 @@ extension Entry {
         }
     }
 
-    private static func list<T>(_ r: inout JSONReader, _ element: (inout JSONReader) throws -> T) throws
+    static func list<T>(_ r: inout JSONReader, _ element: (inout JSONReader) throws -> T) throws
         -> [T]
     {
         var out: [T] = []
@@ -361,7 +361,7 @@ extension Entry {
         return FileIdentity(device: UInt64(bitPattern: dev), inode: UInt64(bitPattern: ino), modified: mtime)
     }
 
-    private static func event(
+    static func event(
         kind k: UnsafeBufferPointer<UInt8>, _ f: consuming PayloadFields, _ r: JSONReader
     ) throws
         -> Event

@@ -175,7 +175,7 @@ struct JSONReader {
                 let scalar = try hex4()
                 var code = scalar
                 if (0xD800..<0xDC00).contains(scalar), match("\\u") {
-                    let low = try hex4()
+                    let low = try lowSurrogate()
                     code = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                 }
                 let s = String(Unicode.Scalar(code) ?? "\u{FFFD}")
@@ -184,6 +184,44 @@ struct JSONReader {
             }
         }
         throw fail("unterminated string")
+    }
+
+    /// The second half of a surrogate pair: anything else after a high surrogate is refused (a tampered payload),
+    /// never left to overflow the arithmetic that joins the two.
+    private mutating func lowSurrogate() throws -> UInt32 {
+        let low = try hex4()
+        guard (0xDC00..<0xE000).contains(low) else { throw fail("bad surrogate pair") }
+        return low
+    }
+
+    /// Reads past a string exactly as ``string()`` reads it, refusing what it refuses (an unterminated string, a bad
+    /// `\u` escape or surrogate pair), without making it: returns the offset of its opening quote, from which
+    /// ``string(at:)`` reads it when it turns out to be wanted.
+    mutating func skipString() throws -> Int {
+        skipSpace()
+        guard offset < end, base[offset] == UInt8(ascii: "\"") else { throw fail("expected a string") }
+        let start = offset
+        offset += 1
+        while offset < end {
+            let b = base[offset]
+            offset += 1
+            if b == UInt8(ascii: "\"") { return start }
+            guard b == UInt8(ascii: "\\") else { continue }
+            guard offset < end else { break }
+            let e = base[offset]
+            offset += 1
+            if e == UInt8(ascii: "u"), (0xD800..<0xDC00).contains(try hex4()), match("\\u") {
+                _ = try lowSurrogate()
+            }
+        }
+        throw fail("unterminated string")
+    }
+
+    /// The string whose opening quote is at `start` (an offset ``skipString()`` returned).
+    func string(at start: Int) throws -> String {
+        var copy = self
+        copy.offset = start
+        return try copy.string()
     }
 
     private mutating func hex4() throws -> UInt32 {
@@ -225,7 +263,7 @@ struct JSONReader {
         switch peek() {
         case UInt8(ascii: "{"): try object { r, _ in try r.skip() }
         case UInt8(ascii: "["): try array { r in try r.skip() }
-        case UInt8(ascii: "\""): _ = try string()
+        case UInt8(ascii: "\""): _ = try skipString()
         case UInt8(ascii: "t"), UInt8(ascii: "f"): _ = try bool()
         case UInt8(ascii: "n"): _ = null()
         default: _ = try int()

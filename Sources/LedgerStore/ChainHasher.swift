@@ -224,6 +224,37 @@ final class ChainHasher {
         Array(tasks.map { String($0) }.joined(separator: ",").utf8)
     }
 
+    /// Whether the `tasks` column lists `id`, read in place (no array of an add's 100,000 ids); nil when it is not
+    /// comma-separated integers, exactly where ``parseTasks(_:)`` gives nil.
+    static func tasks(_ text: UnsafeRawBufferPointer, list id: Int64) -> Bool? {
+        if text.isEmpty { return false }
+        var found = false
+        var i = 0
+        while true {
+            // One part: a sign, then at least one digit, within Int64 (what `Int64(String)` takes).
+            var negative = false
+            if i < text.count, text[i] == UInt8(ascii: "-") || text[i] == UInt8(ascii: "+") {
+                negative = text[i] == UInt8(ascii: "-")
+                i += 1
+            }
+            let digits = i
+            var magnitude: UInt64 = 0
+            while i < text.count, text[i] != UInt8(ascii: ",") {
+                let digit = text[i] &- UInt8(ascii: "0")
+                guard digit <= 9 else { return nil }
+                let (times, o1) = magnitude.multipliedReportingOverflow(by: 10)
+                let (sum, o2) = times.addingReportingOverflow(UInt64(digit))
+                guard !o1, !o2 else { return nil }
+                magnitude = sum
+                i += 1
+            }
+            guard i > digits, magnitude <= (negative ? Int64.min.magnitude : UInt64(Int64.max)) else { return nil }
+            if magnitude == id.magnitude, id == 0 || negative == (id < 0) { found = true }
+            guard i < text.count else { return found }
+            i += 1
+        }
+    }
+
     /// Parses the `tasks` column back into ids; nil when it is not comma-separated integers.
     static func parseTasks(_ text: UnsafeRawBufferPointer) -> [Int64]? {
         if text.isEmpty { return [] }

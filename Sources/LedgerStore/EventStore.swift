@@ -56,6 +56,13 @@ public protocol EventStore: AnyObject {
     /// - Complexity: O(n).
     func events(listing task: Int64) throws -> [StoredEvent]
 
+    /// The events of ``events(touching:)`` (through the audit index), or of ``events(listing:)`` without `indexed`,
+    /// read in place: `body` sees each one, valid only during the call, and whether the event's own list of tasks
+    /// names `task` (an index row that does not). An add of a million tasks is neither copied nor split into ids.
+    /// - Throws: `StoreError.corrupt` for a list of tasks that is not comma-separated ids.
+    func scan(touching task: Int64, indexed: Bool, _ body: (_ event: RawEventView, _ listsTask: Bool) throws -> Void)
+        throws
+
     /// The commit time of event `seq` (ms since the Unix epoch), nil when there is none; its payload is not read.
     func commitTime(of seq: Int64) throws -> Int64?
 

@@ -78,6 +78,23 @@ public final class InMemoryEventStore: EventStore {
 
     public func events(listing task: Int64) throws -> [StoredEvent] { try events(touching: task) }
 
+    public func scan(
+        touching task: Int64, indexed: Bool, _ body: (_ event: RawEventView, _ listsTask: Bool) throws -> Void
+    ) throws {
+        // No index apart from the events here: both ways are the events that list the task.
+        for event in try events(touching: task) {
+            var kind = event.kind
+            try kind.withUTF8 { kindBytes in
+                try event.payload.withUnsafeBytes { payload in
+                    try body(
+                        RawEventView(
+                            seq: event.seq, time: event.time, kind: UnsafeRawBufferPointer(kindBytes),
+                            payload: payload), true)
+                }
+            }
+        }
+    }
+
     public func commitTime(of seq: Int64) throws -> Int64? {
         seq >= 1 && seq <= Int64(log.count) ? log[Int(seq - 1)].time : nil
     }

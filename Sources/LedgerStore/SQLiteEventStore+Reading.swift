@@ -57,6 +57,33 @@ extension SQLiteEventStore {
         }
     }
 
+    public func scan(
+        touching task: Int64, indexed: Bool, _ body: (_ event: RawEventView, _ listsTask: Bool) throws -> Void
+    ) throws {
+        let columns = "SELECT seq, time, kind, payload, tasks FROM events"
+        let statement = try translatingErrors {
+            let statement =
+                indexed
+                ? try db.cachedStatement(
+                    columns + " WHERE seq IN (SELECT seq FROM event_tasks WHERE task = ?) ORDER BY seq")
+                : try db.cachedStatement(columns + " WHERE instr(',' || tasks || ',', ?) > 0 ORDER BY seq")
+            if indexed { try statement.bind(task, at: 1) } else { try statement.bind(",\(task),", at: 1) }
+            return statement
+        }
+        defer { statement.reset() }
+        while try translatingErrors({ try statement.step() }) {
+            let seq = statement.int64(at: 0)
+            guard let lists = ChainHasher.tasks(statement.rawBytes(at: 4), list: task) else {
+                throw StoreError.corrupt(path, "the tasks of seq \(seq) are not comma-separated ids")
+            }
+            try body(
+                RawEventView(
+                    seq: seq, time: statement.int64(at: 1), kind: statement.rawBytes(at: 2),
+                    payload: statement.rawBytes(at: 3)),
+                lists)
+        }
+    }
+
     public func commitTime(of seq: Int64) throws -> Int64? {
         try translatingErrors { try db.int64("SELECT time FROM events WHERE seq = ?", seq) }
     }

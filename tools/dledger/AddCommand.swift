@@ -266,14 +266,8 @@ enum AddCommand {
     /// Each group's tasks with the index their section has once the whole add is done (a section a later group
     /// inserted before it moves it down).
     static func finalSections(_ groups: [TaskGroup]) -> [(tasks: [NewTask], section: Int)] {
-        var placed: [(tasks: [NewTask], section: Int)] = []
-        for g in groups {
-            if g.newSectionTitle != nil {
-                placed = placed.map { ($0.tasks, $0.section >= g.section ? $0.section + 1 : $0.section) }
-            }
-            placed.append((g.tasks, g.section))
-        }
-        return placed
+        let sections = AddOutline.finalSections(groups.map { ($0.section, $0.newSectionTitle != nil) })
+        return zip(groups, sections).map { ($0.tasks, $1) }
     }
 
     private static func report(_ tasks: [NewTask], section: Int, list: DownloadList, inv: Invocation) {

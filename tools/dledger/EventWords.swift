@@ -6,9 +6,11 @@ enum EventWords {
     /// titles and names); without it the sentence uses numbers only.
     ///
     /// An undo or redo says which action it undid or redid, in words when `before` knows it, then what came back.
-    static func describe(_ entry: Entry, before: DownloadList? = nil) -> String {
+    ///
+    /// `outline`: the add's, when the entry was read for one task's sake and holds only that task (`audit`).
+    static func describe(_ entry: Entry, before: DownloadList? = nil, outline: AddOutline? = nil) -> String {
         let via = entry.origin.map { " (via \($0))" } ?? ""
-        let sentence = text(entry.event, before: before)
+        let sentence = outline.map(added) ?? text(entry.event, before: before)
         if let undone = entry.undoes {
             let action = before?.undoStack.last { $0.seq == undone }?.action
             return "undid #\(undone)" + (action.map { " (\(text($0, before: nil)))" } ?? "") + ": " + sentence
@@ -55,15 +57,25 @@ enum EventWords {
             "; kept \(files) \(names.joined(separator: ", ")): not the file downloaded (replaced or changed since)"
     }
 
-    /// " with header 'X-A: 1', user-agent 'curl'" for an add whose tasks share options ("" for none).
-    private static func addedOptions(_ tasks: [NewTask]) -> String {
-        guard let first = tasks.first?.options, !first.isEmpty else { return "" }
-        // Each task's credentials are sealed under its own key: compare the options as they are shown.
-        let shown = first.redactedLines
-        guard tasks.allSatisfy({ $0.options.redactedLines.elementsEqual(shown) { $0 == $1 } }) else {
-            return " (with options)"
+    /// An add in words, from its outline: the same sentence whether the add was read whole (`log`) or for one of
+    /// its tasks (`audit`). One wording whatever is known about the list before (log, log --json and audit agree).
+    static func added(_ outline: AddOutline) -> String {
+        // " with header 'X-A: 1', user-agent 'curl'" for an add whose tasks share options ("" for none).
+        var opts = ""
+        if let first = outline.firstOptions, !first.isEmpty {
+            opts = outline.optionsShared ? " with " + options(first) : " (with options)"
         }
-        return " with " + options(first)
+        if !outline.isGroups, let g = outline.groups.first {
+            let what = "added " + ids(g.ids)
+            if let newTitle = g.newSectionTitle { return what + " to new section \(g.section) '\(newTitle)'" + opts }
+            return what + " to section \(g.section) at index \(g.index)" + opts
+        }
+        return "added "
+            + zip(outline.groups, outline.finalSections).map { g, section in
+                let title = outline.groups.first { $0.ids == g.ids }?.newSectionTitle
+                return ids(g.ids)
+                    + (title.map { " to new section \(section) '\($0)'" } ?? " to section \(section)")
+            }.joined(separator: ", ") + opts
     }
 
     /// The options in words, credentials redacted: `header 'Cookie: [redacted]', max-speed 1.0 MB/s`.
@@ -92,19 +104,8 @@ enum EventWords {
             return
                 "ledger created: downloads go to \(dir), \(max == 0 ? "no limit" : "at most \(max)") at a time"
                 + (autoRemove ? ", emptied sections removed automatically" : "")
-        case .tasksAdded(let tasks, let section, let index, let newTitle):
-            // One wording whatever is known about the list before (log, log --json and audit agree).
-            let what = "added " + ids(tasks.map(\.id))
-            let opts = addedOptions(tasks)
-            if let newTitle { return what + " to new section \(section) '\(newTitle)'" + opts }
-            return what + " to section \(section) at index \(index)" + opts
-        case .groupsAdded(let groups):
-            return "added "
-                + AddCommand.finalSections(groups).map { g in
-                    let title = groups.first { $0.tasks == g.tasks }?.newSectionTitle
-                    return ids(g.tasks.map(\.id))
-                        + (title.map { " to new section \(g.section) '\($0)'" } ?? " to section \(g.section)")
-                }.joined(separator: ", ") + addedOptions(groups.flatMap(\.tasks))
+        case .tasksAdded, .groupsAdded:
+            return AddOutline(event).map(added) ?? ""
         case .tasksRemoved(let removed, let sections):
             return "took \(ids(removed)) out of the list"
                 + sections.map { ", and the empty section \($0)" + title($0, list) }.joined()
@@ -255,11 +256,15 @@ enum EventWords {
     }
 
     /// One human log line: `#12  2026-11-29 18:00:01  tasksMoved          moved #2 to 1:0`.
-    static func line(_ logged: LoggedEntry, before: DownloadList?, console: Console) -> String {
+    /// `outline` as for ``describe(_:before:outline:)``.
+    static func line(_ logged: LoggedEntry, before: DownloadList?, outline: AddOutline? = nil, console: Console)
+        -> String
+    {
         let seq = Format.right("#\(logged.seq)", 6)
         let kind = Format.fit(logged.entry.event.kind, kindWidth)
         let styledKind =
             logged.entry.event.isTransferFact ? console.style(kind, .dim) : console.style(kind, .cyan)
-        return "\(seq)  \(Format.local(logged.time))  \(styledKind) \(describe(logged.entry, before: before))"
+        let words = describe(logged.entry, before: before, outline: outline)
+        return "\(seq)  \(Format.local(logged.time))  \(styledKind) \(words)"
     }
 }

@@ -53,11 +53,11 @@ enum InspectCommands {
         if let raw = inv.args.value("--task") {
             let id = try inv.ids([raw])[0]
             // A task's trail is checked against the projection's count of its events (see `audit`).
-            let audit = try log.audit(id)
+            let audit = try log.audit(id, outliningAdds: !inv.context.json)
             var entries = audit.trail.entries.filter { $0.seq > after }
             if let limit { entries = Array(entries.prefix(limit)) }
             if entries.isEmpty && audit.task == nil { throw LedgerError.noSuchTask(id) }
-            for e in entries { printEntry(e, before: nil, inv: inv) }
+            for e in entries { printEntry(e, before: nil, outline: audit.trail.outlines[e.seq], inv: inv) }
             return CLIError.success
         }
         var before = after > 0 ? try log.list(through: after) : DownloadList()
@@ -75,19 +75,21 @@ enum InspectCommands {
         return CLIError.success
     }
 
-    static func printEntry(_ e: LoggedEntry, before: DownloadList?, inv: Invocation) {
+    /// `outline`: the add's, when `e` was read for one task's sake (in words only: JSON needs the whole event).
+    static func printEntry(_ e: LoggedEntry, before: DownloadList?, outline: AddOutline? = nil, inv: Invocation) {
         if inv.context.json {
             inv.console.out(EventWords.json(e, before: before).rendered())
         } else {
-            inv.console.out(EventWords.line(e, before: before, console: inv.console))
+            inv.console.out(EventWords.line(e, before: before, outline: outline, console: inv.console))
         }
     }
 
     static func audit(_ inv: Invocation) throws -> Int32 {
         try inv.require(["<id>"])
         let id = try inv.ids()[0]
-        // Only this task is read whole: the others' place in the list is all its header needs of them.
-        let audit = try LedgerLog(path: inv.context.ledgerPath).audit(id)
+        // Only this task is read whole: the others' place in the list is all its header needs of them, and in
+        // words an add of many tasks needs only their ids (JSON prints each event whole).
+        let audit = try LedgerLog(path: inv.context.ledgerPath).audit(id, outliningAdds: !inv.context.json)
         let trail = audit.trail
         let entries = trail.entries
         guard !entries.isEmpty else { throw LedgerError.noSuchTask(id) }
@@ -134,7 +136,7 @@ enum InspectCommands {
                 }
             }
         }
-        for e in entries { printEntry(e, before: nil, inv: inv) }
+        for e in entries { printEntry(e, before: nil, outline: trail.outlines[e.seq], inv: inv) }
         return CLIError.success
     }
 
