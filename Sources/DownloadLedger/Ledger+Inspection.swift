@@ -208,17 +208,21 @@ extension Ledger {
     /// The latest readable snapshot at or before `seq` (nil: any), else the empty list: where a fold starts.
     /// A snapshot that cannot be read, or that disagrees with its own seq, is skipped: it is only a cache.
     /// Its undo steps read their logged actions back through `reader` (by default, from `store` directly).
-    /// With `keepingOnly`, every other task is read as its id and state alone (``DownloadList/init(snapshot:reader:keepingOnly:)``).
+    /// With `keepingOnly`, every other task is read as its id and state alone (``DownloadList/init(snapshot:reader:keepingOnly:keepingOthers:)``),
+    /// and not kept at all when the snapshot is at `foldedTo`, the seq the list is to be folded to (nothing to fold).
     static func startingPoint(
         _ store: EventStore, atOrBefore seq: Int64?, reader: LoggedEventReader? = nil,
-        keepingOnly: TaskID? = nil
+        keepingOnly: TaskID? = nil, foldedTo: Int64? = nil
     ) throws -> DownloadList {
         let reader = reader ?? loggedEvents(store, lock: nil)
         let cached = try store.withLatestSnapshot(
             reducerVersion: DownloadList.reducerVersion, atOrBefore: seq
         ) {
             seq, bytes -> DownloadList? in
-            guard let list = try? DownloadList(snapshot: bytes, reader: reader, keepingOnly: keepingOnly),
+            let others = foldedTo.map { seq < $0 } ?? true
+            guard
+                let list = try? DownloadList(
+                    snapshot: bytes, reader: reader, keepingOnly: keepingOnly, keepingOthers: others),
                 list.head == seq
             else {
                 return nil

@@ -25,8 +25,10 @@ extension LedgerLog {
     /// (``Entry/decode(kind:payload:keepingOnly:)``). Without it every entry is the event as logged (`--json`).
     public func audit(_ id: TaskID, outliningAdds: Bool = false) throws -> TaskAudit {
         try locked {
-            var list = try Ledger.startingPoint(store, atOrBefore: nil, keepingOnly: id)
-            try Ledger.fold(store, into: &list, through: nil)
+            // As of the head now: a snapshot at it has nothing folded onto it, so no other task is kept at all.
+            let head = try store.head()
+            var list = try Ledger.startingPoint(store, atOrBefore: head, keepingOnly: id, foldedTo: head)
+            try Ledger.fold(store, into: &list, through: head)
             let trail = try Ledger.auditTrail(
                 id, in: store, head: list.head, counted: list.eventCounts[id], outliningAdds: outliningAdds)
             return TaskAudit(

@@ -77,26 +77,31 @@ public struct AddOutline: Sendable, Equatable {
         private(set) var shared = true
         private var shown: [(key: String, value: String)] = []
 
-        mutating func add(_ options: TaskOptions) {
-            guard let first else {
-                first = options
-                shown = options.redactedLines
+        /// Whether the first task has options: only then are the others compared with it.
+        private var compared = false
+
+        /// The next task's options (nil: none).
+        mutating func add(_ options: TaskOptions?) {
+            guard first != nil else {
+                first = options ?? TaskOptions()
+                shown = options?.redactedLines ?? []
+                compared = !(options?.isEmpty ?? true)
                 return
             }
             // Nothing is said of options when the first task has none; the others are then not compared.
-            guard shared, !first.isEmpty else { return }
-            shared = options.redactedLines.elementsEqual(shown) { $0 == $1 }
+            guard shared, compared else { return }
+            shared = (options?.redactedLines ?? []).elementsEqual(shown) { $0 == $1 }
         }
 
         /// The tasks of `other` after these (a group after the groups before it).
         mutating func add(_ other: Options) {
-            guard let theirs = other.first else { return }
-            guard let first else {
+            guard other.first != nil else { return }
+            guard first != nil else {
                 self = other
                 return
             }
-            guard shared, !first.isEmpty else { return }
-            shared = other.shown.elementsEqual(shown) { $0 == $1 } && (theirs.isEmpty || other.shared)
+            guard shared, compared else { return }
+            shared = other.shown.elementsEqual(shown) { $0 == $1 } && (!other.compared || other.shared)
         }
     }
 }

@@ -135,11 +135,13 @@ extension DownloadList {
     /// With `keepingOnly`, for one task's sake (`audit`): every other task is read as its id and state alone (no
     /// URL, no name), so that folding the events after it gives that task, the sections, the to-delete list and
     /// the event counts exactly as the whole list would (the fold reads no other field of a task its event does
-    /// not name). Such a list is one to look at, never one to decide commands on.
+    /// not name). Such a list is one to look at, never one to decide commands on. With `keepingOthers` false as
+    /// well, the other tasks are read past (refused where they would be) and not kept at all: for a snapshot at
+    /// the head of the log, onto which nothing is folded (`tasks` then holds that task alone).
     /// - Throws: `SnapshotError` for anything else.
     public init(
         snapshot bytes: UnsafeRawBufferPointer, reader: LoggedEventReader? = nil,
-        keepingOnly only: TaskID? = nil
+        keepingOnly only: TaskID? = nil, keepingOthers: Bool = true
     ) throws {
         guard bytes.starts(with: Self.snapshotMagic) else { throw SnapshotError() }
         var r = BinaryReader(bytes: bytes, offset: Self.snapshotMagic.count)
@@ -179,10 +181,11 @@ extension DownloadList {
                 // Each task is built when it is read, all of them when the list first changes one.
                 tasks = TaskTable(kept)
             } else {
-                tasks.reserveCapacity(taskCount)
+                if only == nil || keepingOthers { tasks.reserveCapacity(taskCount) }
                 var url: [UInt8] = []
                 for _ in 0..<taskCount {
-                    try Self.readTask(&r, directories: directories, url: &url, into: &tasks, only: only)
+                    try Self.readTask(
+                        &r, directories: directories, url: &url, into: &tasks, only: only, others: keepingOthers)
                 }
             }
             for _ in 0..<(try r.count()) {
@@ -240,7 +243,7 @@ extension DownloadList {
     @inline(__always)
     private static func readTask(
         _ r: inout BinaryReader, directories: [String], url: inout [UInt8], into tasks: inout TaskTable,
-        only: TaskID?
+        only: TaskID?, others: Bool
     ) throws {
         let id = try r.int()
         let flags = TaskFlags(rawValue: UInt16(truncatingIfNeeded: try r.int()))
@@ -248,7 +251,8 @@ extension DownloadList {
         if let only, id != only {
             // Kept: the task's id and state (and bytes), every other field read past and checked.
             let (state, bytes) = try SnapshotTasks.skipRest(&r, flags: flags, directories: directories.count)
-            return tasks.insert(DownloadTask.placeholder(id: id, state: state, bytes: bytes))
+            if others { tasks.insert(DownloadTask.placeholder(id: id, state: state, bytes: bytes)) }
+            return
         }
         try tasks.insert(
             SnapshotTasks.buildRest(

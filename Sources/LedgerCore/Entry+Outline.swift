@@ -89,7 +89,8 @@ extension Entry {
         var name: Int?
         var sha: Int?
         var dir: Int?
-        var options = TaskOptions()
+        // Most tasks have none: no options value is made (nor released) for them.
+        var options: TaskOptions?
         try r.object { r, k in
             if k.equals("id") {
                 id = try r.int()
@@ -113,7 +114,8 @@ extension Entry {
         guard id == only else { return nil }
         return NewTask(
             id: id, url: try r.string(at: url), name: try name.map { try r.string(at: $0) },
-            sha256: try sha.map { try r.string(at: $0) }, directory: try r.string(at: dir), options: options)
+            sha256: try sha.map { try r.string(at: $0) }, directory: try r.string(at: dir),
+            options: options ?? TaskOptions())
     }
 
     /// One group of a `groupsAdded`, read as `readGroup` reads it and refused where it refuses.

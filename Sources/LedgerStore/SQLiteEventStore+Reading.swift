@@ -61,6 +61,10 @@ extension SQLiteEventStore {
         touching task: Int64, indexed: Bool, _ body: (_ event: RawEventView, _ listsTask: Bool) throws -> Void
     ) throws {
         let columns = "SELECT seq, time, kind, payload, tasks FROM events"
+        // An add of 100,000 tasks spans thousands of overflow pages: read through a memory map, as a snapshot is
+        // (one copy into SQLite's buffer for the row, no pread per page), and only for this read.
+        try translatingErrors { try db.execute("PRAGMA mmap_size = \(Self.snapshotMapSize)") }
+        defer { try? db.execute("PRAGMA mmap_size = 0") }
         let statement = try translatingErrors {
             let statement =
                 indexed
