@@ -58,7 +58,8 @@ extension Ledger {
             guard found.failure == nil else { return }
             do {
                 if outliningAdds {
-                    let (entry, outline) = try Entry.decode(kind: view.kind, payload: view.payload, keepingOnly: id)
+                    let (entry, outline) = try Entry.decode(
+                        kind: view.kind, payload: view.payload, keepingOnly: id)
                     found.outlines[view.seq] = outline
                     found.entries.append(LoggedEntry(seq: view.seq, time: view.time, entry: entry))
                 } else {

@@ -59,7 +59,9 @@ public struct AddOutline: Sendable, Equatable {
 
     /// The section each group ends in once the whole add is applied: a later group's new section inserted at or
     /// before an earlier group's section moves that one down.
-    public var finalSections: [Int] { Self.finalSections(groups.map { ($0.section, $0.newSectionTitle != nil) }) }
+    public var finalSections: [Int] {
+        Self.finalSections(groups.map { ($0.section, $0.newSectionTitle != nil) })
+    }
 
     /// The final section of each of `groups` (where it was inserted, and whether it inserted a new section).
     public static func finalSections(_ groups: [(section: Int, insertsSection: Bool)]) -> [Int] {
@@ -77,13 +79,15 @@ public struct AddOutline: Sendable, Equatable {
         private(set) var shared = true
         private var shown: [(key: String, value: String)] = []
 
-        /// Whether the first task has options: only then are the others compared with it.
+        /// Whether a task was added, and whether the first has options: only then are the others compared with it
+        /// (flags, so that the next task is not held against a copy of the first's options).
+        private var started = false
         private var compared = false
 
         /// The next task's options (nil: none).
         mutating func add(_ options: TaskOptions?) {
-            guard first != nil else {
-                first = options ?? TaskOptions()
+            guard started else {
+                (started, first) = (true, options ?? TaskOptions())
                 shown = options?.redactedLines ?? []
                 compared = !(options?.isEmpty ?? true)
                 return
@@ -93,10 +97,16 @@ public struct AddOutline: Sendable, Equatable {
             shared = (options?.redactedLines ?? []).elementsEqual(shown) { $0 == $1 }
         }
 
+        /// The next task has no options (most tasks): ``add(_:)`` with nil, without passing an options value.
+        mutating func addNone() {
+            if started && !(shared && compared) { return }
+            add(nil)
+        }
+
         /// The tasks of `other` after these (a group after the groups before it).
         mutating func add(_ other: Options) {
-            guard other.first != nil else { return }
-            guard first != nil else {
+            guard other.started else { return }
+            guard started else {
                 self = other
                 return
             }

@@ -185,7 +185,8 @@ extension DownloadList {
                 var url: [UInt8] = []
                 for _ in 0..<taskCount {
                     try Self.readTask(
-                        &r, directories: directories, url: &url, into: &tasks, only: only, others: keepingOthers)
+                        &r, directories: directories, url: &url, into: &tasks, only: only,
+                        others: keepingOthers)
                 }
             }
             for _ in 0..<(try r.count()) {

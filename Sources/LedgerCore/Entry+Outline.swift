@@ -47,7 +47,9 @@ extension Entry {
         case .tasksAdded(_, let section, let index, let title):
             outline = AddOutline(
                 isGroups: false,
-                groups: [AddOutline.Group(ids: added.ids, section: section, index: index, newSectionTitle: title)],
+                groups: [
+                    AddOutline.Group(ids: added.ids, section: section, index: index, newSectionTitle: title)
+                ],
                 options: added.options)
         case .groupsAdded(let groups):
             outline = AddOutline(
@@ -73,15 +75,16 @@ extension Entry {
 
     private static func outlineTasks(_ r: inout JSONReader, keeping only: TaskID) throws -> OutlinedTasks {
         var tasks = OutlinedTasks()
-        try r.array { r in
-            if let task = try outlineTask(&r, keeping: only, into: &tasks) { tasks.kept.append(task) }
-        }
+        try r.array { r in try outlineTask(&r, keeping: only, into: &tasks) }
         return tasks
     }
 
-    /// One task of an add, read as `readTask` reads it and refused where it refuses; made only when it is `only`.
-    private static func outlineTask(_ r: inout JSONReader, keeping only: TaskID, into tasks: inout OutlinedTasks)
-        throws -> NewTask?
+    /// One task of an add, read as `readTask` reads it and refused where it refuses; made (and kept) only when it
+    /// is `only`. Nothing as large as a task or its options is returned or copied for the others.
+    private static func outlineTask(
+        _ r: inout JSONReader, keeping only: TaskID, into tasks: inout OutlinedTasks
+    )
+        throws
     {
         var id: Int64?
         // Strings are read past; where they start is kept, to read the kept task's.
@@ -110,12 +113,13 @@ extension Entry {
         }
         guard let id, let url, let dir else { throw r.fail("task without id, url or dir") }
         tasks.ids.append(id)
-        tasks.options.add(options)
-        guard id == only else { return nil }
-        return NewTask(
-            id: id, url: try r.string(at: url), name: try name.map { try r.string(at: $0) },
-            sha256: try sha.map { try r.string(at: $0) }, directory: try r.string(at: dir),
-            options: options ?? TaskOptions())
+        if options != nil { tasks.options.add(options) } else { tasks.options.addNone() }
+        guard id == only else { return }
+        tasks.kept.append(
+            NewTask(
+                id: id, url: try r.string(at: url), name: try name.map { try r.string(at: $0) },
+                sha256: try sha.map { try r.string(at: $0) }, directory: try r.string(at: dir),
+                options: options ?? TaskOptions()))
     }
 
     /// One group of a `groupsAdded`, read as `readGroup` reads it and refused where it refuses.
@@ -141,7 +145,8 @@ extension Entry {
         }
         guard let tasks, let section, let index else { throw r.fail("incomplete group") }
         return (
-            TaskGroup(tasks: tasks.kept, section: Int(section), index: Int(index), newSectionTitle: title), tasks
+            TaskGroup(tasks: tasks.kept, section: Int(section), index: Int(index), newSectionTitle: title),
+            tasks
         )
     }
 }

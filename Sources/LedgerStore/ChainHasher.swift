@@ -248,7 +248,9 @@ final class ChainHasher {
                 magnitude = sum
                 i += 1
             }
-            guard i > digits, magnitude <= (negative ? Int64.min.magnitude : UInt64(Int64.max)) else { return nil }
+            guard i > digits, magnitude <= (negative ? Int64.min.magnitude : UInt64(Int64.max)) else {
+                return nil
+            }
             if magnitude == id.magnitude, id == 0 || negative == (id < 0) { found = true }
             guard i < text.count else { return found }
             i += 1

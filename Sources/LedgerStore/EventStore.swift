@@ -60,7 +60,9 @@ public protocol EventStore: AnyObject {
     /// read in place: `body` sees each one, valid only during the call, and whether the event's own list of tasks
     /// names `task` (an index row that does not). An add of a million tasks is neither copied nor split into ids.
     /// - Throws: `StoreError.corrupt` for a list of tasks that is not comma-separated ids.
-    func scan(touching task: Int64, indexed: Bool, _ body: (_ event: RawEventView, _ listsTask: Bool) throws -> Void)
+    func scan(
+        touching task: Int64, indexed: Bool, _ body: (_ event: RawEventView, _ listsTask: Bool) throws -> Void
+    )
         throws
 
     /// The commit time of event `seq` (ms since the Unix epoch), nil when there is none; its payload is not read.

@@ -94,3 +94,60 @@ extension LedgerFoldTests {
         }
     }
 }
+
+extension LedgerFoldTests {
+    /// `audit` of tasks of one big add (several groups, options on some), read for each task's sake: with the
+    /// snapshot at the head (no other task kept) and with a tail folded on the tasks as id and state, the task, its
+    /// place, its trail (each add holding only this task) and the add's outline are the whole list's and log's.
+    @Test func anAuditOfTasksOfOneBigAddIsWhatTheWholeListAndLogSay() throws {
+        let box = try Sandbox()
+        let ledger = try box.ledger()
+        ledger.snapshotWork = 64 * 1024
+        var traced = TaskOptions()
+        traced.userAgent = "curl/8"
+        let urls = { (g: Int, n: Int) in (1...n).map { "https://example.org/g\(g)/f\($0).iso" } }
+        try ledger.execute(.add(urls: urls(0, 10), placement: .end, name: nil, sha256: nil, directory: nil))
+        let add = try ledger.execute(
+            .addGroups(
+                [
+                    AddGroup(urls: urls(1, 1500), placement: .section(0, index: 3)),
+                    AddGroup(urls: urls(2, 1500), placement: .newSection(title: "Later", at: 0)),
+                ], directory: nil, options: traced)
+        ).seq
+        let log = try LedgerLog(path: box.ledgerPath)
+        let store = try SQLiteEventStore(path: box.ledgerPath, readOnly: true)
+        let snapshot = try store.latestSnapshotSeq(
+            reducerVersion: DownloadList.reducerVersion, atOrBefore: nil)
+        #expect(snapshot == add, "the big add is snapshotted: audit reads it at the head")
+        let logged = try #require(try log.events(after: add - 1, limit: 1).first)
+        let ids: [TaskID] = [1, 10, 11, 760, 1510, 1511, 2400, 3010, 3011]
+        for tail in [false, true] {
+            if tail { try ledger.execute(.pause(.tasks([2, 11, 1600, 3010]))) }
+            let full = try Ledger(path: box.ledgerPath, readOnly: true).list
+            for id in ids {
+                for outlining in [false, true] {
+                    let audit = try log.audit(id, outliningAdds: outlining)
+                    #expect(audit.task == full.tasks[id], "#\(id)")
+                    #expect(
+                        audit.location.map { [$0.section, $0.index] }
+                            == full.location(of: id).map { [$0.section, $0.index] }, "#\(id)")
+                    #expect(audit.trail.fromIndex)
+                    let whole = try ledger.audit(id)
+                    #expect(audit.trail.entries.map(\.seq) == whole.map(\.seq), "#\(id)")
+                    guard outlining else {
+                        #expect(audit.trail.entries == whole && audit.trail.outlines.isEmpty)
+                        continue
+                    }
+                    #expect(
+                        audit.trail.outlines.count == whole.filter { AddOutline($0.entry.event) != nil }.count
+                    )
+                    // Tasks 1–10 came by the add before, 3011 never was: the big add is not in their trail.
+                    guard id > 10, id <= 3010 else { continue }
+                    let light = try #require(audit.trail.entries.first { $0.seq == add })
+                    #expect(light.entry.event.taskIDs == [id], "#\(id)")
+                    #expect(audit.trail.outlines[add] == AddOutline(logged.entry.event), "#\(id)")
+                }
+            }
+        }
+    }
+}

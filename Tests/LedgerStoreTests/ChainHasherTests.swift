@@ -58,6 +58,24 @@ struct ChainHasherTests {
         #expect(Array("7,x".utf8).withUnsafeBytes { ChainHasher.parseTasks($0) } == nil)
     }
 
+    /// The in-place check of a `tasks` column takes and refuses exactly the texts `parseTasks` does, and finds an id
+    /// where the parsed list holds it.
+    @Test func aTasksColumnIsSearchedInPlaceAsItParses() {
+        let texts = [
+            "", "7", "7,8,9", "+7", "-7", "-0", "07", "7,,8", ",7", "7,", "7,x", "x", "+", "-", "1 2", " 7",
+            "9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809",
+            "99999999999999999999", "1,2,3,100000", "3,-3",
+        ]
+        for text in texts {
+            let bytes = Array(text.utf8)
+            let parsed = bytes.withUnsafeBytes { ChainHasher.parseTasks($0) }
+            for id: Int64 in [0, 7, -7, 3, -3, 8, 100_000, Int64.max, Int64.min] {
+                let found = bytes.withUnsafeBytes { ChainHasher.tasks($0, list: id) }
+                #expect(found == parsed.map { $0.contains(id) }, "'\(text)' #\(id)")
+            }
+        }
+    }
+
     private func hex(_ bytes: [UInt8]) -> String {
         bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }
             .joined()

@@ -102,6 +102,15 @@ struct EventStoreContractTests {
         #expect(try store.events(touching: 9).isEmpty)
         #expect(try store.events(touching: 7).last?.kind == "taskRenamed")
         #expect(try store.events(after: 3, through: 4, limit: nil).first?.tasks == [])
+        // Read in place, through the index or from the events' own lists: the same events, each listing the task.
+        for indexed in [true, false] {
+            var seen: [(Int64, String, Bool)] = []
+            try store.scan(touching: 7, indexed: indexed) { view, lists in
+                seen.append((view.seq, String(decoding: view.kind, as: UTF8.self), lists))
+            }
+            #expect(seen.map(\.0) == [1, 3, 6] && seen.allSatisfy(\.2))
+            #expect(seen.last?.1 == "taskRenamed")
+        }
     }
 
     @Test(arguments: Kind.allCases) func lastSeqAtOrBeforeATime(kind: Kind) throws {

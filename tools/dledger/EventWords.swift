@@ -67,7 +67,9 @@ enum EventWords {
         }
         if !outline.isGroups, let g = outline.groups.first {
             let what = "added " + ids(g.ids)
-            if let newTitle = g.newSectionTitle { return what + " to new section \(g.section) '\(newTitle)'" + opts }
+            if let newTitle = g.newSectionTitle {
+                return what + " to new section \(g.section) '\(newTitle)'" + opts
+            }
             return what + " to section \(g.section) at index \(g.index)" + opts
         }
         return "added "
@@ -257,7 +259,9 @@ enum EventWords {
 
     /// One human log line: `#12  2026-11-29 18:00:01  tasksMoved          moved #2 to 1:0`.
     /// `outline` as for ``describe(_:before:outline:)``.
-    static func line(_ logged: LoggedEntry, before: DownloadList?, outline: AddOutline? = nil, console: Console)
+    static func line(
+        _ logged: LoggedEntry, before: DownloadList?, outline: AddOutline? = nil, console: Console
+    )
         -> String
     {
         let seq = Format.right("#\(logged.seq)", 6)

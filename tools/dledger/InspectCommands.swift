@@ -76,7 +76,9 @@ enum InspectCommands {
     }
 
     /// `outline`: the add's, when `e` was read for one task's sake (in words only: JSON needs the whole event).
-    static func printEntry(_ e: LoggedEntry, before: DownloadList?, outline: AddOutline? = nil, inv: Invocation) {
+    static func printEntry(
+        _ e: LoggedEntry, before: DownloadList?, outline: AddOutline? = nil, inv: Invocation
+    ) {
         if inv.context.json {
             inv.console.out(EventWords.json(e, before: before).rendered())
         } else {

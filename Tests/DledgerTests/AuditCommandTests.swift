@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+
+/// `audit ID` of a task of one big add reads the add for that task's sake (no string for the others): it says
+/// exactly what the log, which reads the add whole, says of it; a damaged add is refused either way.
+@Suite struct AuditCommandTests {
+    /// One `add --from-file` of 2,000 URLs in two groups (the second to a section of its own), with a user agent.
+    private func bigAdd(_ box: DledgerSandbox) async throws {
+        let urls = { (range: ClosedRange<Int>) in range.map { "https://example.org/pub/f\($0).iso?q=\"é\"" } }
+        let list = (urls(1...1200) + ["# Later"] + urls(1201...2000)).joined(separator: "\n")
+        try list.write(toFile: box.root + "/urls.txt", atomically: true, encoding: .utf8)
+        let add = try await box.run(
+            "add", "--from-file", box.root + "/urls.txt", "--user-agent", "curl/8", "-q")
+        #expect(add.status == 0, "\(add.err)")
+        try await box.run("pause", "1200", "1201")
+    }
+
+    @Test func anAuditOfTasksOfABigAddSaysWhatTheLogSays() async throws {
+        let box = try DledgerSandbox()
+        try await bigAdd(box)
+        let log = try await box.run("log").out.split(separator: "\n").map(String.init)
+        let logJSON = try await box.run("log", "--json").out.split(separator: "\n").map(String.init)
+        #expect(log.count == 3 && logJSON.count == 3)
+        #expect(
+            log[1].hasSuffix(
+                "added #1–#1200 to new section 0 'Downloads', #1201–#2000 to new section 1 'Later' with user-agent 'curl/8'"
+            ), "\(log[1])")
+        for (id, place) in [(1, "0:0"), (600, "0:599"), (1200, "0:1199"), (1201, "1:0"), (2000, "1:799")] {
+            let audit = try await box.run("audit", "\(id)")
+            #expect(audit.status == 0, "\(audit.err)")
+            let lines = audit.out.split(separator: "\n").map(String.init)
+            let paused = id == 1200 || id == 1201
+            #expect(
+                lines.first == "#\(id) f\(id).iso — \(paused ? "paused" : "waiting"), 0 B, at \(place)",
+                "\(lines)")
+            #expect(lines.dropFirst().first == "  https://example.org/pub/f\(id).iso?q=\"é\"")
+            #expect(lines.dropFirst(2).first == "  user-agent curl/8")
+            #expect(Array(lines.dropFirst(3)) == (paused ? [log[1], log[2]] : [log[1]]), "#\(id)")
+            let json = try await box.run("audit", "\(id)", "--json").out.split(separator: "\n").map(
+                String.init)
+            #expect(json == (paused ? [logJSON[1], logJSON[2]] : [logJSON[1]]), "#\(id)")
+            let task = try await box.run("log", "--task", "\(id)").out.split(separator: "\n").map(String.init)
+            #expect(task == Array(lines.dropFirst(3)))
+        }
+    }
+
+    /// Another task's part of the add edited so it no longer reads (its URL removed): the audit of task 1 refuses
+    /// the add in words as in JSON, though it makes nothing of the edited task.
+    @Test func anAddDamagedInAnotherTasksPartIsStillRefused() async throws {
+        let box = try DledgerSandbox()
+        try await bigAdd(box)
+        try sqlite3(
+            box.ledger,
+            "DROP TRIGGER events_refuse_update; UPDATE events SET payload = replace(payload, "
+                + "'\"url\":\"https://example.org/pub/f1500.iso?q=\\\"é\\\"\",', '') WHERE seq = 2")
+        for command in [
+            ["audit", "1"], ["audit", "1", "--json"], ["log", "--task", "1"], ["audit", "2000"],
+        ] {
+            let r = try await box.run(command)
+            #expect(r.status == 65, "\(command): \(r.status) \(r.out.prefix(300))")
+            #expect(r.err.hasPrefix("error: event #2 cannot be read"), "\(command): \(r.err.prefix(200))")
+        }
+    }
+}
