@@ -317,10 +317,30 @@ struct RandomizedTests {
         // A snapshot, and the whole list 60 steps later: the tail between them is folded onto the light read.
         var snapshot: [UInt8] = []
         var pairs: [(snapshot: [UInt8], full: DownloadList)] = []
+        var atHead: [(snapshot: [UInt8], full: DownloadList)] = []
         for n in 0..<900 {
             fuzz.step(n)
-            if n % 90 == 0 { snapshot = fuzz.list.snapshotBytes() }
+            if n % 90 == 0 {
+                snapshot = fuzz.list.snapshotBytes()
+                atHead.append((snapshot, fuzz.list))
+            }
             if n % 90 == 60 { pairs.append((snapshot, fuzz.list)) }
+        }
+        // A snapshot at the head, nothing folded onto it: not even the others' states are kept.
+        for (bytes, full) in atHead {
+            for id in stride(from: 0, through: full.nextID + 1, by: 2) {
+                let light = try bytes.withUnsafeBytes {
+                    try DownloadList(snapshot: $0, keepingOnly: id, keepingOthers: false)
+                }
+                #expect(light.tasks[id] == full.tasks[id], "#\(id)")
+                #expect(light.tasks.count == (full.tasks[id] == nil ? 0 : 1))
+                #expect(light.sections == full.sections && light.trash == full.trash)
+                #expect(light.eventCounts == full.eventCounts && light.head == full.head)
+                #expect(
+                    light.location(of: id).map { [$0.section, $0.index] }
+                        == full.location(of: id).map { [$0.section, $0.index] })
+                #expect(light.isTrashed(id) == full.isTrashed(id))
+            }
         }
         #expect(pairs.filter { $0.full.tasks.count > 5 }.count >= 3)
         for (bytes, full) in pairs {
