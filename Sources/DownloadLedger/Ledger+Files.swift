@@ -121,3 +121,18 @@ extension Ledger {
         folder.removeFile(name)
     }
 }
+
+extension Ledger {
+    /// An add's download directory must be one the downloader will use (``FileNaming/isSafeDirectory(_:)``:
+    /// absolute, no `.` or `..` part, no control character): refused now, not failed at download time.
+    static func checkDirectory(of command: Command) throws {
+        let directory: String?
+        switch command {
+        case .add(_, _, _, _, let d, _), .addGroups(_, let d, _): directory = d
+        default: return
+        }
+        guard let directory, !FileNaming.isSafeDirectory(directory) else { return }
+        throw LedgerError.invalidValue(
+            "download directory must be an absolute path without '.' or '..' parts: \(directory)")
+    }
+}

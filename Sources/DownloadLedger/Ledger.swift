@@ -219,6 +219,7 @@ public final class Ledger: @unchecked Sendable {
     /// - Throws: `LedgerError` or `NothingAdded` for an invalid command (nothing appended); `StoreError`.
     @discardableResult
     public func execute(_ command: Command, origin: String? = nil) throws -> Outcome {
+        try Self.checkDirectory(of: command)
         lock.lock()
         defer { lock.unlock() }
         guard !isReadOnly else { throw StoreError.readOnly }
@@ -267,6 +268,7 @@ public final class Ledger: @unchecked Sendable {
     /// - Throws: ``BatchRefused`` naming how many could be done and why the next could not; `StoreError`.
     @discardableResult
     public func execute(all commands: [Command]) throws -> [Outcome] {
+        for command in commands { try Self.checkDirectory(of: command) }
         lock.lock()
         defer { lock.unlock() }
         guard !isReadOnly else { throw StoreError.readOnly }

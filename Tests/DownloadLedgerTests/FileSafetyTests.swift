@@ -164,4 +164,33 @@ import Testing
             if names.count != 1 { break }
         }
     }
+
+    /// An add whose directory the downloader would refuse (`..`, `.`, relative) is refused when it is asked, with
+    /// nothing appended: not logged to fail at download time.
+    @Test func anAddToADirectoryWithDotsIsRefused() throws {
+        let box = try Sandbox()
+        let ledger = try box.ledger()
+        try ledger.add(["https://example.com/first"])
+        let head = ledger.list.head
+        for directory in [box.downloads + "/../outside", box.downloads + "/./x", "relative/dir"] {
+            #expect(throws: LedgerError.self, "\(directory)") {
+                try ledger.execute(
+                    .add(
+                        urls: ["https://example.com/a"], placement: .end, name: nil, sha256: nil,
+                        directory: directory, options: TaskOptions()))
+            }
+            #expect(throws: LedgerError.self, "\(directory)") {
+                try ledger.execute(
+                    .addGroups(
+                        [AddGroup(urls: ["https://example.com/b"], placement: .end)], directory: directory,
+                        options: TaskOptions()))
+            }
+        }
+        #expect(ledger.list.head == head)
+        _ = try ledger.execute(
+            .add(
+                urls: ["https://example.com/a"], placement: .end, name: nil, sha256: nil,
+                directory: box.downloads + "/sub", options: TaskOptions()))
+        #expect(ledger.list.tasks[2]?.directory == box.downloads + "/sub")
+    }
 }
