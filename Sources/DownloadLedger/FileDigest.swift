@@ -18,16 +18,29 @@ enum FileDigest {
         try? sha256(FileHandle(fileDescriptor: fd, closeOnDealloc: false))
     }
 
-    /// The SHA-256 of `bytes`.
-    static func sha256(_ bytes: [UInt8]) -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: 32)
-        var length: UInt32 = 0
-        guard let ctx = EVP_MD_CTX_new() else { preconditionFailure("OpenSSL: no digest context") }
-        defer { EVP_MD_CTX_free(ctx) }
-        EVP_DigestInit_ex(ctx, EVP_sha256(), nil)
-        bytes.withUnsafeBytes { _ = EVP_DigestUpdate(ctx, $0.baseAddress, $0.count) }
-        EVP_DigestFinal_ex(ctx, &digest, &length)
-        return digest
+    /// A SHA-256 fed piece by piece (an encoding hashed as it is written, never held whole).
+    final class Stream {
+        private let context: OpaquePointer
+
+        init() {
+            guard let context = EVP_MD_CTX_new() else { preconditionFailure("OpenSSL: no digest context") }
+            self.context = context
+            EVP_DigestInit_ex(context, EVP_sha256(), nil)
+        }
+
+        deinit { EVP_MD_CTX_free(context) }
+
+        func update(_ piece: UnsafeRawBufferPointer) {
+            EVP_DigestUpdate(context, piece.baseAddress, piece.count)
+        }
+
+        /// The digest of everything fed so far; the stream is spent.
+        func finish() -> [UInt8] {
+            var digest = [UInt8](repeating: 0, count: 32)
+            var length: UInt32 = 0
+            EVP_DigestFinal_ex(context, &digest, &length)
+            return digest
+        }
     }
 
     private static func sha256(_ handle: FileHandle) throws -> String {

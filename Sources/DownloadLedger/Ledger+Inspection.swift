@@ -1,16 +1,5 @@
 import Foundation
 
-/// What `verify` found. Valid only when `problems` is empty.
-public struct VerifyReport: Sendable {
-    public var events: Int64
-    public var head: Int64
-    public var snapshotSeq: Int64?
-    public var filesChecked: Int
-    public var problems: [String]
-
-    public var isValid: Bool { problems.isEmpty }
-}
-
 extension Ledger {
     /// Decodes stored events.
     static func logged(_ stored: [StoredEvent]) throws -> [LoggedEntry] {
@@ -88,10 +77,14 @@ extension Ledger {
         try replay(through: try seq(atOrBefore: time))
     }
 
-    /// Folds the events after the list's head (through `through`) into it.
+    /// Folds the events after the list's head (through `through`) into it; with `actions`, its undo history holds
+    /// the actions by reference to the log (``DownloadList/apply(_:actionsLoggedIn:)``).
     /// - Returns: the replay work done: payload bytes plus `eventWork` per event.
     @discardableResult
-    static func fold(_ store: EventStore, into list: inout DownloadList, through: Int64?) throws -> Int {
+    static func fold(
+        _ store: EventStore, into list: inout DownloadList, through: Int64?,
+        actionsLoggedIn actions: LoggedEventReader? = nil
+    ) throws -> Int {
         var failure: LedgerOpenError?
         var work = 0
         try store.scan(after: list.head, through: through) { view in
@@ -99,110 +92,14 @@ extension Ledger {
             work += view.payload.count + eventWork
             do {
                 let entry = try Entry.decode(kind: view.kind, payload: view.payload)
-                list.apply(LoggedEntry(seq: view.seq, time: view.time, entry: entry))
+                list.apply(
+                    LoggedEntry(seq: view.seq, time: view.time, entry: entry), actionsLoggedIn: actions)
             } catch {
                 failure = .unreadableEvent(seq: view.seq, detail: "\(error)")
             }
         }
         if let failure { throw failure }
         return work
-    }
-
-    /// Checks everything the log promises: the hash chain holds and every seq is present; the audit index
-    /// records exactly the tasks each event lists; every snapshot's seal holds (tied to the chain, unedited);
-    /// replay from zero equals the latest snapshot and the live projection; finished tasks' files exist with their size
-    /// (and, with `checksums`, their SHA-256).
-    public func verify(checkFiles: Bool = true, checksums: Bool = false) throws -> VerifyReport {
-        try withLock { try Self.verify(store, checkFiles: checkFiles, checksums: checksums, opening: false) }
-    }
-
-    /// ``verify(checkFiles:checksums:)`` of the ledger at `path`, opened read-only without its projection: the
-    /// replay and the live projection are each held alone, and compared by the digest of their encoding
-    /// (`dledger verify` of 100,000 tasks holds one list at a time).
-    /// - Throws: `LedgerOpenError.noLedger` when there is no file; `StoreError` when it is not a ledger;
-    ///   `LedgerOpenError.unreadableEvent` when its projection cannot be computed, as opening it would.
-    public static func verify(path: String, checkFiles: Bool = true, checksums: Bool = false) throws
-        -> VerifyReport
-    {
-        guard try checkExisting(path) else { throw LedgerOpenError.noLedger(path) }
-        let store = try SQLiteEventStore(path: path, readOnly: true, existing: true)
-        return try verify(store, checkFiles: checkFiles, checksums: checksums, opening: true)
-    }
-
-    /// `opening`: the store was opened for this check alone; a live projection that cannot be computed is then the
-    /// error opening the ledger gives (an open ledger has one: a failure now is a problem found).
-    static func verify(_ store: EventStore, checkFiles: Bool, checksums: Bool, opening: Bool) throws
-        -> VerifyReport
-    {
-        // The live projection first (latest snapshot plus tail), kept only as the digest of its encoding.
-        let opened = opening ? FileDigest.sha256(try liveProjection(store).snapshotBytes()) : nil
-        var problems: [String] = []
-        let chain = try store.verifyChain()
-        if let p = chain.firstProblem {
-            problems.append("hash chain broken at event #\(p.seq): \(p.reason)")
-        }
-        if let index = try store.verifyIndex() { problems.append("\(index)") }
-        problems += try store.snapshotProblems(reducerVersion: DownloadList.reducerVersion).map(\.description)
-        let version = DownloadList.reducerVersion
-        let snapshotSeq = try store.latestSnapshotSeq(reducerVersion: version, atOrBefore: nil)
-        var replayed = DownloadList()
-        do {
-            let live = try opened ?? FileDigest.sha256(liveProjection(store).snapshotBytes())
-            if let snapshotSeq {
-                try fold(store, into: &replayed, through: snapshotSeq)
-                // The replay encodes to the sealed bytes (the usual case), or is compared as a list: another
-                // encoding of the same list is no problem.
-                if try !store.snapshotHolds(
-                    replayed.snapshotBytes(), reducerVersion: version, seq: snapshotSeq)
-                {
-                    let cached = try store.withLatestSnapshot(
-                        reducerVersion: version, atOrBefore: snapshotSeq
-                    ) {
-                        seq, bytes in seq == snapshotSeq ? try? DownloadList(snapshot: bytes) : nil
-                    }
-                    if let cached = cached ?? nil {
-                        if cached != replayed {
-                            problems.append("snapshot at #\(snapshotSeq) differs from the replay of the log")
-                        }
-                    } else {
-                        problems.append("snapshot at #\(snapshotSeq) cannot be read")
-                    }
-                }
-                let summary = try store.withLatestSummary(reducerVersion: version, atOrBefore: snapshotSeq) {
-                    seq, bytes in seq == snapshotSeq ? try? ListSummary(encoded: bytes) : nil
-                }
-                if let summary = summary ?? nil, summary != ListSummary(replayed) {
-                    problems.append(
-                        "the summary of snapshot #\(snapshotSeq) differs from the replay of the log")
-                }
-            }
-            try fold(store, into: &replayed, through: nil)
-            if FileDigest.sha256(replayed.snapshotBytes()) != live, try replayed != liveProjection(store) {
-                problems.append("replay from zero differs from the live projection")
-            }
-        } catch {
-            problems.append("\(error)")
-        }
-        var checked = 0
-        if checkFiles {
-            for id in replayed.tasks.keys.sorted() {
-                guard let t = replayed.tasks[id], t.state == .finished, let path = t.filePath else {
-                    continue
-                }
-                checked += 1
-                problems.append(contentsOf: Self.checkFile(t, path: path, checksum: checksums))
-            }
-        }
-        return VerifyReport(
-            events: chain.rowCount, head: chain.head, snapshotSeq: snapshotSeq, filesChecked: checked,
-            problems: problems)
-    }
-
-    /// The projection as an open ledger computes it: latest snapshot plus tail.
-    static func liveProjection(_ store: EventStore) throws -> DownloadList {
-        var list = try startingPoint(store, atOrBefore: nil)
-        try fold(store, into: &list, through: nil)
-        return list
     }
 
     /// The latest readable snapshot at or before `seq` (nil: any), else the empty list: where a fold starts.
@@ -230,21 +127,5 @@ extension Ledger {
             return list
         }
         return (cached ?? nil) ?? DownloadList()
-    }
-
-    private static func checkFile(_ t: DownloadTask, path: String, checksum: Bool) -> [String] {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
-            return ["task #\(t.id): file missing: \(path)"]
-        }
-        let size = (attributes[.size] as? NSNumber)?.int64Value ?? -1
-        guard size == t.bytes else {
-            return ["task #\(t.id): \(path) has \(size) bytes, the log says \(t.bytes)"]
-        }
-        if checksum, let expected = t.sha256, let actual = try? FileDigest.sha256(path: path),
-            actual != expected
-        {
-            return ["task #\(t.id): \(path) SHA-256 \(actual) differs from the log's \(expected)"]
-        }
-        return []
     }
 }

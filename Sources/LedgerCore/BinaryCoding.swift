@@ -1,6 +1,29 @@
 /// Compact binary writer for snapshots: zigzag LEB128 integers and length-prefixed UTF-8 strings.
+///
+/// With a sink, what is written goes to it in pieces of about `pieceSize` bytes (at the points where the writer
+/// calls `flushIfFull`, then `finish`), instead of staying in `bytes`: an encoding hashed as it is written.
 struct BinaryWriter {
     var bytes: [UInt8] = []
+    var sink: ((UnsafeRawBufferPointer) -> Void)?
+
+    static let pieceSize = 1 << 16
+
+    init(sink: ((UnsafeRawBufferPointer) -> Void)? = nil) { self.sink = sink }
+
+    /// Hands the bytes written so far to the sink once they make a piece; without a sink, does nothing.
+    @inline(__always)
+    mutating func flushIfFull() {
+        guard bytes.count >= Self.pieceSize, let sink else { return }
+        bytes.withUnsafeBytes(sink)
+        bytes.removeAll(keepingCapacity: true)
+    }
+
+    /// Hands the rest to the sink.
+    mutating func finish() {
+        guard let sink else { return }
+        bytes.withUnsafeBytes(sink)
+        bytes.removeAll(keepingCapacity: true)
+    }
 
     mutating func int(_ v: Int64) {
         var z = UInt64(bitPattern: (v << 1) ^ (v >> 63))

@@ -3,7 +3,11 @@ extension DownloadList {
     /// Entries were validated when they were appended; replay of a foreign or damaged log never traps: indexes
     /// are clamped and unknown ids ignored.
     /// - Complexity: O(tasks the event names) for most events; moves and deletes also search their sections.
-    public mutating func apply(_ logged: LoggedEntry) {
+    ///
+    /// With `reader`, the undo history holds each action as a snapshot holds it: a reference to the event logged
+    /// at its seq (its kind and the tasks it names), read back through `reader` when redo needs it. The decoded
+    /// event is then not kept (a replay of an add of 100,000 URLs does not hold them all twice).
+    public mutating func apply(_ logged: LoggedEntry, actionsLoggedIn reader: LoggedEventReader? = nil) {
         let event = logged.entry.event
         let inverse: Event?
         if case .tasksAdded(let new, let section, let index, let title) = event {
@@ -40,11 +44,17 @@ extension DownloadList {
         headTime = logged.time
         eventCounts.add(event.taskIDs)
         guard !event.isTransferFact else { return }
-        recordUndo(logged, inverse: inverse)
+        recordUndo(logged, inverse: inverse, reader: reader)
     }
 
-    private mutating func recordUndo(_ logged: LoggedEntry, inverse: Event?) {
+    private mutating func recordUndo(_ logged: LoggedEntry, inverse: Event?, reader: LoggedEventReader?) {
         let entry = logged.entry
+        // The action as the step keeps it: itself, or by reference to the log.
+        func action() -> StepEvent {
+            guard let reader else { return StepEvent(entry.event) }
+            return StepEvent(
+                loggedAt: logged.seq, kind: entry.event.kind, tasks: entry.event.taskIDs, reader: reader)
+        }
         if let undone = entry.undoes {
             guard let i = undoStack.lastIndex(where: { $0.seq == undone }) else { return }
             // Undo put back the state before the action exactly, so redo appends the action itself again.
@@ -58,17 +68,23 @@ extension DownloadList {
             guard let i = redoStack.lastIndex(where: { $0.seq == redone }) else { return }
             let step = redoStack.remove(at: i)
             if let inverse {
-                pushUndo(UndoStep(seq: logged.seq, kind: step.kind, inverse: inverse, action: entry.event))
+                pushUndo(
+                    UndoStep(
+                        seq: logged.seq, kind: step.kind, inverse: StepEvent(inverse), action: action(),
+                        blocker: nil))
             }
         } else {
             redoStack.removeAll()
             if let inverse {
                 pushUndo(
-                    UndoStep(seq: logged.seq, kind: entry.event.kind, inverse: inverse, action: entry.event))
+                    UndoStep(
+                        seq: logged.seq, kind: entry.event.kind, inverse: StepEvent(inverse),
+                        action: action(), blocker: nil))
             } else if let blocker = Self.blocker(of: entry.event) {
+                let shared = action()
                 pushUndo(
                     UndoStep(
-                        seq: logged.seq, kind: entry.event.kind, inverse: entry.event, action: entry.event,
+                        seq: logged.seq, kind: entry.event.kind, inverse: shared, action: shared,
                         blocker: blocker))
             }
         }
@@ -224,6 +240,7 @@ extension DownloadList {
         }
         var fresh: [TaskID] = []
         fresh.reserveCapacity(new.count)
+        tasks.reserve(adding: new.count)
         let indexing = urls.prepareToChange()
         var indexed: [(id: TaskID, url: String)] = []
         for t in new where !tasks.contains(t.id) {

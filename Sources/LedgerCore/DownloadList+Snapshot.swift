@@ -11,6 +11,23 @@ extension DownloadList {
     public func snapshotBytes() -> [UInt8] {
         var w = BinaryWriter()
         w.bytes.reserveCapacity(64 + tasks.count * 96)
+        write(to: &w)
+        return w.bytes
+    }
+
+    /// The bytes of `snapshotBytes()`, handed to `piece` in order about 64 KB at a time and never held whole:
+    /// what is hashed or compared as it is written (`verify` takes the digest of a list of 100,000 tasks without
+    /// its 15 MB encoding). A piece is valid only while `piece` runs.
+    public func snapshotBytes(inPieces piece: (UnsafeRawBufferPointer) -> Void) {
+        withoutActuallyEscaping(piece) { piece in
+            var w = BinaryWriter(sink: piece)
+            w.bytes.reserveCapacity(BinaryWriter.pieceSize + 4096)
+            write(to: &w)
+            w.finish()
+        }
+    }
+
+    private func write(to w: inout BinaryWriter) {
         w.bytes.append(contentsOf: Self.snapshotMagic)
         w.int(head)
         w.int(headTime)
@@ -32,15 +49,24 @@ extension DownloadList {
             directories[t.directory] = directories.count
         }
         w.int(directories.count)
-        for (dir, _) in directories.sorted(by: { $0.value < $1.value }) { w.string(dir) }
+        for (dir, _) in directories.sorted(by: { $0.value < $1.value }) {
+            w.string(dir)
+            w.flushIfFull()
+        }
         w.int(tasks.count)
         var previousURL: [UInt8] = []
-        for (_, t) in tasks { write(t, directory: directories[t.directory]!, previousURL: &previousURL, &w) }
+        for (_, t) in tasks {
+            write(t, directory: directories[t.directory]!, previousURL: &previousURL, &w)
+            w.flushIfFull()
+        }
         w.int(sections.count)
         for s in sections {
             w.string(s.title)
             w.int(s.tasks.count)
-            for id in s.tasks { w.int(id) }
+            for id in s.tasks {
+                w.int(id)
+                w.flushIfFull()
+            }
         }
         w.int(trash.count)
         for e in trash {
@@ -51,6 +77,7 @@ extension DownloadList {
             w.int(e.index)
             w.int(e.deleted)
             w.int(e.state.map { TaskState.allCases.firstIndex(of: $0)! } ?? -1)
+            w.flushIfFull()
         }
         for (onRedo, stack) in [(false, undoStack), (true, redoStack)] {
             w.int(stack.count)
@@ -69,10 +96,10 @@ extension DownloadList {
                 // The action is the event logged at the step's seq: a reference to it, with its kind and tasks.
                 w.string(step.actionEvent.kind)
                 w.ids(step.actionEvent.taskIDs)
+                w.flushIfFull()
             }
         }
         eventCounts.write(to: &w)
-        return w.bytes
     }
 
     /// One task: its URL shares a prefix with the previous task's (written as the shared length and the rest),

@@ -60,6 +60,10 @@ public struct DownloadList: Sendable, Equatable {
 
     public init() {}
 
+    /// Makes room for `count` tasks before a fold that will add about that many (a replay from zero that knows the
+    /// live list's count): the table is allocated once, not grown by doubling while the events are folded.
+    public mutating func reserveTasks(_ count: Int) { tasks.reserveCapacity(Swift.max(0, count)) }
+
     /// Whether the task is in the to-delete list.
     public func isTrashed(_ id: TaskID) -> Bool { trashed.contains(id) }
 

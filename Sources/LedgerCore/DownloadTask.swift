@@ -256,8 +256,8 @@ enum Checksum: Sendable, Equatable {
     }
 }
 
-/// Options out of line, like the failure: most tasks have none.
-private final class OptionsBox: Sendable, Equatable {
+/// Options out of line, like the failure: most tasks have none (a new task in an add event keeps them so too).
+final class OptionsBox: Sendable, Equatable {
     let value: TaskOptions
     init(_ value: TaskOptions) { self.value = value }
     static func == (a: OptionsBox, b: OptionsBox) -> Bool { a === b || a.value == b.value }

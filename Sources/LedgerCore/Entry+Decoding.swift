@@ -120,7 +120,7 @@ extension Entry {
         } else if key.equals("ids") {
             f.ids = try list(&r) { r in try r.int() }
         } else if key.equals("tasks") {
-            f.tasks = try list(&r) { r in try readTask(&r) }
+            f.tasks = try readTasks(&r)
         } else if key.equals("groups") {
             f.groups = try list(&r) { r in try readGroup(&r) }
         } else if key.equals("section") {
@@ -232,7 +232,14 @@ extension Entry {
         return out
     }
 
-    private static func readTask(_ r: inout JSONReader) throws -> NewTask {
+    /// An add's tasks. Their download directory is nearly always the same: one string is shared by all the
+    /// tasks that name it in a row, not one allocated per task.
+    private static func readTasks(_ r: inout JSONReader) throws -> [NewTask] {
+        var directory = ""
+        return try list(&r) { r in try readTask(&r, previousDirectory: &directory) }
+    }
+
+    private static func readTask(_ r: inout JSONReader, previousDirectory: inout String) throws -> NewTask {
         var id: Int64?
         var url: String?
         var name: String?
@@ -249,7 +256,7 @@ extension Entry {
             } else if k.equals("sha256") {
                 sha = try r.string()
             } else if k.equals("dir") {
-                dir = try r.string()
+                dir = try r.string(reusing: &previousDirectory)
             } else if k.equals("options") {
                 options = try TaskOptions(reading: &r)
             } else {
@@ -267,7 +274,7 @@ extension Entry {
         var title: String?
         try r.object { r, k in
             if k.equals("tasks") {
-                tasks = try list(&r) { r in try readTask(&r) }
+                tasks = try readTasks(&r)
             } else if k.equals("section") {
                 section = try r.int()
             } else if k.equals("index") {

@@ -46,7 +46,10 @@ public struct EventCounts: Sendable, Equatable {
 
     func write(to w: inout BinaryWriter) {
         w.int(dense.count)
-        for count in dense { w.int(Int64(count)) }
+        for count in dense {
+            w.int(Int64(count))
+            w.flushIfFull()
+        }
         w.int(far.count)
         for (id, count) in far.sorted(by: { $0.key < $1.key }) {
             w.int(id)

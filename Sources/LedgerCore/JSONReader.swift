@@ -152,6 +152,28 @@ struct JSONReader {
         throw fail("unterminated string")
     }
 
+    /// A string equal to `previous` is `previous` itself (no new string is allocated for it); any other becomes the
+    /// new `previous`. Only a `previous` without a backslash or a quote is matched byte for byte (its JSON is
+    /// those bytes).
+    mutating func string(reusing previous: inout String) throws -> String {
+        skipSpace()
+        if offset < end, base[offset] == UInt8(ascii: "\"") {
+            let equal = previous.utf8.withContiguousStorageIfAvailable { p -> Bool in
+                let start = offset + 1
+                guard !p.isEmpty, start + p.count < end, base[start + p.count] == UInt8(ascii: "\""),
+                    !p.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") })
+                else { return false }
+                return UnsafeBufferPointer(start: base + start, count: p.count).elementsEqual(p)
+            }
+            if equal == true {
+                offset += previous.utf8.count + 2
+                return previous
+            }
+        }
+        previous = try string()
+        return previous
+    }
+
     private mutating func escapedString() throws -> String {
         var out: [UInt8] = []
         while offset < end {

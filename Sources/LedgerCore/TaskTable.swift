@@ -140,6 +140,15 @@ public struct TaskTable: Sendable, Sequence {
         slots.reserveCapacity(n)
     }
 
+    /// Makes room for `n` more tasks with the next ids at once, so that a big add grows the table once instead of
+    /// by doubling (each doubling holds the old slots beside the new ones while it copies). Growth stays geometric:
+    /// many small adds reserve no more often than appends would grow.
+    mutating func reserve(adding n: Int) {
+        let needed = slots.count + n
+        guard n > 1, far.isEmpty, slots.capacity < needed else { return }
+        slots.reserveCapacity(Swift.max(needed, slots.capacity * 2))
+    }
+
     /// Adds `task` under its id (replacing any task with that id). Ids handed out in order take the fast path:
     /// one append, no lookup.
     @inline(__always)

@@ -97,8 +97,11 @@ public protocol EventStore: AnyObject {
     /// The seq of that snapshot alone, without reading its bytes.
     func latestSnapshotSeq(reducerVersion: Int, atOrBefore seq: Int64?) throws -> Int64?
 
-    /// Whether `bytes` are those of the usable snapshot of `reducerVersion` at exactly `seq`.
-    func snapshotHolds(_ bytes: [UInt8], reducerVersion: Int, seq: Int64) throws -> Bool
+    /// Whether the bytes `encoding` hands over in pieces (in order) are those of the usable snapshot of
+    /// `reducerVersion` at exactly `seq`.
+    func snapshotHolds(
+        reducerVersion: Int, seq: Int64, encoding: (_ piece: (UnsafeRawBufferPointer) -> Void) -> Void
+    ) throws -> Bool
 
     /// The stored snapshots of `reducerVersion` that are not loaded because their seal fails (edited, or not
     /// taken on this log), newest first; empty when every snapshot checks out.
@@ -125,15 +128,27 @@ extension EventStore {
         try saveSnapshot(seq: seq, reducerVersion: reducerVersion, bytes: bytes, summary: nil)
     }
 
-    /// A copy of the snapshot with the largest seq (at or before `atOrBefore` when given) for `reducerVersion`.
-    /// Whether `bytes` are the bytes of the stored snapshot of `reducerVersion` at exactly `seq` (`verify`
-    /// compares a replay's encoding with it without holding the stored bytes).
-    public func snapshotHolds(_ bytes: [UInt8], reducerVersion: Int, seq: Int64) throws -> Bool {
+    /// Whether the pieces `encoding` hands over are the bytes of the stored snapshot of `reducerVersion` at
+    /// exactly `seq` (`verify` compares a replay's encoding with it without holding either whole).
+    public func snapshotHolds(
+        reducerVersion: Int, seq: Int64, encoding: (_ piece: (UnsafeRawBufferPointer) -> Void) -> Void
+    ) throws -> Bool {
         try withLatestSnapshot(reducerVersion: reducerVersion, atOrBefore: seq) { found, stored in
-            found == seq && stored.elementsEqual(bytes)
+            guard found == seq else { return false }
+            // Each piece against the stored bytes at its place: the encoding is never collected.
+            var offset = 0
+            var same = true
+            encoding { piece in
+                guard same else { return }
+                let end = offset + piece.count
+                same = end <= stored.count && stored[offset..<end].elementsEqual(piece)
+                offset = end
+            }
+            return same && offset == stored.count
         } ?? false
     }
 
+    /// A copy of the snapshot with the largest seq (at or before `atOrBefore` when given) for `reducerVersion`.
     public func latestSnapshot(reducerVersion: Int, atOrBefore seq: Int64?) throws -> (
         seq: Int64, bytes: [UInt8]
     )? {

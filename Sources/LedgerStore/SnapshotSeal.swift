@@ -70,6 +70,15 @@ struct SnapshotSeal: Equatable {
         reducerVersion: Int, seq: Int64, eventHash: UnsafeRawBufferPointer, tag: [UInt8],
         bytes: UnsafeRawBufferPointer
     ) -> [UInt8] {
+        digest(reducerVersion: reducerVersion, seq: seq, eventHash: eventHash, tag: tag) { $0(bytes) }
+    }
+
+    /// The digest of bytes that `pieces` hands over one piece after another (an encoding hashed as it is written,
+    /// never held whole): the same as `digest(…bytes:)` of their concatenation.
+    static func digest(
+        reducerVersion: Int, seq: Int64, eventHash: UnsafeRawBufferPointer, tag: [UInt8],
+        pieces: (_ piece: (UnsafeRawBufferPointer) -> Void) -> Void
+    ) -> [UInt8] {
         var header = [UInt8]()
         header.reserveCapacity(16 + tag.count)
         for value in [UInt64(truncatingIfNeeded: reducerVersion), UInt64(bitPattern: seq)] {
@@ -85,14 +94,14 @@ struct SnapshotSeal: Equatable {
             EVP_MD_CTX_free(context)
             EVP_MD_free(sha256)
         }
-        let ok = out.withUnsafeMutableBufferPointer { digest in
+        var ok =
             EVP_DigestInit_ex2(context, sha256, nil) == 1
-                && EVP_DigestUpdate(context, header, header.count) == 1
-                && EVP_DigestUpdate(context, eventHash.baseAddress, eventHash.count) == 1
-                && EVP_DigestUpdate(context, tag, tag.count) == 1
-                && EVP_DigestUpdate(context, bytes.baseAddress, bytes.count) == 1
-                && EVP_DigestFinal_ex(context, digest.baseAddress, nil) == 1
-        }
+            && EVP_DigestUpdate(context, header, header.count) == 1
+            && EVP_DigestUpdate(context, eventHash.baseAddress, eventHash.count) == 1
+            && EVP_DigestUpdate(context, tag, tag.count) == 1
+        pieces { piece in ok = ok && EVP_DigestUpdate(context, piece.baseAddress, piece.count) == 1 }
+        ok =
+            ok && out.withUnsafeMutableBufferPointer { EVP_DigestFinal_ex(context, $0.baseAddress, nil) == 1 }
         precondition(ok, "OpenSSL SHA-256 failed")
         return out
     }

@@ -55,6 +55,85 @@ import Testing
         #expect(report.problems.contains("replay from zero differs from the live projection"))
     }
 
+    /// The newest snapshot as a list, read from the store at `path`, with its seq.
+    static func latestSnapshot(_ store: SQLiteEventStore) throws -> (seq: Int64, list: DownloadList) {
+        let version = DownloadList.reducerVersion
+        let seq = try #require(try store.latestSnapshotSeq(reducerVersion: version, atOrBefore: nil))
+        let list = try #require(
+            try store.withLatestSnapshot(reducerVersion: version, atOrBefore: seq) { _, bytes in
+                try DownloadList(snapshot: bytes)
+            })
+        return (seq, list)
+    }
+
+    /// A snapshot at the head: the replay is hashed once for the snapshot's seal and the live projection both.
+    /// It verifies; resealed over another list, both comparisons name it.
+    @Test func aSnapshotAtTheHeadIsComparedWithBothInOnePass() throws {
+        let box = try Sandbox()
+        let ledger = try Self.ledger(in: box)
+        let store = try SQLiteEventStore(path: box.ledgerPath)
+        let version = DownloadList.reducerVersion
+        try store.saveSnapshot(
+            seq: ledger.list.head, reducerVersion: version, bytes: ledger.list.snapshotBytes())
+        let report = try Ledger.verify(path: box.ledgerPath, checkFiles: false)
+        #expect(report.isValid, "\(report.problems)")
+        #expect(report.snapshotSeq == report.head)
+        var other = ledger.list
+        other.apply(
+            LoggedEntry(
+                seq: other.head, time: other.headTime,
+                entry: Entry(.sectionRenamed(index: 1, title: "Forged"))))
+        try store.saveSnapshot(seq: other.head, reducerVersion: version, bytes: other.snapshotBytes())
+        let forged = try Ledger.verify(path: box.ledgerPath, checkFiles: false)
+        #expect(forged.snapshotSeq == forged.head)
+        #expect(forged.problems.contains("snapshot at #\(other.head) differs from the replay of the log"))
+        #expect(forged.problems.contains("replay from zero differs from the live projection"))
+    }
+
+    /// The replay keeps its undo history by reference to the log, as a snapshot does: an undo history forged in
+    /// a snapshot (the same tasks and sections, one step more) is still named.
+    @Test func anUndoHistoryForgedInASnapshotIsNamed() throws {
+        let box = try Sandbox()
+        _ = try Self.ledger(in: box)
+        let store = try SQLiteEventStore(path: box.ledgerPath)
+        let (seq, cached) = try Self.latestSnapshot(store)
+        var other = cached
+        // A rename to the title it has: nothing in the list changes but the undo history.
+        other.apply(
+            LoggedEntry(
+                seq: seq, time: other.headTime,
+                entry: Entry(.sectionRenamed(index: 0, title: cached.sections[0].title))))
+        #expect(other.tasks == cached.tasks && other.sections == cached.sections)
+        #expect(other.undoStack.count == cached.undoStack.count + 1)
+        try store.saveSnapshot(
+            seq: seq, reducerVersion: DownloadList.reducerVersion, bytes: other.snapshotBytes())
+        let report = try Ledger.verify(path: box.ledgerPath, checkFiles: false)
+        #expect(report.problems.contains("snapshot at #\(seq) differs from the replay of the log"))
+        #expect(report.problems.contains("replay from zero differs from the live projection"))
+    }
+
+    /// A summary sealed as the store seals one, over counts the log does not give or over bytes that are no
+    /// summary, is named (the summary is read before the replay, and compared with it after).
+    @Test func aSummaryResealedOverOtherCountsIsNamed() throws {
+        let box = try Sandbox()
+        _ = try Self.ledger(in: box)
+        let store = try SQLiteEventStore(path: box.ledgerPath)
+        let (seq, cached) = try Self.latestSnapshot(store)
+        var lie = ListSummary(cached)
+        lie.bytes += 1_234
+        try store.saveSnapshot(
+            seq: seq, reducerVersion: DownloadList.reducerVersion, bytes: cached.snapshotBytes(),
+            summary: lie.encoded())
+        let report = try Ledger.verify(path: box.ledgerPath, checkFiles: false)
+        #expect(report.problems == ["the summary of snapshot #\(seq) differs from the replay of the log"])
+        // Sealed, but no summary at all.
+        try store.saveSnapshot(
+            seq: seq, reducerVersion: DownloadList.reducerVersion, bytes: cached.snapshotBytes(),
+            summary: Array(lie.encoded().dropLast()))
+        let unreadable = try Ledger.verify(path: box.ledgerPath, checkFiles: false)
+        #expect(unreadable.problems == ["the summary of snapshot #\(seq) cannot be read"])
+    }
+
     @Test func aMissingFileIsNoLedger() throws {
         let box = try Sandbox()
         #expect(throws: LedgerOpenError.self) { try Ledger.verify(path: box.root + "/none.sqlite") }

@@ -157,6 +157,37 @@ struct CodecTests {
         #expect(try decode("tasksAdded", task) == added)
     }
 
+    /// An add's tasks share one directory string when they name the same directory in a row; what each task
+    /// reads is exactly what the JSON says, escapes and all, whatever the task before it named.
+    @Test func directoriesRepeatedInAnAddDecodeAsWritten() throws {
+        // As the JSON holds them: escapes, a backslash the task before decoded to, UTF-8 after \u escapes.
+        let written = [
+            "/srv/downloads/longer-than-fifteen", "/srv/downloads/longer-than-fifteen", #"/srv/a\"b"#,
+            #"/srv/a\"b"#, #"/srv/a\\x"#, #"/srv/a\x"#, #"/srv/\u00e9t\u00e9"#, "/srv/été", "/srv/été", "/d",
+            "/d/", "/d", "",
+        ]
+        let tasks = written.enumerated().map { n, dir in
+            #"{"id":\#(n + 1),"url":"http://h/\#(n)","dir":"\#(dir)"}"#
+        }
+        let json = #"{"tasks":["# + tasks.joined(separator: ",") + #"],"section":0,"index":0}"#
+        guard case .tasksAdded(let read, _, _, _) = try decode("tasksAdded", json).event else {
+            Issue.record("not an add")
+            return
+        }
+        #expect(
+            read.map(\.directory) == [
+                "/srv/downloads/longer-than-fifteen", "/srv/downloads/longer-than-fifteen", #"/srv/a"b"#,
+                #"/srv/a"b"#, #"/srv/a\x"#, "/srv/ax", "/srv/été", "/srv/été", "/srv/été", "/d", "/d/", "/d",
+                "",
+            ])
+        // Written and read back, tasks in one directory with others among them are the same tasks.
+        let many = (1...50).map {
+            NewTask(id: $0, url: "http://h/\($0)", directory: $0 % 7 == 0 ? "/x" : "/y")
+        }
+        let entry = Entry(.tasksAdded(tasks: many, section: 0, index: 0, newSectionTitle: nil))
+        #expect(try roundTrip(entry) == entry)
+    }
+
     @Test func escapesDecode() throws {
         let json = #"{"index":0,"title":"\u00e9\ud83c\udf89\/\b\f\r\t\"\\"}"#
         #expect(

@@ -156,6 +156,36 @@ struct EventStoreContractTests {
         }
     }
 
+    /// `snapshotHolds` takes an encoding in pieces, as `verify` hashes a list while writing it: any split of the
+    /// stored bytes holds; a byte changed, missing or added anywhere does not, nor another seq.
+    @Test(arguments: Kind.allCases) func aSnapshotHoldsOnlyItsOwnBytesInAnyPieces(kind: Kind) throws {
+        let store = try Subject(kind).store
+        _ = try store.append((1...4).map { sampleEvent($0) }, expectingHead: 0, time: 10)
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<200_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        try store.saveSnapshot(seq: 3, reducerVersion: 1, bytes: bytes)
+        func holds(_ candidate: [UInt8], pieces size: Int, seq: Int64 = 3) throws -> Bool {
+            try store.snapshotHolds(reducerVersion: 1, seq: seq) { piece in
+                candidate.withUnsafeBytes { all in
+                    for start in stride(from: 0, to: all.count, by: size) {
+                        piece(UnsafeRawBufferPointer(rebasing: all[start..<min(start + size, all.count)]))
+                    }
+                }
+            }
+        }
+        for size in [1, 7, 65_536, bytes.count] { #expect(try holds(bytes, pieces: size)) }
+        var changed = bytes
+        changed[changed.count - 1] ^= 1
+        for size in [7, 65_536] {
+            #expect(try !holds(changed, pieces: size))
+            #expect(try !holds(Array(bytes.dropLast()), pieces: size))
+            #expect(try !holds(bytes + [0], pieces: size))
+        }
+        #expect(try !holds([], pieces: 1))
+        #expect(try !holds(bytes, pieces: 65_536, seq: 4))
+        #expect(try !holds(bytes, pieces: 65_536, seq: 2))
+    }
+
     @Test(arguments: Kind.allCases) func onlyTheLatestFewSnapshotsAreKept(kind: Kind) throws {
         let store = try Subject(kind).store
         _ = try store.append((1...10).map { sampleEvent($0) }, expectingHead: 0, time: 10)
