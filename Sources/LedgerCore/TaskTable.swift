@@ -144,8 +144,10 @@ public struct TaskTable: Sendable, Sequence {
     /// by doubling (each doubling holds the old slots beside the new ones while it copies). Growth stays geometric:
     /// many small adds reserve no more often than appends would grow.
     mutating func reserve(adding n: Int) {
+        guard n > 1 else { return }
+        build()
         let needed = slots.count + n
-        guard n > 1, far.isEmpty, slots.capacity < needed else { return }
+        guard far.isEmpty, slots.capacity < needed else { return }
         slots.reserveCapacity(Swift.max(needed, slots.capacity * 2))
     }
 
