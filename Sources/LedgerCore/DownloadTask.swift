@@ -208,10 +208,9 @@ enum Checksum: Sendable, Equatable {
 
     /// From 32 bytes, most significant first.
     init(bytes b: UnsafeRawBufferPointer) {
+        precondition(b.count >= 32)
         func word(_ at: Int) -> UInt64 {
-            var w: UInt64 = 0
-            for i in at..<at + 8 { w = w << 8 | UInt64(b[i]) }
-            return w
+            UInt64(bigEndian: b.loadUnaligned(fromByteOffset: at, as: UInt64.self))
         }
         self = .digest(word(0), word(8), word(16), word(24))
     }

@@ -4,8 +4,9 @@
 ///
 /// Every record is checked when the snapshot is read, exactly as building its task would check it (an unreadable
 /// one refuses the whole snapshot then), so that building one later cannot fail. Immutable: a ``TaskTable`` that
-/// is changed builds all its tasks first.
-final class SnapshotTasks: Sendable {
+/// is changed builds all its tasks first. (Unchecked sendable: the one field that is not a value is memory this
+/// object allocated, wrote once in its initialiser and frees in its deinitialiser.)
+final class SnapshotTasks: @unchecked Sendable {
     /// Where a task's record lies, and what is read without building it.
     struct Record {
         var id: TaskID
@@ -17,8 +18,8 @@ final class SnapshotTasks: Sendable {
         var state: UInt8
     }
 
-    /// The snapshot's task records, copied out of the store's memory.
-    private let bytes: [UInt8]
+    /// The snapshot's task records, copied out of the store's memory (read in place: no array to check per task).
+    private let bytes: UnsafeRawBufferPointer
     /// Every task's whole URL, one after another (a record holds only what its URL does not share with the one
     /// before).
     private let urls: [UInt8]
@@ -35,9 +36,12 @@ final class SnapshotTasks: Sendable {
     var count: Int { records.count }
 
     private init(
-        bytes: [UInt8], urls: [UInt8], records: [Record], positions: [Int32]?, directories: [String]
+        bytes: UnsafeRawBufferPointer, urls: [UInt8], records: [Record], positions: [Int32]?,
+        directories: [String]
     ) {
-        self.bytes = bytes
+        let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 8)
+        if let base = bytes.baseAddress { copy.baseAddress!.copyMemory(from: base, byteCount: bytes.count) }
+        self.bytes = UnsafeRawBufferPointer(copy)
         self.urls = urls
         self.records = records
         self.positions = positions
@@ -88,7 +92,7 @@ final class SnapshotTasks: Sendable {
             positions = index
         }
         return SnapshotTasks(
-            bytes: Array(UnsafeRawBufferPointer(rebasing: r.bytes[start..<r.offset])), urls: urls,
+            bytes: UnsafeRawBufferPointer(rebasing: r.bytes[start..<r.offset]), urls: urls,
             records: records, positions: positions, directories: directories)
     }
 
@@ -114,17 +118,17 @@ final class SnapshotTasks: Sendable {
             String(decoding: UnsafeBufferPointer(rebasing: $0[urlStart..<Int(record.urlEnd)]), as: UTF8.self)
         }
         let flags = TaskFlags(rawValue: record.flags)
-        return bytes.withUnsafeBytes { raw in
-            var r = BinaryReader(bytes: raw, offset: Int(record.rest))
-            do {
-                return try Self.buildRest(&r, id: record.id, flags: flags, url: url, directories: directories)
-            } catch {
-                // Not reached: the record was read through once already, by the same rules.
-                return DownloadTask.placeholder(
-                    id: record.id, state: TaskState.allCases[Int(record.state)], bytes: 0)
-            }
+        var r = BinaryReader(bytes: bytes, offset: Int(record.rest))
+        do {
+            return try Self.buildRest(&r, id: record.id, flags: flags, url: url, directories: directories)
+        } catch {
+            // Not reached: the record was read through once already, by the same rules.
+            return DownloadTask.placeholder(
+                id: record.id, state: TaskState.allCases[Int(record.state)], bytes: 0)
         }
     }
+
+    deinit { bytes.deallocate() }
 
     /// Every task, in id order, in a table's dense slots (a gap is a nil).
     func all() -> [DownloadTask?] {
@@ -185,7 +189,7 @@ final class SnapshotTasks: Sendable {
         if !flags.contains(.displayNameIsFileName) { _ = try r.raw() }
         if flags.contains(.fileName) { _ = try r.raw() }
         guard (0..<Int64(directories)).contains(try r.int()) else { throw SnapshotError() }
-        _ = try r.checksum(flags, bytes: .expectedSHA256, text: .expectedSHA256IsText)
+        try r.skipChecksum(flags, bytes: .expectedSHA256, text: .expectedSHA256IsText)
         let state = try element(of: TaskState.allCases, at: r.int())
         let bytes = try r.int()
         if flags.contains(.size) { _ = try r.int() }
@@ -193,7 +197,7 @@ final class SnapshotTasks: Sendable {
         _ = (try r.int(), try r.int())
         if flags.contains(.finished) { _ = try r.int() }
         if flags.contains(.validator) { _ = try r.raw() }
-        _ = try r.checksum(flags, bytes: .sha256, text: .sha256IsText)
+        try r.skipChecksum(flags, bytes: .sha256, text: .sha256IsText)
         _ = try r.int()
         if flags.contains(.options) { _ = try r.options() }
         return (state, bytes)
@@ -233,5 +237,14 @@ extension BinaryReader {
     {
         if flags.contains(bytes) { return Checksum(bytes: try fixed(32)) }
         return flags.contains(text) ? .text(try string()) : nil
+    }
+
+    /// Reads past what ``checksum(_:bytes:text:)`` reads, refusing where it refuses.
+    fileprivate mutating func skipChecksum(_ flags: TaskFlags, bytes: TaskFlags, text: TaskFlags) throws {
+        if flags.contains(bytes) {
+            _ = try fixed(32)
+        } else if flags.contains(text) {
+            _ = try raw()
+        }
     }
 }

@@ -53,7 +53,10 @@ public struct TaskTable: Sendable, Sequence {
     /// long list for the tasks it may start looks at every task's state).
     @inline(__always)
     public func state(of id: TaskID) -> TaskState? {
-        if let kept { return kept.position(of: id).map(kept.state(at:)) }
+        if let kept {
+            guard let p = kept.position(of: id) else { return nil }
+            return kept.state(at: p)
+        }
         if let i = slot(id) {
             return slots.withUnsafeBufferPointer { buffer in
                 Self.present(buffer.baseAddress! + i) { $0.state }
@@ -95,7 +98,10 @@ public struct TaskTable: Sendable, Sequence {
     /// The task with this id, or nil. Setting nil removes it.
     public subscript(id: TaskID) -> DownloadTask? {
         get {
-            if let kept { return kept.position(of: id).map(kept.task(at:)) }
+            if let kept {
+                guard let p = kept.position(of: id) else { return nil }
+                return kept.task(at: p)
+            }
             if let i = slot(id) { return slots[i] }
             return far.isEmpty ? nil : far[id]
         }
