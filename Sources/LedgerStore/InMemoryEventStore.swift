@@ -51,15 +51,18 @@ public final class InMemoryEventStore: EventStore {
     public func vaultTasks() throws -> [Int64] { keys.keys.sorted() }
 
     public func scan(after: Int64, through: Int64?, _ body: (RawEventView) throws -> Void) throws {
-        for event in try events(after: after, through: through, limit: nil) {
-            var kind = event.kind
-            try kind.withUTF8 { kindBytes in
-                try event.payload.withUnsafeBytes { payload in
-                    try body(
-                        RawEventView(
-                            seq: event.seq, time: event.time, kind: UnsafeRawBufferPointer(kindBytes),
-                            payload: payload))
-                }
+        for event in try events(after: after, through: through, limit: nil) { try Self.view(event, body) }
+    }
+
+    /// `body` with a borrowed view of `event`.
+    private static func view(_ event: StoredEvent, _ body: (RawEventView) throws -> Void) throws {
+        var kind = event.kind
+        try kind.withUTF8 { kindBytes in
+            try event.payload.withUnsafeBytes { payload in
+                try body(
+                    RawEventView(
+                        seq: event.seq, time: event.time, kind: UnsafeRawBufferPointer(kindBytes),
+                        payload: payload))
             }
         }
     }
@@ -82,17 +85,7 @@ public final class InMemoryEventStore: EventStore {
         touching task: Int64, indexed: Bool, _ body: (_ event: RawEventView, _ listsTask: Bool) throws -> Void
     ) throws {
         // No index apart from the events here: both ways are the events that list the task.
-        for event in try events(touching: task) {
-            var kind = event.kind
-            try kind.withUTF8 { kindBytes in
-                try event.payload.withUnsafeBytes { payload in
-                    try body(
-                        RawEventView(
-                            seq: event.seq, time: event.time, kind: UnsafeRawBufferPointer(kindBytes),
-                            payload: payload), true)
-                }
-            }
-        }
+        for event in try events(touching: task) { try Self.view(event) { try body($0, true) } }
     }
 
     public func commitTime(of seq: Int64) throws -> Int64? {
