@@ -21,22 +21,30 @@ extension SQLiteEventStore {
 
     /// Writes a consistent, self-contained copy of the ledger to `destination`: one file, no `-wal`, every event
     /// committed when the copy began (one read transaction: writers in other processes go on meanwhile).
+    ///
+    /// The copy is written under `<destination>.partial-<pid>`, a file made new here (never one that was there,
+    /// never through a link), synced, and only then linked to `destination`, which it never replaces: a backup
+    /// that fails (a full disk) or is killed never leaves a half-written file under the name asked for, and a
+    /// failed one removes its partial copy.
     /// - Returns: the head of the copy, read back from it.
-    /// - Throws: `StoreError.cannotBackUp(destination, …)` when something is already at `destination` (it is
-    ///   never overwritten), its folder is missing, or the copy cannot be written (a full disk): a copy cut short
-    ///   is removed, so that nothing half-written is left to be taken for a backup.
+    /// - Throws: `StoreError.cannotBackUp(destination, …)` when something is already at `destination`, its folder
+    ///   is missing, or the copy cannot be written.
     public func backup(to destination: String) throws -> Int64 {
-        // The file is made here, new (never one that was there, never through a link), and SQLite fills it: so a
-        // copy cut short is known to be ours when it is removed.
+        var info = stat()
+        guard lstat(destination, &info) != 0, errno == ENOENT else {
+            throw StoreError.cannotBackUp(
+                destination,
+                errno == ENOTDIR ? "no such folder" : "it exists (a backup never overwrites a file)")
+        }
         // A backup is a whole ledger, keys included: as private as the ledger with credentials, from the start.
         let secret = try !vaultTasks().isEmpty
-        let fd = open(
-            destination, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, secret ? 0o600 : 0o644)
+        let partial = destination + ".partial-\(getpid())"
+        let fd = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, secret ? 0o600 : 0o644)
         guard fd >= 0 else {
             let reason =
                 switch errno {
-                case EEXIST: "it exists (a backup never overwrites a file)"
                 case ENOENT, ENOTDIR: "no such folder"
+                case EEXIST: "\(partial) exists"
                 default: String(cString: strerror(errno))
                 }
             throw StoreError.cannotBackUp(destination, reason)
@@ -44,25 +52,52 @@ extension SQLiteEventStore {
         var made = stat()
         fstat(fd, &made)
         close(fd)
+        let removePartial = {
+            var now = stat()
+            if lstat(partial, &now) == 0, now.st_dev == made.st_dev, now.st_ino == made.st_ino {
+                unlink(partial)
+            }
+        }
+        let head: Int64
         do {
             let statement = try db.cachedStatement("VACUUM INTO ?")
             defer { statement.reset() }
-            try statement.bind(destination, at: 1)
+            try statement.bind(partial, at: 1)
             try statement.run()
-        } catch {
-            var now = stat()
-            if lstat(destination, &now) == 0, now.st_dev == made.st_dev, now.st_ino == made.st_ino {
-                unlink(destination)
+            if secret { Self.restrictToOwner(partial) }
+            let written = open(partial, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            guard written >= 0, fsync(written) == 0 else {
+                if written >= 0 { close(written) }
+                throw StoreError.cannotBackUp(destination, String(cString: strerror(errno)))
             }
-            throw StoreError.cannotBackUp(destination, error.message)
-        }
-        if secret { Self.restrictToOwner(destination) }
-        let written = open(destination, O_RDONLY | O_CLOEXEC)
-        if written >= 0 {
-            fsync(written)
             close(written)
+            head = try SQLiteEventStore(path: partial, readOnly: true).head()
+        } catch let error as StoreError {
+            removePartial()
+            throw error
+        } catch let error as DatabaseError {
+            removePartial()
+            throw StoreError.cannotBackUp(destination, error.message)
+        } catch {
+            removePartial()
+            throw StoreError.cannotBackUp(destination, "\(error)")
         }
-        return try SQLiteEventStore(path: destination, readOnly: true).head()
+        // Linked, never renamed over: something that appeared at `destination` meanwhile stays as it is.
+        guard link(partial, destination) == 0 else {
+            let reason =
+                errno == EEXIST
+                ? "it exists (a backup never overwrites a file)" : String(cString: strerror(errno))
+            removePartial()
+            throw StoreError.cannotBackUp(destination, reason)
+        }
+        removePartial()
+        let folder = destination.lastIndex(of: "/").map { String(destination[..<$0]) } ?? "."
+        let dir = open(folder.isEmpty ? "/" : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dir >= 0 {
+            fsync(dir)
+            close(dir)
+        }
+        return head
     }
 
     /// Opens `path` read-only (see `init`). When a `-wal` lies beside it and SQLite cannot create the `-shm` it

@@ -80,9 +80,9 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: "/nonexistent"))
     }
 
-    /// A backup that cannot be finished (a full disk) leaves nothing behind that could be taken for one; a missing
-    /// folder is named as such.
-    @Test func aBackupCutShortByAFullDiskLeavesNoFile() async throws {
+    /// A backup that cannot be finished (a full disk, a SIGKILL) leaves nothing under its name that could be taken
+    /// for one; a missing folder is named as such.
+    @Test func aBackupCutShortLeavesNoFileUnderItsName() async throws {
         let box = try DledgerSandbox()
         let list = (0..<20_000).map { "http://example.org/file-\($0).bin" }.joined(separator: "\n")
         try list.write(toFile: box.root + "/urls.txt", atomically: true, encoding: .utf8)
@@ -91,6 +91,22 @@ import Testing
         #expect(missing.status == 1)
         #expect(
             missing.err.hasPrefix("error: cannot back up to \(box.root)/no/such/b.sqlite: no such folder"))
+        // Killed at any moment, a backup leaves either nothing under DEST or a whole ledger: kills spread over the
+        // time a whole backup takes here.
+        let started = Date()
+        #expect(try await box.run("backup", box.root + "/whole.sqlite").status == 0)
+        let whole = Date().timeIntervalSince(started)
+        for n in 0..<6 {
+            let dest = box.root + "/killed-\(n).sqlite"
+            let running = try box.start("backup", dest)
+            usleep(useconds_t(whole * (0.5 + Double(n) * 0.1) * 1_000_000))
+            kill(running.process.processIdentifier, SIGKILL)
+            _ = await running.wait()
+            if FileManager.default.fileExists(atPath: dest) {
+                let verify = try await box.run("--ledger", dest, "verify", "--skip-files")
+                #expect(verify.status == 0, "killed after \(n): \(verify.out)\(verify.err)")
+            }
+        }
         let small = box.root + "/small"
         try FileManager.default.createDirectory(atPath: small, withIntermediateDirectories: false)
         guard getuid() == 0, Self.mountTmpfs(small, size: "200k") else {
