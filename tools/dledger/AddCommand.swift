@@ -24,8 +24,9 @@ enum AddCommand {
     static let requestOptions: [(String, String)] = [
         (
             "--header <header>",
-            "Send this request header, 'Name: value' (repeatable). Authorization, Proxy-Authorization and\n"
-                + "Cookie carry credentials: refused until the ledger can keep them sealed."
+            "Send this request header, 'Name: value' (repeatable). Authorization, Proxy-Authorization,\n"
+                + "Cookie and any name with auth, token, key, secret, passw, session or csrf in it carry\n"
+                + "credentials: sealed in the log, shown as [redacted]."
         ),
         ("--user-agent <text>", "The User-Agent to send."),
         ("--referer <url>", "The Referer to send ('*': the download's own URL)."),
