@@ -45,12 +45,13 @@ extension Output {
                         t, idWidth: idWidth, trash: deleted, into: &w, url: urls, interrupted: interrupted,
                         connections: connections[id])
                 } else {
-                    // Lent in place, not copied: a row retains none of the task's strings.
+                    // Lent in place, not copied: a row retains none of the task's strings. (Only a running
+                    // transfer has connections: most rows hash no id.)
                     list.tasks.read(id) { t in
                         row(
                             t, idWidth: idWidth, trash: deleted, into: &w, url: urls,
                             interrupted: interrupted,
-                            connections: connections[id])
+                            connections: connections.isEmpty ? nil : connections[id])
                     }
                 }
             }
