@@ -105,21 +105,22 @@ extension Ledger {
     /// The latest readable snapshot at or before `seq` (nil: any), else the empty list: where a fold starts.
     /// A snapshot that cannot be read, or that disagrees with its own seq, is skipped: it is only a cache.
     /// Its undo steps read their logged actions back through `reader` (by default, from `store` directly).
-    /// With `keepingOnly`, every other task is read as its id and state alone (``DownloadList/init(snapshot:reader:keepingOnly:keepingOthers:)``),
-    /// and not kept at all when the snapshot is at `foldedTo`, the seq the list is to be folded to (nothing to fold).
+    /// With `keepingOnly`, every other task is read as its id and state alone (``DownloadList/init(snapshot:reader:keepingOnly:statesOf:)``);
+    /// with `tail` too, when the snapshot read is the one at `tail.after`, only the tasks `tail.names` (those the
+    /// events to be folded onto it name) are kept so.
     static func startingPoint(
         _ store: EventStore, atOrBefore seq: Int64?, reader: LoggedEventReader? = nil,
-        keepingOnly: TaskID? = nil, foldedTo: Int64? = nil
+        keepingOnly: TaskID? = nil, tail: (after: Int64, names: Set<TaskID>)? = nil
     ) throws -> DownloadList {
         let reader = reader ?? loggedEvents(store, lock: nil)
         let cached = try store.withLatestSnapshot(
             reducerVersion: DownloadList.reducerVersion, atOrBefore: seq
         ) {
             seq, bytes -> DownloadList? in
-            let others = foldedTo.map { seq < $0 } ?? true
+            let names = tail.flatMap { $0.after == seq ? $0.names : nil }
             guard
                 let list = try? DownloadList(
-                    snapshot: bytes, reader: reader, keepingOnly: keepingOnly, keepingOthers: others),
+                    snapshot: bytes, reader: reader, keepingOnly: keepingOnly, statesOf: names),
                 list.head == seq
             else {
                 return nil

@@ -25,9 +25,14 @@ extension LedgerLog {
     /// (``Entry/decode(kind:payload:keepingOnly:)``). Without it every entry is the event as logged (`--json`).
     public func audit(_ id: TaskID, outliningAdds: Bool = false) throws -> TaskAudit {
         try locked {
-            // As of the head now: a snapshot at it has nothing folded onto it, so no other task is kept at all.
+            // As of the head now. The fold reads only the tasks its events name: the others are not kept at all
+            // (none at all when the snapshot is at the head).
             let head = try store.head()
-            var list = try Ledger.startingPoint(store, atOrBefore: head, keepingOnly: id, foldedTo: head)
+            let tail = try store.latestSnapshotSeq(
+                reducerVersion: DownloadList.reducerVersion, atOrBefore: head
+            )
+            .flatMap { seq in try store.tasksNamed(after: seq, through: head).map { (seq, $0) } }
+            var list = try Ledger.startingPoint(store, atOrBefore: head, keepingOnly: id, tail: tail)
             try Ledger.fold(store, into: &list, through: head)
             let trail = try Ledger.auditTrail(
                 id, in: store, head: list.head, counted: list.eventCounts[id], outliningAdds: outliningAdds)

@@ -162,13 +162,13 @@ extension DownloadList {
     /// With `keepingOnly`, for one task's sake (`audit`): every other task is read as its id and state alone (no
     /// URL, no name), so that folding the events after it gives that task, the sections, the to-delete list and
     /// the event counts exactly as the whole list would (the fold reads no other field of a task its event does
-    /// not name). Such a list is one to look at, never one to decide commands on. With `keepingOthers` false as
-    /// well, the other tasks are read past (refused where they would be) and not kept at all: for a snapshot at
-    /// the head of the log, onto which nothing is folded (`tasks` then holds that task alone).
+    /// not name). Such a list is one to look at, never one to decide commands on. With `statesOf` as well, only the
+    /// other tasks in it are kept so (the others are read past, refused where they would be): the tasks the events
+    /// to be folded name are all a fold reads, none for a snapshot at the head (`tasks` then holds that task alone).
     /// - Throws: `SnapshotError` for anything else.
     public init(
         snapshot bytes: UnsafeRawBufferPointer, reader: LoggedEventReader? = nil,
-        keepingOnly only: TaskID? = nil, keepingOthers: Bool = true
+        keepingOnly only: TaskID? = nil, statesOf kept: Set<TaskID>? = nil
     ) throws {
         guard bytes.starts(with: Self.snapshotMagic) else { throw SnapshotError() }
         var r = BinaryReader(bytes: bytes, offset: Self.snapshotMagic.count)
@@ -208,12 +208,12 @@ extension DownloadList {
                 // Each task is built when it is read, all of them when the list first changes one.
                 tasks = TaskTable(kept)
             } else {
-                if only == nil || keepingOthers { tasks.reserveCapacity(taskCount) }
+                tasks.reserveCapacity(only == nil ? taskCount : kept?.count ?? taskCount)
                 var url: [UInt8] = []
                 for _ in 0..<taskCount {
                     try Self.readTask(
                         &r, directories: directories, url: &url, into: &tasks, only: only,
-                        others: keepingOthers)
+                        others: kept)
                 }
             }
             for _ in 0..<(try r.count()) {
@@ -271,7 +271,7 @@ extension DownloadList {
     @inline(__always)
     private static func readTask(
         _ r: inout BinaryReader, directories: [String], url: inout [UInt8], into tasks: inout TaskTable,
-        only: TaskID?, others: Bool
+        only: TaskID?, others: Set<TaskID>?
     ) throws {
         let id = try r.int()
         let flags = TaskFlags(rawValue: UInt16(truncatingIfNeeded: try r.int()))
@@ -279,7 +279,9 @@ extension DownloadList {
         if let only, id != only {
             // Kept: the task's id and state (and bytes), every other field read past and checked.
             let (state, bytes) = try SnapshotTasks.skipRest(&r, flags: flags, directories: directories.count)
-            if others { tasks.insert(DownloadTask.placeholder(id: id, state: state, bytes: bytes)) }
+            if others?.contains(id) ?? true {
+                tasks.insert(DownloadTask.placeholder(id: id, state: state, bytes: bytes))
+            }
             return
         }
         try tasks.insert(

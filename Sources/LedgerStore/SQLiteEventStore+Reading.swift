@@ -88,6 +88,23 @@ extension SQLiteEventStore {
         }
     }
 
+    /// Every task the events with `after < seq <= through` name, from their lists of tasks (no payload read); nil
+    /// when a list is not comma-separated ids.
+    public func tasksNamed(after: Int64, through: Int64) throws -> Set<Int64>? {
+        try translatingErrors {
+            let statement = try db.cachedStatement("SELECT tasks FROM events WHERE seq > ? AND seq <= ?")
+            defer { statement.reset() }
+            try statement.bind(after, at: 1)
+            try statement.bind(through, at: 2)
+            var named: Set<Int64> = []
+            while try statement.step() {
+                guard let tasks = ChainHasher.parseTasks(statement.rawBytes(at: 0)) else { return nil }
+                named.formUnion(tasks)
+            }
+            return named
+        }
+    }
+
     public func commitTime(of seq: Int64) throws -> Int64? {
         try translatingErrors { try db.int64("SELECT time FROM events WHERE seq = ?", seq) }
     }

@@ -330,7 +330,7 @@ struct RandomizedTests {
         for (bytes, full) in atHead {
             for id in stride(from: 0, through: full.nextID + 1, by: 2) {
                 let light = try bytes.withUnsafeBytes {
-                    try DownloadList(snapshot: $0, keepingOnly: id, keepingOthers: false)
+                    try DownloadList(snapshot: $0, keepingOnly: id, statesOf: [])
                 }
                 #expect(light.tasks[id] == full.tasks[id], "#\(id)")
                 #expect(light.tasks.count == (full.tasks[id] == nil ? 0 : 1))
@@ -343,20 +343,26 @@ struct RandomizedTests {
             }
         }
         #expect(pairs.filter { $0.full.tasks.count > 5 }.count >= 3)
+        // The others kept as id and state: all of them, or only those the tail names (all the fold reads).
         for (bytes, full) in pairs {
+            let head = try bytes.withUnsafeBytes { try DownloadList(snapshot: $0) }.head
+            let tail = fuzz.log.entries.filter { $0.seq > head && $0.seq <= full.head }
+            let named = Set(tail.flatMap(\.entry.event.taskIDs))
             for id in stride(from: 0, through: full.nextID + 1, by: 3) {
-                var light = try bytes.withUnsafeBytes { try DownloadList(snapshot: $0, keepingOnly: id) }
-                #expect(light.head < full.head)
-                for logged in fuzz.log.entries where logged.seq > light.head && logged.seq <= full.head {
-                    light.apply(logged)
+                for statesOf in [nil, named] {
+                    var light = try bytes.withUnsafeBytes {
+                        try DownloadList(snapshot: $0, keepingOnly: id, statesOf: statesOf)
+                    }
+                    #expect(light.head < full.head)
+                    for logged in tail { light.apply(logged) }
+                    #expect(light.head == full.head)
+                    #expect(light.tasks[id] == full.tasks[id], "#\(id)")
+                    if statesOf == nil { #expect(light.tasks.count == full.tasks.count) }
+                    #expect(light.sections == full.sections)
+                    #expect(light.trash == full.trash)
+                    #expect(light.eventCounts == full.eventCounts)
+                    #expect(light.isTrashed(id) == full.isTrashed(id))
                 }
-                #expect(light.head == full.head)
-                #expect(light.tasks[id] == full.tasks[id], "#\(id)")
-                #expect(light.tasks.count == full.tasks.count)
-                #expect(light.sections == full.sections)
-                #expect(light.trash == full.trash)
-                #expect(light.eventCounts == full.eventCounts)
-                #expect(light.isTrashed(id) == full.isTrashed(id))
             }
         }
     }
