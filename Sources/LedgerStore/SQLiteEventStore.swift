@@ -1,5 +1,11 @@
 import CSQLite
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The event store in one SQLite file (WAL mode), readable with the sqlite3 shell alone.
 ///
 /// ```swift
@@ -97,6 +103,12 @@ public final class SQLiteEventStore: EventStore {
                 try db.int64("SELECT count(*) FROM pragma_table_info('snapshots') WHERE name = 'summary'")
                 == 1
             hasVault = try Self.hasTable("vault_keys", in: db)
+        } catch let error as DatabaseError where !readOnly && Self.cannotWrite(path, error) {
+            // SQLite opened the file read-only by itself (no write permission on it, or on its folder for the
+            // -wal): a command that writes cannot run, and says why.
+            throw StoreError.cannotOpen(
+                path,
+                "this user cannot write it or its folder (ls, log, audit, verify and backup still read it)")
         } catch let error as DatabaseError {
             throw StoreError(error, path: path)
         }
@@ -104,6 +116,15 @@ public final class SQLiteEventStore: EventStore {
 
     deinit {
         if let privateCopy { Self.removePrivateCopy(privateCopy) }
+    }
+
+    /// Whether `error`, opening the existing file at `path` for writing, is this user's lack of write permission
+    /// on it or its folder (SQLite says read-only, or cannot open the `-wal`/`-shm` it needs).
+    private static func cannotWrite(_ path: String, _ error: DatabaseError) -> Bool {
+        if error.code == .readOnly { return true }
+        guard [.cantOpen, .permission].contains(error.code), FileCheck.exists(path) else { return false }
+        let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        return access(path, W_OK) != 0 || access(folder.isEmpty ? "/" : folder, W_OK) != 0
     }
 
     /// Refuses files that are not SQLite, SQLite files without our application id, and files that were there

@@ -183,6 +183,14 @@ import Testing
                     #expect(r.jsonLines.last?["seq"] as? Int == expected, "\(folder)")
                 }
             }
+            // A command that writes says why it cannot, in one line, and changes nothing.
+            let bytes = FileManager.default.contents(atPath: ledger)
+            let paused = try await asNobody(bin, ["--ledger", ledger, "pause", "1"])
+            #expect(paused.status == 1)
+            #expect(
+                paused.err == "error: cannot open ledger \(ledger): this user cannot write it or its folder"
+                    + " (ls, log, audit, verify and backup still read it)\n", "\(paused.err)")
+            #expect(FileManager.default.contents(atPath: ledger) == bytes)
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == before)
         }
         _ = server
