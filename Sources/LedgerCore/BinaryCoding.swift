@@ -77,6 +77,10 @@ struct BinaryReader {
         return Int(n)
     }
 
+    /// Room to reserve for `n` elements of at least `bytesEach` bytes each: no more than the bytes left can hold,
+    /// whatever a damaged count says (a count is bounded by the bytes left only loosely, see ``count()``).
+    func capacity(_ n: Int, bytesEach: Int) -> Int { min(n, (bytes.count - offset) / bytesEach + 1) }
+
     mutating func bool() throws -> Bool {
         guard offset < bytes.count else { throw Truncated() }
         defer { offset += 1 }

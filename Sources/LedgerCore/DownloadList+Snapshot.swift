@@ -208,7 +208,8 @@ extension DownloadList {
                 // Each task is built when it is read, all of them when the list first changes one.
                 tasks = TaskTable(kept)
             } else {
-                tasks.reserveCapacity(only == nil ? taskCount : kept?.count ?? taskCount)
+                tasks.reserveCapacity(
+                    r.capacity(only == nil ? taskCount : kept?.count ?? taskCount, bytesEach: 10))
                 var url: [UInt8] = []
                 for _ in 0..<taskCount {
                     try Self.readTask(
@@ -219,7 +220,7 @@ extension DownloadList {
             for _ in 0..<(try r.count()) {
                 var s = Section(title: try r.string())
                 let n = try r.count()
-                s.tasks.reserveCapacity(n)
+                s.tasks.reserveCapacity(r.capacity(n, bytesEach: 1))
                 for _ in 0..<n { s.tasks.append(try r.int()) }
                 sections.append(s)
             }

@@ -59,7 +59,7 @@ public struct EventCounts: Sendable, Equatable {
 
     init(reading r: inout BinaryReader) throws {
         let n = try r.count()
-        dense.reserveCapacity(n)
+        dense.reserveCapacity(r.capacity(n, bytesEach: 1))
         for _ in 0..<n { dense.append(try Self.count(r.int())) }
         for _ in 0..<(try r.count()) {
             let id = try r.int()

@@ -56,10 +56,11 @@ final class SnapshotTasks: @unchecked Sendable {
         let start = r.offset
         guard r.bytes.count - start < Int(UInt32.max) else { return nil }
         var records: [Record] = []
-        records.reserveCapacity(count)
+        // A record is at least 10 bytes (ten numbers): a damaged count reserves no more than the bytes can hold.
+        records.reserveCapacity(r.capacity(count, bytesEach: 10))
         var urls: [UInt8] = []
         // Room for URLs of 64 bytes on average at once (pages never written cost nothing): no copy at each doubling.
-        urls.reserveCapacity(count * 64)
+        urls.reserveCapacity(r.capacity(count, bytesEach: 10) * 64)
         var url: [UInt8] = []
         var last: TaskID = 0
         var gaps = false

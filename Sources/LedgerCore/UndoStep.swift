@@ -82,8 +82,9 @@ final class StepEvent: Sendable {
         case encoded(kind: [UInt8], payload: [UInt8])
         /// The event logged at `reference`, not read yet.
         case logged(LoggedEventReader?)
-        /// The saved bytes or the logged event could not be had, for this reason.
-        case unreadable(String)
+        /// The saved bytes or the logged event could not be had, for this reason; the saved bytes are kept, to be
+        /// saved again as they were (never as the stand-in event, which a later read would take for the step's).
+        case unreadable(String, saved: (kind: [UInt8], payload: [UInt8])?)
     }
 
     private let form: Mutex<Form>
@@ -133,7 +134,8 @@ final class StepEvent: Sendable {
                 payload.withUnsafeBytes { try? Entry.decode(kind: kind, payload: $0).event }
             }
             outcome =
-                decoded.map(Form.decoded) ?? .unreadable("its events cannot be read back from the snapshot")
+                decoded.map(Form.decoded)
+                ?? .unreadable("its events cannot be read back from the snapshot", saved: (kind, payload))
         case .logged(let reader):
             let decoded = reader?.read(reference!).flatMap { kind, payload -> Event? in
                 guard kind.elementsEqual(referenceKind.utf8) else { return nil }
@@ -145,7 +147,8 @@ final class StepEvent: Sendable {
             outcome =
                 decoded.map(Form.decoded)
                 ?? .unreadable(
-                    "its event #\(reference!) cannot be read back from the log (missing or changed)")
+                    "its event #\(reference!) cannot be read back from the log (missing or changed)",
+                    saved: nil)
         }
         form.withLock { $0 = outcome }
         if case .decoded(let event) = outcome { return event }
@@ -155,16 +158,20 @@ final class StepEvent: Sendable {
     /// Why the event cannot be had, or nil when it can (reading it back if need be).
     var problem: String? {
         _ = resolved()
-        return form.withLock { if case .unreadable(let why) = $0 { why } else { nil } }
+        return form.withLock { if case .unreadable(let why, _) = $0 { why } else { nil } }
     }
 
     /// The event's kind and the tasks it names; for a reference, without reading it.
     var kind: String { reference != nil ? referenceKind : event.kind }
     var taskIDs: [TaskID] { reference != nil ? referenceTasks : event.taskIDs }
 
-    /// The kind and payload to save inline: the saved bytes themselves while the event was never decoded.
+    /// The kind and payload to save inline: the saved bytes themselves while the event was never decoded, or when
+    /// they do not decode (the step stays one that undo refuses).
     func encoded() -> (kind: [UInt8], payload: [UInt8]) {
-        if case .encoded(let kind, let payload) = form.withLock({ $0 }) { return (kind, payload) }
+        switch form.withLock({ $0 }) {
+        case .encoded(let kind, let payload), .unreadable(_, (let kind, let payload)?): return (kind, payload)
+        default: break
+        }
         let event = self.event
         return (Array(event.kind.utf8), Entry(event).encodedPayload())
     }

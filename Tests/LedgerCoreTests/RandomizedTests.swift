@@ -4,7 +4,7 @@ import Testing
 
 /// Drives a list with random valid and invalid commands and random downloader facts, checking after every step
 /// what must always hold.
-private struct Fuzzer {
+struct Fuzzer {
     var rng: SplitMix64
     var log = TestLog()
     /// The same log replayed entry by entry through the payload codec, as a store would read it back.

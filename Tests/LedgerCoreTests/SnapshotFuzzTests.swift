@@ -1,0 +1,127 @@
+import Testing
+
+@testable import LedgerCore
+
+/// The snapshot decoder (`DownloadList(snapshot:)`, its lazy task records, the one-task reads `audit` uses) and
+/// `ListSummary(encoded:)` fed damaged snapshots: each either throws `SnapshotError` or gives a list that every
+/// reader agrees on and that reads back equal from its own encoding. Never a trap, a read outside the bytes
+/// (each decode reads memory of exactly the bytes' size: see docs/decoders.md for the AddressSanitizer run), or a
+/// hang.
+@Suite struct SnapshotFuzzTests {
+    /// Decodes `bytes` every way a caller can and checks the readers agree.
+    static func check(_ bytes: [UInt8], only: TaskID) {
+        let list: DownloadList
+        do {
+            list = try Mutator.exact(bytes) { try DownloadList(snapshot: $0) }
+        } catch {
+            #expect(error is SnapshotError, "\(error)")
+            // Whatever reads it for one task's sake refuses it too.
+            #expect(throws: SnapshotError.self) {
+                try Mutator.exact(bytes) { try DownloadList(snapshot: $0, keepingOnly: only) }
+            }
+            #expect(throws: SnapshotError.self) {
+                try Mutator.exact(bytes) {
+                    try DownloadList(snapshot: $0, keepingOnly: only, statesOf: [])
+                }
+            }
+            return
+        }
+        // Which undo steps undo refuses (their saved events decoded first, as undo would decode them).
+        let readable = (list.undoStack.map(\.isReadable), list.redoStack.map(\.isReadable))
+        // Building every task (the lazy records) and writing the list out, then reading that back: equal.
+        let encoded = list.snapshotBytes()
+        do {
+            let again = try DownloadList(snapshot: encoded)
+            #expect(again == list, "a decoded snapshot does not read back equal")
+            // Undo refuses the same steps (a step whose saved event does not decode stays refused).
+            #expect(again.undoStack.map(\.isReadable) == readable.0)
+            #expect(again.redoStack.map(\.isReadable) == readable.1)
+            // Once compared (every undo step's saved events decoded), both write the same bytes.
+            #expect(again.snapshotBytes() == list.snapshotBytes())
+        } catch {
+            Issue.record("a decoded snapshot's own encoding does not read: \(error)")
+        }
+        // Read for one task's sake: that task exactly as the whole read built it (a lazy record that could not be
+        // built would show here as a placeholder), and the places and counts the same.
+        do {
+            let light = try Mutator.exact(bytes) { try DownloadList(snapshot: $0, keepingOnly: only) }
+            #expect(light.tasks[only] == list.tasks[only], "#\(only)")
+            #expect(light.tasks.count == list.tasks.count)
+            #expect(light.sections == list.sections && light.trash == list.trash)
+            #expect(light.eventCounts == list.eventCounts)
+            let alone = try Mutator.exact(bytes) {
+                try DownloadList(snapshot: $0, keepingOnly: only, statesOf: [])
+            }
+            #expect(alone.tasks[only] == list.tasks[only], "#\(only)")
+        } catch {
+            Issue.record("a snapshot that reads whole does not read for #\(only): \(error)")
+        }
+    }
+
+    /// A task id of the list the snapshot came from, or one it does not have.
+    static func someID(_ rng: inout SplitMix64, _ n: Int) -> TaskID {
+        let list = FuzzCorpus.lists[n]
+        let ids = list.tasks.map(\.0)
+        return rng.chance(0.8) && !ids.isEmpty ? rng.pick(ids) : TaskID(rng.below(Int(list.nextID) + 2))
+    }
+
+    @Test(.timeLimit(.minutes(5))) func damagedSnapshotsThrowOrReadBackEqual() {
+        let corpus = FuzzCorpus.snapshots
+        var m = Mutator(seed: 0x5EED_5A45)
+        for i in 0..<Mutator.iterations(2_000) {
+            let n = i % corpus.count
+            Self.check(m.mutate(corpus[n]), only: Self.someID(&m.rng, n))
+        }
+    }
+
+    /// Found by the fuzz test: an undo step whose saved inverse does not decode was written to the next snapshot
+    /// as the empty stand-in event, which reads: undo then did nothing instead of refusing the step.
+    @Test func anUndoStepThatDoesNotDecodeStaysRefusedThroughTheNextSnapshot() throws {
+        var log = TestLog()
+        _ = try log.must(.insertSection(title: "Later", at: nil))
+        var bytes = log.list.snapshotBytes()
+        // The inverse's payload (`{"index":…}`), its first key damaged.
+        let key = Array(#"{"index""#.utf8)
+        let at = try #require(bytes.indices.first { bytes[$0...].starts(with: key) })
+        bytes[at + 2] = UInt8(ascii: "X")
+        let damaged = try DownloadList(snapshot: bytes)
+        #expect(damaged.undoStack.last?.isReadable == false)
+        let again = try DownloadList(snapshot: damaged.snapshotBytes())
+        #expect(again.undoStack.last?.isReadable == false)
+        #expect(throws: LedgerError.self) { try again.decide(.undo) }
+    }
+
+    @Test(.timeLimit(.minutes(5))) func aSnapshotCutShortAtAnyLengthIsRefused() {
+        var rng = SplitMix64(seed: 0xC07)
+        // The smallest whole (every length), the others at some lengths.
+        let corpus = FuzzCorpus.snapshots.enumerated().sorted { $0.element.count < $1.element.count }
+        for (k, (n, bytes)) in corpus.enumerated() {
+            let lengths = k == 0 ? Array(0..<bytes.count) : (0..<40).map { _ in rng.below(bytes.count) }
+            for length in lengths {
+                #expect(throws: SnapshotError.self) {
+                    try Mutator.exact(Array(bytes[..<length])) { try DownloadList(snapshot: $0) }
+                }
+                #expect(throws: SnapshotError.self) {
+                    try Mutator.exact(Array(bytes[..<length])) {
+                        try DownloadList(snapshot: $0, keepingOnly: Self.someID(&rng, n))
+                    }
+                }
+            }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(5))) func damagedSummariesThrowOrReadBackEqual() {
+        let corpus = FuzzCorpus.lists.map { ListSummary($0).encoded() }
+        var m = Mutator(seed: 0x5EED_5E11)
+        for i in 0..<Mutator.iterations(2_000) {
+            let bytes = m.mutate(corpus[i % corpus.count])
+            do {
+                let summary = try Mutator.exact(bytes) { try ListSummary(encoded: $0) }
+                let again = try summary.encoded().withUnsafeBytes { try ListSummary(encoded: $0) }
+                #expect(again == summary)
+            } catch {
+                #expect(error is SnapshotError, "\(error)")
+            }
+        }
+    }
+}
