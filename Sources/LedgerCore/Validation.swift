@@ -1,8 +1,16 @@
 /// Checks on user input that need no state.
 public enum Validation {
+    /// The longest URL taken, in bytes (a task's, a mirror's, a referer): far above what servers take (8 KiB is a
+    /// common limit), far below what would make every later read of the log pay for one line of input.
+    public static let maxURLBytes = 65_536
+
     /// A trimmed http(s) URL with a host and no spaces or control characters.
     /// - Throws: `LedgerError.invalidURL`.
     public static func url(_ raw: String) throws -> String {
+        guard raw.utf8.count <= maxURLBytes else {
+            throw LedgerError.invalidURL(
+                redactingUserinfo(String(raw.prefix(80))) + "…", reason: "longer than 65,536 bytes")
+        }
         // Most URLs (a list of a million) are printable ASCII: checked over their bytes, without a copy.
         if isPlainValidURL(raw) { return raw }
         // A refusal names the URL without its login, if it has one.

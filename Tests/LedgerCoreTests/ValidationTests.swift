@@ -28,6 +28,12 @@ struct ValidationTests {
         #expect(try Validation.url(raw) == cleaned)
     }
 
+    @Test func aURLOfTheLongestLengthIsTaken() throws {
+        let longest = "http://example.com/" + String(repeating: "a", count: 65_536 - 19)
+        #expect(longest.utf8.count == Validation.maxURLBytes)
+        #expect(try Validation.url(longest) == longest)
+    }
+
     @Test(arguments: [
         ("ftp://example.com/x", "only http and https"),
         ("foo", "no http(s) scheme"),
@@ -40,6 +46,7 @@ struct ValidationTests {
         ("http://example.com/a b", "contains spaces or control characters"),
         ("http://example.com/\u{7F}", "contains spaces or control characters"),
         ("http://example.com/caf\u{FFFD}", "not UTF-8 text"),
+        ("http://example.com/" + String(repeating: "a", count: 65_536 - 18), "longer than 65,536 bytes"),
         ("http://example.com:99999/", "bad port"),
         ("http://example.com:65536", "bad port"),
         ("http://example.com:/", "bad port"),
