@@ -54,7 +54,9 @@ do {
             ) {
                 try DownloadList(snapshot: $1)
             }
-            precondition(list?.tasks.isEmpty == false)
+            guard list?.tasks.isEmpty == false else {
+                throw BenchError("open-parts needs a ledger with a snapshot of a non-empty list")
+            }
         }
         print("read \(read * 1000) ms, read + decode \(both * 1000) ms, \(size) bytes")
     case "rss-replay":
