@@ -42,7 +42,9 @@ let package = Package(
             name: "ledger-bench",
             dependencies: ["DownloadLedger", "LedgerUI", "LoopbackHTTP", "LedgerStore", "CSQLite"],
             path: "tools/bench", exclude: ["transfer-bench.sh"]),
-        .testTarget(name: "LedgerCoreTests", dependencies: ["LedgerCore"]),
+        // Seeded randomness and the mutator of the decoder fuzz tests (docs/decoders.md), shared by test targets.
+        .target(name: "FuzzSupport", path: "Tests/FuzzSupport"),
+        .testTarget(name: "LedgerCoreTests", dependencies: ["LedgerCore", "FuzzSupport"]),
         .testTarget(name: "LedgerStoreTests", dependencies: ["LedgerStore", "LedgerCore", "CSQLite"]),
         .testTarget(
             name: "LedgerTransferTests", dependencies: ["LedgerTransfer", "LoopbackHTTP", "CBufferCache"]),
@@ -52,7 +54,10 @@ let package = Package(
         .testTarget(
             name: "LedgerRPCTests",
             dependencies: ["LedgerRPC", "LedgerRPCServer", "DownloadLedger", "LoopbackHTTP"]),
-        .testTarget(name: "LedgerUITests", dependencies: ["LedgerUI", "LedgerCore", "LedgerTransfer"]),
-        .testTarget(name: "DledgerTests", dependencies: ["LoopbackHTTP", "dledger"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "LedgerUITests", dependencies: ["LedgerUI", "LedgerCore", "LedgerTransfer", "FuzzSupport"]),
+        .testTarget(
+            name: "DledgerTests", dependencies: ["LoopbackHTTP", "dledger", "FuzzSupport"],
+            exclude: ["Fixtures"]),
     ]
 )

@@ -88,11 +88,18 @@ public struct KeyParser: Sendable {
 
     private func utf8(at i: Int) -> (Key?, Int)? {
         let b = pending[i]
-        let length = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1
+        // 0x80…0xC1 and 0xF8…0xFF start no character (a continuation byte, an overlong form, no such length).
+        let length = b >= 0xF8 ? 1 : b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC2 ? 2 : 1
         guard length > 1 else { return (nil, 1) }
+        // A byte that cannot continue the sequence ends it now, rather than waiting for bytes that cannot mend it
+        // (and a flush dropping the keys typed after it).
+        for k in 1..<min(length, pending.count - i) where pending[i + k] & 0xC0 != 0x80 { return (nil, 1) }
         guard pending.count - i >= length else { return nil }
-        let text = String(decoding: pending[i..<i + length], as: UTF8.self)
-        guard let c = text.first, text.unicodeScalars.first?.value != 0xFFFD else { return (nil, 1) }
+        let bytes = pending[i..<i + length]
+        let text = String(decoding: bytes, as: UTF8.self)
+        // Valid when it reads back as the same bytes (a typed U+FFFD is a character like any other; a broken
+        // sequence, read as U+FFFD, is not).
+        guard let c = text.first, text.utf8.elementsEqual(bytes) else { return (nil, 1) }
         return (.char(c), length)
     }
 

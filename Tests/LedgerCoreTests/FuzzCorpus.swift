@@ -1,3 +1,5 @@
+import FuzzSupport
+
 @testable import LedgerCore
 
 /// Valid encodings for the decoder fuzz tests to damage: the event payloads and snapshots of a random command mix

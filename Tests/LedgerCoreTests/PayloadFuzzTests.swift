@@ -1,3 +1,4 @@
+import FuzzSupport
 import Testing
 
 @testable import LedgerCore
@@ -94,6 +95,25 @@ import Testing
                     Self.check(kind: kind, payload: Array(payload.utf8), only: 1)
                 }
             }
+        }
+    }
+
+    /// `sealed:v1:<task>:<nonce>:<box>` as a payload or snapshot carries it, damaged: nil, or the very text.
+    @Test(.timeLimit(.minutes(5))) func damagedSealedTextsAreRefusedOrReadAsWritten() {
+        let corpus = [
+            FuzzCorpus.sealed,
+            SealedSecret(keyTask: Int64.max, nonce: Array(repeating: 0xFF, count: 12), box: Array(0..<16))
+                .text,
+            SealedSecret(keyTask: 1, nonce: Array(0..<12), box: Array(repeating: 0, count: 300)).text,
+        ].map { Array($0.utf8) }
+        var m = Mutator(seed: 0x5EED_5EA1)
+        for i in 0..<Mutator.iterations(4_000) {
+            let text = String(decoding: m.mutate(corpus[i % corpus.count]), as: UTF8.self)
+            guard let sealed = SealedSecret(text: text) else { continue }
+            #expect(sealed.text == text)
+            #expect(
+                sealed.nonce.count == SealedSecret.nonceLength && sealed.box.count >= SealedSecret.tagLength)
+            #expect(sealed.keyTask > 0)
         }
     }
 }

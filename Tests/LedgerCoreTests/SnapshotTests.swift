@@ -1,3 +1,4 @@
+import FuzzSupport
 import Testing
 
 @testable import LedgerCore

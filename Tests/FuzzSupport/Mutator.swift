@@ -3,14 +3,14 @@ import Foundation
 /// Damages valid encodings the ways a tampered log can (seeded: every run damages them the same way): bits
 /// flipped, bytes set to values that mean something to a decoder, cut short, bytes inserted, spans repeated or
 /// removed, length and count fields set to 0, huge or negative, nesting piled up, UTF-8 broken, numbers too large.
-struct Mutator {
-    var rng: SplitMix64
+public struct Mutator {
+    public var rng: SplitMix64
 
-    init(seed: UInt64) { rng = SplitMix64(seed: seed) }
+    public init(seed: UInt64) { rng = SplitMix64(seed: seed) }
 
     /// How many mutations each decoder's fuzz test runs: `DLEDGER_FUZZ_ITERATIONS` when set (far more, by hand),
     /// else `standard` (a few seconds in `swift test`).
-    static func iterations(_ standard: Int) -> Int {
+    public static func iterations(_ standard: Int) -> Int {
         ProcessInfo.processInfo.environment["DLEDGER_FUZZ_ITERATIONS"].flatMap(Int.init) ?? standard
     }
 
@@ -37,7 +37,7 @@ struct Mutator {
     ]
 
     /// `bytes` with one to four mutations.
-    mutating func mutate(_ bytes: [UInt8]) -> [UInt8] {
+    public mutating func mutate(_ bytes: [UInt8]) -> [UInt8] {
         var b = bytes
         for _ in 0...rng.below(4) { mutateOnce(&b) }
         return b
@@ -80,7 +80,8 @@ struct Mutator {
 
     /// Calls `body` with `bytes` in memory of exactly their size (freed after): a read past the end is a read
     /// outside the allocation, which AddressSanitizer reports.
-    static func exact<R>(_ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    public static func exact<R>(_ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R
+    {
         let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 1)
         defer { memory.deallocate() }
         bytes.withUnsafeBytes { memory.copyMemory(from: $0) }
