@@ -35,6 +35,9 @@ final class SnapshotTasks: @unchecked Sendable {
 
     var count: Int { records.count }
 
+    /// The slots `all()` fills.
+    var denseSlots: Int { Int(records.last?.id ?? 0) }
+
     private init(
         bytes: UnsafeRawBufferPointer, urls: [UInt8], records: [Record], positions: [Int32]?,
         directories: [String]
@@ -85,6 +88,11 @@ final class SnapshotTasks: @unchecked Sendable {
                 Record(
                     id: id, rest: rest, urlEnd: UInt32(urls.count), flags: flags.rawValue,
                     state: UInt8(TaskState.allCases.firstIndex(of: state)!)))
+        }
+        // Ids too sparse for slots (a damaged snapshot): the caller's table keeps them in its dictionary.
+        guard TaskTable.isDense(last, count: records.count) else {
+            r.offset = start
+            return nil
         }
         var positions: [Int32]?
         if gaps {

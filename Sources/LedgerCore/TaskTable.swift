@@ -14,6 +14,14 @@ public struct TaskTable: Sendable, Sequence {
 
     public init() {}
 
+    /// Whether ids up to `id` held by `count` tasks are dense enough for slots: at least one task in 8 (and any
+    /// up to ``denseReach``). A damaged log or snapshot naming ids 4,096 apart would otherwise have a slot (a
+    /// task's size) for every id in between: memory hundreds of times its own size.
+    static func isDense(_ id: TaskID, count: Int) -> Bool { id <= 8 * TaskID(count) + denseReach }
+
+    /// How many slots the dense range has (tests: what a damaged list costs).
+    var denseSlots: Int { kept == nil ? slots.count : kept!.denseSlots }
+
     /// The tasks of a snapshot, built when they are read.
     init(_ kept: SnapshotTasks) {
         self.kept = kept
@@ -114,7 +122,9 @@ public struct TaskTable: Sendable, Sequence {
                 guard let newValue else { return }
                 slots.append(newValue)
                 count += 1
-            } else if id >= 1 && id <= TaskID(slots.count) + Self.denseReach && far[id] == nil {
+            } else if id >= 1 && id <= TaskID(slots.count) + Self.denseReach && far.isEmpty
+                && Self.isDense(id, count: count + 1)
+            {
                 guard let newValue else { return }
                 slots.append(contentsOf: repeatElement(nil, count: Int(id) - slots.count))
                 slots[Int(id - 1)] = newValue

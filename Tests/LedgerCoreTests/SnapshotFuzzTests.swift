@@ -92,6 +92,28 @@ import Testing
         #expect(throws: LedgerError.self) { try again.decide(.undo) }
     }
 
+    /// Found while fuzzing: ids 4,096 apart (a damaged add, or snapshot) gave a slot to every id in between, in
+    /// the task table and in a snapshot's position index: memory thousands of times the bytes' size. Sparse ids
+    /// now go to the table's dictionary, in id order all the same.
+    @Test func idsFarApartCostNoSlotForEveryIdBetween() throws {
+        var log = TestLog()
+        let tasks = (1...500).map { n in
+            NewTask(id: TaskID(n) * 4096, url: "https://h.example/\(n)", directory: "/d")
+        }
+        log.append(Entry(.tasksAdded(tasks: tasks, section: 0, index: 0, newSectionTitle: "A")))
+        #expect(log.list.tasks.count == 500)
+        #expect(log.list.tasks.denseSlots <= 8 * 500 + 4096)
+        #expect(log.list.tasks.keys == tasks.map(\.id))
+        let read = try DownloadList(snapshot: log.list.snapshotBytes())
+        #expect(read == log.list)
+        #expect(read.tasks.denseSlots <= 8 * 500 + 4096)
+        #expect(read.tasks.keys == tasks.map(\.id))
+        let light = try log.list.snapshotBytes().withUnsafeBytes {
+            try DownloadList(snapshot: $0, keepingOnly: 4096 * 7)
+        }
+        #expect(light.tasks.denseSlots <= 8 * 500 + 4096 && light.tasks.count == 500)
+    }
+
     @Test(.timeLimit(.minutes(5))) func aSnapshotCutShortAtAnyLengthIsRefused() {
         var rng = SplitMix64(seed: 0xC07)
         // The smallest whole (every length), the others at some lengths.
