@@ -9,24 +9,6 @@ import Testing
 /// whole read refuses and otherwise gives that task and the whole add's outline. Never a trap, a read outside the
 /// bytes, or a hang.
 @Suite struct PayloadFuzzTests {
-    /// The event with only the entries of task `id` in its add (what the one-task read keeps).
-    static func keeping(_ id: TaskID, of event: Event) -> Event {
-        switch event {
-        case .tasksAdded(let tasks, let section, let index, let title):
-            return .tasksAdded(
-                tasks: tasks.filter { $0.id == id }, section: section, index: index, newSectionTitle: title)
-        case .groupsAdded(let groups):
-            return .groupsAdded(
-                groups.map {
-                    var g = $0
-                    g.tasks = g.tasks.filter { $0.id == id }
-                    return g
-                })
-        default:
-            return event
-        }
-    }
-
     static func check(kind: String, payload: [UInt8], only: TaskID) {
         let k = Array(kind.utf8)
         let whole: Entry?
@@ -58,7 +40,7 @@ import Testing
         #expect(
             (whole == nil) == (outlined == nil), "the whole and the one-task read disagree on readability")
         if let whole, let outlined {
-            #expect(outlined.entry.event == keeping(only, of: whole.event))
+            #expect(outlined.entry.event == AddOutlineTests.narrowed(whole.event, to: only))
             #expect(outlined.entry.undoes == whole.undoes && outlined.entry.redoes == whole.redoes)
             #expect(outlined.outline == AddOutline(whole.event))
         }
