@@ -51,6 +51,13 @@ final class CurlEasy {
         ccurl_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList)
     }
 
+    /// The `errno` of the last failed system call of the transfer (a socket or connect that failed), 0 if none.
+    var osErrno: Int32 {
+        var code = 0
+        ccurl_getinfo_long(handle, CURLINFO_OS_ERRNO, &code)
+        return Int32(truncatingIfNeeded: code)
+    }
+
     var responseCode: Int {
         var code = 0
         ccurl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &code)

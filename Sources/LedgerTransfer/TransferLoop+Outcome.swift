@@ -55,10 +55,12 @@ extension TransferLoop {
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
             CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH:
             return .tls(message)
-        // curl could not make a socket: the process is out of descriptors.
+        // curl could not make a socket: the process is out of descriptors (curl 7.88 says "Couldn't connect to
+        // server" for a socket() that failed with EMFILE, so its errno is asked too).
         case _
         where message.contains(String(cString: strerror(EMFILE)))
-            || message.contains(String(cString: strerror(ENFILE))):
+            || message.contains(String(cString: strerror(ENFILE)))
+            || (result == CURLE_COULDNT_CONNECT && [EMFILE, ENFILE].contains(attempt.easy.osErrno)):
             return .tooManyOpenFiles(message)
         case CURLE_PARTIAL_FILE:
             guard let expected = attempt.total ?? attempt.limit else { return .connection(message) }
