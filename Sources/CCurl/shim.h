@@ -22,6 +22,21 @@ static inline CURLcode ccurl_getinfo_string(CURL *h, CURLINFO i, char **v) { ret
 static inline CURLcode ccurl_getinfo_pointer(CURL *h, CURLINFO i, void **v) { return curl_easy_getinfo(h, i, v); }
 static inline CURLMcode ccurlm_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
 
+/* LedgerTransfer: curl's sockets, opened here so that a socket(2) that fails leaves its errno where the transfer
+   can read it (curl 7.88 reports an EMFILE there only as "Couldn't connect to server"), and close-on-exec. */
+#include <errno.h>
+#include <sys/socket.h>
+static inline curl_socket_t ccurl_open_socket(void *clientp, curlsocktype purpose, struct curl_sockaddr *address) {
+    (void)purpose;
+    curl_socket_t s = socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+    if (clientp) *(int *)clientp = s == CURL_SOCKET_BAD ? errno : 0;
+    return s;
+}
+static inline CURLcode ccurl_setopt_open_socket(CURL *h, int *failedErrno) {
+    CURLcode c = curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, ccurl_open_socket);
+    return c != CURLE_OK ? c : curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, (void *)failedErrno);
+}
+
 /* LedgerTransfer: rename without replacing (renameat2 RENAME_NOREPLACE), for file systems without link(2).
    glibc only declares renameat2 under _GNU_SOURCE, so go through syscall(2). */
 #include <fcntl.h>

@@ -5,6 +5,8 @@ final class CurlEasy {
     let handle: UnsafeMutableRawPointer
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private let errorBuffer: UnsafeMutablePointer<CChar>
+    /// The errno of the last socket(2) curl asked for that failed (0: none).
+    private let socketErrno: UnsafeMutablePointer<Int32>
 
     init() throws(TransferError) {
         guard let handle = curl_easy_init() else { throw .curl("curl_easy_init failed") }
@@ -12,12 +14,16 @@ final class CurlEasy {
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
         ccurl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
+        socketErrno = .allocate(capacity: 1)
+        socketErrno.initialize(to: 0)
+        ccurl_setopt_open_socket(handle, socketErrno)
     }
 
     deinit {
         curl_easy_cleanup(handle)
         curl_slist_free_all(headerList)
         errorBuffer.deallocate()
+        socketErrno.deallocate()
     }
 
     func set(_ option: CURLoption, _ value: Int) {
@@ -51,8 +57,10 @@ final class CurlEasy {
         ccurl_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList)
     }
 
-    /// The `errno` of the last failed system call of the transfer (a socket or connect that failed), 0 if none.
+    /// The `errno` of a socket or connect of this transfer that failed, 0 if none: a socket(2) that failed (curl
+    /// does not report that errno itself), else curl's `CURLINFO_OS_ERRNO` of a connect.
     var osErrno: Int32 {
+        if socketErrno.pointee != 0 { return socketErrno.pointee }
         var code = 0
         ccurl_getinfo_long(handle, CURLINFO_OS_ERRNO, &code)
         return Int32(truncatingIfNeeded: code)
