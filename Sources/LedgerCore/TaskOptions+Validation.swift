@@ -144,7 +144,7 @@ extension Validation {
         guard ua.utf8.count <= 1024 else {
             throw LedgerError.invalidValue("the user agent is longer than 1024 bytes")
         }
-        guard !ua.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+        guard !ua.unicodeScalars.contains(where: Validation.isControl) else {
             throw LedgerError.invalidValue("the user agent contains control characters")
         }
         return ua

@@ -4,6 +4,12 @@ public enum Validation {
     /// common limit), far below what would make every later read of the log pay for one line of input.
     public static let maxURLBytes = 65_536
 
+    /// A control character: C0, DEL and C1 (U+0080–U+009F, where U+009B is a terminal's CSI), as
+    /// `FileNaming.isSafeName` and the terminal escaping count them.
+    public static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
+
     /// A trimmed http(s) URL with a host and no spaces or control characters.
     /// - Throws: `LedgerError.invalidURL`.
     public static func url(_ raw: String) throws -> String {
@@ -26,7 +32,7 @@ public enum Validation {
             throw LedgerError.invalidURL(
                 raw, reason: url.contains("://") ? "only http and https" : "no http(s) scheme")
         }
-        guard !url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else {
+        guard !url.unicodeScalars.contains(where: { $0.value == 0x20 || isControl($0) }) else {
             throw LedgerError.invalidURL(raw, reason: "contains spaces or control characters")
         }
         // Bytes that are not UTF-8 reach us already replaced by U+FFFD (a list file, argv, a JSON string):
@@ -170,7 +176,7 @@ public enum Validation {
         }
         guard name != ".", name != ".." else { throw LedgerError.invalidName(raw, reason: "not a file name") }
         guard !name.contains("..") else { throw LedgerError.invalidName(raw, reason: "contains '..'") }
-        guard !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+        guard !name.unicodeScalars.contains(where: isControl) else {
             throw LedgerError.invalidName(raw, reason: "contains control characters")
         }
         guard name.utf8.count <= 255 else {
@@ -183,7 +189,7 @@ public enum Validation {
     public static func title(_ raw: String) throws -> String {
         let title = trimmed(raw)
         guard !title.isEmpty else { throw LedgerError.invalidTitle("empty") }
-        guard !title.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+        guard !title.unicodeScalars.contains(where: isControl) else {
             throw LedgerError.invalidTitle("contains control characters")
         }
         guard title.utf8.count <= 200 else { throw LedgerError.invalidTitle("longer than 200 bytes") }

@@ -46,6 +46,7 @@ struct ValidationTests {
         ("http://example.com/a b", "contains spaces or control characters"),
         ("http://example.com/\u{7F}", "contains spaces or control characters"),
         ("http://example.com/caf\u{FFFD}", "not UTF-8 text"),
+        ("http://example.com/\u{9B}2J", "contains spaces or control characters"),
         ("http://example.com/" + String(repeating: "a", count: 65_536 - 18), "longer than 65,536 bytes"),
         ("http://example.com:99999/", "bad port"),
         ("http://example.com:65536", "bad port"),
@@ -70,7 +71,7 @@ struct ValidationTests {
             ("/", "contains a path separator"),
             ("a\\b", "contains a path separator"), (".", "not a file name"), ("..", "not a file name"),
             ("a..b", "contains '..'"), ("x\0y", "contains control characters"),
-            ("x\ny", "contains control characters"),
+            ("x\ny", "contains control characters"), ("x\u{9B}y", "contains control characters"),
             (String(repeating: "é", count: 128), "longer than 255 bytes"),
         ]
         for (raw, reason) in cases {
