@@ -88,8 +88,8 @@ struct ValidationTests {
         let control = Character(Unicode.Scalar(code)!)
         let raw = "report\(control)txt.exe"
         let hex = String(code, radix: 16, uppercase: true)
-        let code = hex.count < 4 ? "0" + hex : hex
-        let reason = "contains the bidirectional control U+\(code), which makes a name display as another"
+        let shown = hex.count < 4 ? "0" + hex : hex
+        let reason = "contains the bidirectional control U+\(shown), which makes a name display as another"
         #expect(throws: LedgerError.invalidName(raw, reason: reason)) { try Validation.name(raw) }
         #expect(Validation.isBidiControl(Unicode.Scalar(code)!))
     }
