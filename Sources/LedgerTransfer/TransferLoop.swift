@@ -15,8 +15,9 @@ final class TransferLoop: @unchecked Sendable {
     var idsByHandle: [UnsafeMutableRawPointer: Int64] = [:]
     var speedLimit: Int64
     /// Transfers whose server's ranges failed (``Job/rangeFault``), by id, for the life of the engine: a transfer
-    /// started again for the same task generation and URL is not split again, and asks the source that was left.
-    var rangeFaults: [Int64: (generation: Int, url: String, source: String)] = [:]
+    /// started again for the same task generation and URL goes on as it went (one connection, from zero, without
+    /// Range, from the source that was left).
+    var rangeFaults: [Int64: (generation: Int, url: String, source: String, why: String)] = [:]
     /// Starts whose partial file could not be opened for lack of descriptors, and when to try again.
     private var reopens: [(request: TransferRequest, due: Double)] = []
     private var nextTick: Double = 0
@@ -96,17 +97,18 @@ final class TransferLoop: @unchecked Sendable {
         job.maxSize = request.maxSize ?? config.maxSize
         job.unannouncedMaxSize = config.unannouncedMaxSize
         job.connections = connections(for: job)
-        // A server whose ranges failed this transfer before, in this run: not split again (a resume may still ask
-        // a Range once; a fault there restarts it from zero, as the first time).
+        // A server whose ranges failed this transfer before, in this run: the rest goes as it went, on one
+        // connection from zero without Range, from the URL that was left; the log said why already.
         if let known = rangeFaults[request.id], known.generation == request.generation,
             known.url == request.url
         {
-            job.splitCheckAt = .infinity
+            _ = job.distrustRanges(known.why)
             job.url = known.source
         }
         jobs[request.id] = job
         do {
-            try resumeSegments(job)
+            // Pieces are not resumed for a server whose ranges failed: its next attempt starts from zero.
+            if job.rangeFault == nil { try resumeSegments(job) }
         } catch {
             end(job, failure: error.reason)
             return
@@ -116,9 +118,9 @@ final class TransferLoop: @unchecked Sendable {
 
     /// Keeps, for a later start of the same transfer, that its server's ranges failed.
     private func rememberRangeFault(of job: Job) {
-        guard job.rangeFault != nil else { return }
+        guard let why = job.rangeFault else { return }
         let request = job.request
-        rangeFaults[request.id] = (request.generation, request.url, job.url)
+        rangeFaults[request.id] = (request.generation, request.url, job.url, why)
     }
 
     /// Stops `id` at once; its bytes are synced and its `.stopped` sent from the completion queue. An id already

@@ -51,4 +51,58 @@ import Testing
         #expect(!events.contains { if case .transferFailed = $0 { true } else { false } }, "\(name)")
         #expect(server.requests("/liar.bin").filter { $0.range == nil }.count == 2, "\(name)")
     }
+
+    /// Stopped after the fallback and resumed in the same run: it goes on as it went, one connection from zero
+    /// without Range, not split again, and the log does not say why a second time.
+    @Test func aTransferStoppedAfterTheFallbackIsNotSplitAgainInTheSameRun() async throws {
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        var faults = Faults(throttleBytesPerSecond: 2_000_000, ignoreRange: true)
+        faults.advertiseIgnoredRange = true
+        let size: Int64 = 6_000_000
+        server.serve("/again.bin", Resource(size: size, seed: 92, faults: faults))
+        let box = try Sandbox()
+        let ledger = try box.ledger()
+        let id = try #require(try ledger.add([server.url("/again.bin")]).first)
+        let scheduler = try Scheduler(ledger: ledger)
+        scheduler.tick = .milliseconds(20)
+        let running = Task { try await scheduler.run() }
+        func restarts() throws -> Int {
+            try ledger.log().filter {
+                if case .transferResolved(id, _, _, _, _, _?) = $0.entry.event { true } else { false }
+            }.count
+        }
+
+        #expect(try await eventually { try restarts() == 1 })
+        try await Task.sleep(for: .milliseconds(300))
+        try ledger.execute(.stop(.tasks([id])))
+        #expect(
+            try await eventually {
+                try ledger.log().contains {
+                    if case .transferPaused(id, _) = $0.entry.event { true } else { false }
+                }
+            })
+        try ledger.execute(.resume(.tasks([id])))
+        #expect(await eventually(20) { ledger.list.tasks[id]?.state == .finished })
+        scheduler.requestStop()
+        try await running.value
+
+        #expect(box.holds("again.bin", seed: 92, size: size))
+        let details = try ledger.log().compactMap { e -> String? in
+            if case .transferConnections(id, _, let detail) = e.entry.event { detail } else { nil }
+        }
+        #expect(details.filter { $0.hasPrefix("split into") }.count == 1, "\(details)")
+        #expect(try restarts() == 1)
+        let asked = server.requests("/again.bin").map(\.range)
+        #expect(asked.filter { $0 == nil }.count == 3, "the first, the fallback's, the resume's: \(asked)")
+        // Stopped with bytes kept, resumed from zero.
+        let offsets = try ledger.log().compactMap { e -> Int64? in
+            if case .transferStarted(id, _, let offset) = e.entry.event { offset } else { nil }
+        }
+        #expect(offsets.last == 0, "\(offsets)")
+        let paused = try ledger.log().compactMap { e -> Int64? in
+            if case .transferPaused(id, let bytes) = e.entry.event { bytes } else { nil }
+        }
+        #expect(paused.count == 1 && paused[0] > 0, "\(paused)")
+    }
 }
