@@ -98,6 +98,8 @@ extension SegmentTests {
         let h = try Harness(config: Self.config())
         defer { h.close() }
         var resource = Self.liar(3_000_000, seed: 65, Self.ignoresAdvertisedRanges)
+        // Slow enough (3 s) to be stopped halfway.
+        resource.faults.throttleBytesPerSecond = 1_000_000
         h.server.serve("/s.bin", resource)
         let request = h.request(5, "/s.bin")
 
@@ -113,6 +115,7 @@ extension SegmentTests {
         let before = Self.connectionDetails(h, 5).count
         // Now the server cuts its next response once: the retry asks the whole file again, without Range.
         resource.faults.dropAfterBytes = 200_000
+        resource.faults.throttleBytesPerSecond = 3_000_000
         h.server.serve("/s.bin", resource)
         let asked = h.server.requests("/s.bin").count
         h.engine.start(request)
