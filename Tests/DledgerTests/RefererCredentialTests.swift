@@ -50,6 +50,17 @@ import Testing
         }
         #expect(SecretScan.leaks([Self.password, "agent:"], in: Data(shown.utf8)).isEmpty)
         #expect(try await box.run("verify", "--skip-files").status == 0)
+
+        // A referer changed by `option` is sealed too, and replaces the old login.
+        let other = "S3CR3T-cli-referer-other-77"
+        let changed = try await box.run("option", "1", "--referer", "https://bob:\(other)@intranet.example/")
+        #expect(changed.status == 0, "\(changed.err)")
+        let now = try await box.run("option", "1")
+        #expect(now.out.contains("https://[redacted]@intranet.example/"), "\(now.out)")
+        let bytes = try #require(FileManager.default.contents(atPath: box.ledger))
+        #expect(SecretScan.leaks([other, "bob:", Self.password], in: bytes).isEmpty)
+        let log = try await box.run("log")
+        #expect(SecretScan.leaks([other, "bob:"], in: Data((log.out + changed.out).utf8)).isEmpty)
     }
 
     @Test func aBadRefererIsRefusedWithoutEchoingItsPassword() async throws {
