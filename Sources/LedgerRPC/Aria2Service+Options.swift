@@ -120,7 +120,7 @@ extension Aria2Service {
             fields.append(("min-split-size", .number(n)))
         }
         if task.nameIsUserChosen { fields.append(("out", .string(task.displayName))) }
-        if let referer = o.referer { fields.append(("referer", .string(referer))) }
+        if let referer = o.redactedReferer { fields.append(("referer", .string(referer))) }
         if let n = o.connections ?? (list.connections > 0 ? list.connections : nil) {
             fields.append(("split", .number(Int64(n))))
         }
