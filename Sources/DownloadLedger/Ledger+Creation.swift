@@ -49,7 +49,8 @@ extension Ledger {
         for (n, entry) in entries.enumerated() {
             let seq = last - Int64(entries.count - 1 - n)
             state.apply(LoggedEntry(seq: seq, time: committed, entry: entry))
-            workSinceSnapshot += events[n].payload.count + Self.eventWork
+            workSinceSnapshot += Self.work(
+                of: entry.event, payload: events[n].payload.count, liveCount: state.liveCount)
         }
         return (last, committed)
     }
