@@ -18,19 +18,19 @@ enum ServeCommand {
             ),
             (
                 "--rpc-secret <token>",
-                "Calls must carry \"token:<token>\" first (also $DLEDGER_RPC_SECRET; default: a random one kept in"
-                    + " ~/.config/dledger/rpc-secret; '' turns it off)."
+                "Calls carry \"token:<token>\" (also $DLEDGER_RPC_SECRET; default: one made and kept in"
+                    + " ~/.config/dledger/rpc-secret; '' for none)."
             ),
             ("--print-secret", "Print the secret and the AriaNg link that carries it, then exit."),
             ("--rpc-listen-all", "Listen on every address, not only loopback (needs a secret)."),
             (
                 "--rpc-allow-origin <url>",
-                "Let the web page at this origin call (AriaNg on a site); repeatable. Extensions always may."
+                "Let the web page of this origin call (your AriaNg); repeatable. Extensions always may."
             ),
             ("--rpc-allow-origin-all", "Let every web page call (with the secret), as aria2's option."),
             (
                 "--allow-dir <dir>",
-                "A folder a download's dir given over RPC may be in, besides the download folder; repeatable."
+                "Another folder a dir given over RPC may be in (besides the download folder); repeatable."
             ),
             ("-j <n>", "Download at most N at a time (default: the ledger's limit)."),
             RunCommands.connectionsOption,
