@@ -17,14 +17,16 @@ import Testing
         return (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
     }()
 
-    /// Serves the page filled in for a server on `port`, loads it in Chromium and returns what the page logged.
+    /// Serves the page filled in for a server on `port` (or, `fromFile`, writes it to a `file://` page, whose
+    /// requests carry `Origin: null`), loads it in Chromium and returns what the page logged.
     func attack(
-        _ box: DledgerSandbox, files: LoopbackServer, servePort: Int, dir: String, secret: String
+        _ box: DledgerSandbox, files: LoopbackServer, servePort: Int, dir: String, secret: String,
+        fromFile: Bool = false
     ) async throws -> String {
         var html = Self.page
         for (key, value) in [
             ("@SERVE_PORT@", String(servePort)), ("@FILE_URL@", files.url("/evil.sh")), ("@DIR@", dir),
-            ("@SECRET@", secret),
+            ("@SECRET@", secret), ("@HOLD_URL@", files.url("/hold")),
         ] {
             html = html.replacingOccurrences(of: key, with: value)
         }
@@ -32,7 +34,11 @@ import Testing
             "/attack.html", Resource(bytes: Array(html.utf8), contentType: "text/html; charset=utf-8"))
         // What the page fetches to hold Chromium's virtual clock: 100 bytes at 1,000 a second.
         files.serve("/hold", Resource(size: 100, seed: 1, faults: Faults(throttleBytesPerSecond: 1000)))
-        let pageURL = files.url("/attack.html").replacingOccurrences(of: "127.0.0.1", with: "evil.test")
+        var pageURL = files.url("/attack.html").replacingOccurrences(of: "127.0.0.1", with: "evil.test")
+        if fromFile {
+            pageURL = "file://" + box.root + "/attack.html"
+            try html.write(toFile: box.root + "/attack.html", atomically: true, encoding: .utf8)
+        }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: Self.chromium!)
         p.arguments = [
@@ -67,18 +73,20 @@ import Testing
         return sections.flatMap { $0["tasks"] as? [[String: Any]] ?? [] }.compactMap { $0["url"] as? String }
     }
 
-    /// The default (a secret serve made), and aria2c's open server (`--rpc-secret ''`): the page gets nowhere.
+    /// The default (a secret serve made), and aria2c's open server (`--rpc-secret ''`): the page gets nowhere;
+    /// nor does a `file://` page (a downloaded HTML file opened), whose origin is `null`.
     @Test(
         .enabled(if: chromium != nil, "needs chromium (tools/bootstrap --tests installs it)"),
-        arguments: [nil, ""] as [String?])
-    func anotherSitesPageWritesNothingAndStopsNothing(secret: String?) async throws {
+        arguments: [(nil, false), ("", false), ("", true)] as [(String?, Bool)])
+    func anotherSitesPageWritesNothingAndStopsNothing(secret: String?, fromFile: Bool) async throws {
         let box = try DledgerSandbox()
         let files = try LoopbackServer()
         files.serve("/evil.sh", Resource(text: "#!/bin/sh\necho owned\n"))
         let outside = box.root + "/outside"
         try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
         let (server, port) = try await ServeCommandTests.serve(box, secret: secret)
-        let log = try await attack(box, files: files, servePort: port, dir: outside, secret: "")
+        let log = try await attack(
+            box, files: files, servePort: port, dir: outside, secret: "", fromFile: fromFile)
         #expect(log.split(separator: "\n").contains("done"), "the page ran to its end: \(log)")
         #expect(!log.contains("jsonp:answered"), "\(log)")
         #expect(!log.contains("ws:message") && !log.contains("ws:open"), "\(log)")
