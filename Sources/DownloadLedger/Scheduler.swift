@@ -102,10 +102,13 @@ public final class Scheduler: @unchecked Sendable {
     }
 
     /// Downloads until stopped (or, with `untilIdle`, until nothing is waiting or downloading in scope).
+    /// `whenLocked` runs once this process holds the ledger's downloader lock, before any transfer (`serve` starts
+    /// answering then).
     /// - Throws: `LedgerOpenError.runnerActive` when another process runs transfers for this ledger; store errors.
-    public func run(untilIdle: Bool = false) async throws {
+    public func run(untilIdle: Bool = false, whenLocked: () -> Void = {}) async throws {
         let runLock = try RunLock(ledgerPath: ledger.path)
         defer { runLock.release() }
+        whenLocked()
         removeRecordedPartials()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { [self] in
