@@ -228,7 +228,8 @@ import Testing
         let run = await runner.wait()
         #expect(run.status == 0, "\(run.err)")
         #expect(copies.count >= 10, "the run lasted \(copies.count) copies")
-        let events = try await box.run("log", "--json").jsonLines.compactMap { line -> (seq: Int, time: Int)? in
+        let events = try await box.run("log", "--json").jsonLines.compactMap {
+            line -> (seq: Int, time: Int)? in
             guard let seq = line["seq"] as? Int, let time = line["timeMs"] as? Int else { return nil }
             return (seq, time)
         }
@@ -270,7 +271,9 @@ import Testing
         let shared = box.root + "/shared"
         try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
         for dir in [box.root, shared] { chmod(dir, 0o755) }
-        for (n, command) in [["add", server.url("/a.bin")], ["run", "--until-idle"], ["limit", "5"]].enumerated() {
+        for (n, command) in [["add", server.url("/a.bin")], ["run", "--until-idle"], ["limit", "5"]]
+            .enumerated()
+        {
             let r = try await box.run(command)
             #expect(r.status == 0, "\(command): \(r.err)")
             #expect(!FileManager.default.fileExists(atPath: box.ledger + "-wal"), "\(command)")
@@ -280,7 +283,8 @@ import Testing
             try FileManager.default.copyItem(atPath: box.ledger, toPath: folder + "/ledger.sqlite")
             chmod(folder, 0o755)
             let count = try await box.eventCount()
-            let shell = try await asNobody("/usr/bin/sqlite3", [folder + "/ledger.sqlite", "select count(*) from events"])
+            let shell = try await asNobody(
+                "/usr/bin/sqlite3", [folder + "/ledger.sqlite", "select count(*) from events"])
             #expect(shell.status == 0, "\(command): \(shell.err)")
             #expect(shell.out == "\(count)\n", "\(command): \(shell.out)")
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["ledger.sqlite"])

@@ -136,7 +136,8 @@ import Testing
         let loaded = try #require(reopened.snapshotSeq)
         #expect(loaded < snapshot)
         #expect(try quick(box) == Ledger.Stats(summary: expected, snapshotSeq: loaded))
-        #expect(try Ledger.stats(path: box.ledgerPath) == Ledger.Stats(summary: expected, snapshotSeq: loaded))
+        #expect(
+            try Ledger.stats(path: box.ledgerPath) == Ledger.Stats(summary: expected, snapshotSeq: loaded))
         #expect(try Ledger.stats(path: box.ledgerPath).summary == (try fromZero(box)))
         #expect(reopened.list == ledger.list)
         #expect(
