@@ -52,8 +52,8 @@ final class LogCheckpointer: Sendable {
             _ = wake.wait(timeout: .now() + .milliseconds(milliseconds))
             if stopping.withLock({ $0 }) { return }
             if store == nil, (try? Ledger.checkExisting(path)) == true {
-                // Committed with NORMAL: the checkpoint itself syncs the log before it writes the main file, and
-                // the main file after.
+                // It never commits; its checkpoints sync the log before they write the main file, and the main
+                // file after.
                 store = try? SQLiteEventStore(path: path, synchronous: .normal, existing: true)
             }
             _ = store?.checkpointPassive()
