@@ -60,6 +60,9 @@ public final class Scheduler: @unchecked Sendable {
     /// How long `transferStarted` and `transferResolved` facts may wait to share a commit with later facts.
     /// Terminal facts are committed at once (with whatever waits before them, in order).
     public var factDelay: Duration = .milliseconds(20)
+    /// The programs run after outcomes (over the ledger's settings), their time limit and environment.
+    public var hooks = HookSettings()
+    let hookRunner: HookRunner
 
     /// - Throws: `TransferEngineError` when libcurl cannot start.
     public init(
@@ -85,6 +88,7 @@ public final class Scheduler: @unchecked Sendable {
         self.maxDownloads = maxDownloads
         self.only = only
         self.connectionsPerTask = config.connectionsPerTask
+        self.hookRunner = HookRunner(ledger: ledger)
     }
 
     deinit { engine.shutdown() }
@@ -149,6 +153,8 @@ public final class Scheduler: @unchecked Sendable {
         }
         flush(force: true)
         try await drain(&wakes)
+        // Their facts are the run's too: each ends by its time limit.
+        await hookRunner.idle()
     }
 
     /// Stops every running transfer and waits until the engine confirmed each (facts recorded).
@@ -362,7 +368,10 @@ public final class Scheduler: @unchecked Sendable {
             if event.isTerminal { ended.append(event.id) }
         }
         do {
-            if !facts.isEmpty { try ledger.record(facts) }
+            if !facts.isEmpty {
+                try ledger.record(facts)
+                for fact in facts { startHook(after: fact) }
+            }
             // Recorded: the completed partials (second links to the placed files) can go.
             for case .completed(let id, _, _, _) in events {
                 if let t = ledger.list.tasks[id] { FileOwnership.removePartial(of: t) }

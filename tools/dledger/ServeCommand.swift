@@ -10,7 +10,7 @@ enum ServeCommand {
         abstract: "Run the downloader with an aria2-compatible JSON-RPC endpoint (AriaNg, aria2p).",
         usage:
             "serve [--rpc-listen-port <port>] [--rpc-secret <token>] [--rpc-listen-all] [-j <n>]"
-            + " [--connections <n>]",
+            + " [--connections <n>] [--on-download-complete <path>]",
         options: [
             (
                 "--rpc-listen-port <port>",
@@ -24,7 +24,7 @@ enum ServeCommand {
             ),
             ("-j <n>", "Download at most N at a time (default: the ledger's limit)."),
             RunCommands.connectionsOption,
-        ],
+        ] + HookOptions.runOptions,
         discussion:
             "HTTP POST, GET (?method=&id=&params=<base64>, JSONP with jsoncallback) and WebSocket on /jsonrpc.\n"
             + "Every call that changes the list is the same command as the CLI's, logged as one event.\n"
@@ -36,6 +36,7 @@ enum ServeCommand {
         try inv.require([])
         let jobs = try inv.int("-j", in: Numbers.jobs)
         let connections = try RunCommands.connections(inv)
+        let hooks = try HookOptions.settings(inv)
         let port = try inv.int("--rpc-listen-port", in: Numbers.port) ?? 6800
         let secret = inv.args.value("--rpc-secret") ?? inv.context.environment["DLEDGER_RPC_SECRET"]
         if let secret, secret.isEmpty {
@@ -51,6 +52,7 @@ enum ServeCommand {
             config.splitAtOnce = true
         }
         let scheduler = try Scheduler(ledger: ledger, config: config, maxDownloads: jobs)
+        scheduler.hooks = hooks
         let service = Aria2Service(
             ledger: ledger, secret: secret, activity: { scheduler.currentActivity() },
             // The transfers stop now; the server's stop at the end drains, so the reply ("OK") still goes out.
