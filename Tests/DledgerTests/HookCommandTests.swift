@@ -69,6 +69,55 @@ import Testing
         #expect(!audit.out.contains("\u{1B}"))
     }
 
+    /// An aria2 script as people write them: `$1` is the GID it asks `serve` about over JSON-RPC.
+    @Test func anAria2ScriptCallsServeBackWithItsFirstArgument() async throws {
+        let box = try DledgerSandbox()
+        let files = try LoopbackServer()
+        files.serve("/a.bin", Resource(size: 40_000, seed: 3))
+        let hook = try script(
+            box, "aria2-hook.sh",
+            """
+            env > "$0.env"
+            body='{"jsonrpc":"2.0","id":"h","method":"aria2.tellStatus","params":["token:pw","'"$1"'",["gid","status","files"]]}'
+            curl -s --noproxy '*' -d "$body" "http://127.0.0.1:$(cat "$0.port")/jsonrpc" > "$0.reply"
+
+            """)
+        // The secret comes from the environment, as a service unit gives it.
+        let server = try Running(
+            box.process(
+                ["serve", "--rpc-listen-port", "0", "--on-download-complete", hook],
+                env: ["DLEDGER_RPC_SECRET": "pw"]),
+            stdin: nil)
+        var port = 0
+        _ = await eventually {
+            let out = server.output
+            if let r = out.range(of: "127.0.0.1:") {
+                let digits = out[r.upperBound...].prefix { $0.isNumber }
+                if out[r.upperBound...].dropFirst(digits.count).hasPrefix("/jsonrpc") {
+                    port = Int(digits) ?? 0
+                }
+            }
+            return port > 0
+        }
+        try #require(port > 0, "dledger serve did not start: \(server.output)")
+        try String(port).write(toFile: hook + ".port", atomically: true, encoding: .utf8)
+        try await box.run("add", files.url("/a.bin"))
+        let answered = await eventually { !lines(hook + ".reply").isEmpty }
+        server.interrupt()
+        _ = await server.wait()
+        #expect(answered)
+        let reply = try JSONSerialization.jsonObject(
+            with: Data(contentsOf: URL(fileURLWithPath: hook + ".reply")))
+        let result = (reply as? [String: Any])?["result"] as? [String: Any]
+        #expect(result?["gid"] as? String == Self.gidOfTask1, "\(reply)")
+        #expect(result?["status"] as? String == "complete")
+        let path = ((result?["files"] as? [[String: Any]])?.first)?["path"] as? String
+        #expect(path == box.downloads + "/a.bin")
+        #expect(!lines(hook + ".env").contains { $0.contains("DLEDGER_RPC_SECRET") })
+        // serve waited for the hook before it stopped: its fact is in the log.
+        #expect(try await hookFacts(box).count == 1)
+    }
+
     @Test func errorHookFromTheLedgerSettingRunsOnceAfterA404() async throws {
         let box = try DledgerSandbox()
         let server = try LoopbackServer()
