@@ -10,9 +10,22 @@ import Synchronization
 /// thread of its own. Past its time limit its group gets SIGTERM, then SIGKILL. Of its output (stdout and stderr)
 /// only the first line is kept, sanitised; the rest is read and dropped so that it never stalls on a full pipe.
 final class HookRunner: Sendable {
+    /// One hook to run: what to spawn and what its fact will say.
+    private struct Job: Sendable {
+        var hook: Hook
+        var command: String
+        var id: TaskID
+        var arguments: [String]
+        var environment: [String]
+        var limit: Duration
+        var grace: Duration
+    }
+
     private struct State {
-        /// Hooks started and not yet recorded.
+        /// Threads running hooks (each runs the queued ones after its own).
         var running = 0
+        /// Hooks waiting for a thread: at most ``maxRunning`` run at once.
+        var queued: [Job] = []
         /// Those waiting in ``idle()`` for `running` to reach 0.
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
@@ -21,32 +34,50 @@ final class HookRunner: Sendable {
     private let ledger: Ledger
     /// How many bytes of output are kept to find the first line in.
     private static let keptOutput = 4096
+    /// Hooks run at once: a thousand small files finishing together do not start a thousand processes.
+    static let maxRunning = 8
 
     init(ledger: Ledger) {
         self.ledger = ledger
     }
 
-    /// Starts `command` for the outcome of task `id`, whose file is (or would have been) at `path`; returns at once.
+    /// Starts `command` for the outcome of task `id`, whose file is (or would have been) at `path`, or queues it
+    /// behind ``maxRunning`` others; returns at once.
     func start(_ hook: Hook, command: String, id: TaskID, path: String, settings: HookSettings) {
-        state.withLock { $0.running += 1 }
-        let arguments = [command, GID.of(id), "1", path]
-        let environment = settings.hookEnvironment(id: id)
-        let thread = Thread { [self] in
-            let (result, output) = Self.execute(
-                arguments, environment: environment, limit: settings.timeLimit, grace: settings.grace)
-            // A task removed meanwhile drops the fact (``Ledger/record(_:)``); a store that fails is the
-            // scheduler's to report, on its next write.
-            _ = try? ledger.record(
-                .hookFinished(
-                    id: id, hook: hook, command: command, result: result,
-                    firstLine: Hook.firstLine(of: output)))
-            let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
-                s.running -= 1
-                guard s.running == 0 else { return [] }
-                defer { s.waiters = [] }
-                return s.waiters
+        let job = Job(
+            hook: hook, command: command, id: id, arguments: [command, GID.of(id), "1", path],
+            environment: settings.hookEnvironment(id: id), limit: settings.timeLimit, grace: settings.grace)
+        let launch = state.withLock { s -> Bool in
+            guard s.running < Self.maxRunning else {
+                s.queued.append(job)
+                return false
             }
-            for waiter in waiters { waiter.resume() }
+            s.running += 1
+            return true
+        }
+        guard launch else { return }
+        let thread = Thread { [self] in
+            var job = job
+            while true {
+                let (result, output) = Self.execute(
+                    job.arguments, environment: job.environment, limit: job.limit, grace: job.grace)
+                // A task removed meanwhile drops the fact (``Ledger/record(_:)``); a store that fails is the
+                // scheduler's to report, on its next write.
+                _ = try? ledger.record(
+                    .hookFinished(
+                        id: job.id, hook: job.hook, command: job.command, result: result,
+                        firstLine: Hook.firstLine(of: output)))
+                let (next, waiters) = state.withLock { s -> (Job?, [CheckedContinuation<Void, Never>]) in
+                    if !s.queued.isEmpty { return (s.queued.removeFirst(), []) }
+                    s.running -= 1
+                    guard s.running == 0 else { return (nil, []) }
+                    defer { s.waiters = [] }
+                    return (nil, s.waiters)
+                }
+                for waiter in waiters { waiter.resume() }
+                guard let next else { return }
+                job = next
+            }
         }
         thread.name = "dledger hook"
         thread.start()

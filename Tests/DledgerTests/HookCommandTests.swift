@@ -148,6 +148,36 @@ import Testing
         #expect(try await box.run("set").out.contains("on-download-error          \(error)"))
     }
 
+    @Test func manyOutcomesAtOnceRunEveryHookOnceAtMostEightAtATime() async throws {
+        let box = try DledgerSandbox()
+        let server = try LoopbackServer()
+        let urls = (1...12).map { n -> String in
+            server.serve("/f\(n).bin", Resource(size: 2_000, seed: UInt64(n)))
+            return server.url("/f\(n).bin")
+        }
+        try FileManager.default.createDirectory(
+            atPath: box.root + "/alive", withIntermediateDirectories: true)
+        // Each hook counts the hooks alive with it (itself included), then lingers so that they overlap.
+        let hook = try script(
+            box, "count.sh",
+            """
+            touch "\(box.root)/alive/$$"
+            ls "\(box.root)/alive" | wc -l >> "$0.counts"
+            echo "$1" >> "$0.gids"
+            sleep 0.4
+            rm "\(box.root)/alive/$$"
+
+            """)
+        try await box.run(["add"] + urls)
+        let run = try await box.run(["run", "--until-idle", "-j", "12", "--on-download-complete", hook])
+        #expect(run.status == 0, "\(run.err)")
+        #expect(Set(lines(hook + ".gids")).count == 12)
+        let counts = lines(hook + ".counts").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        #expect(counts.count == 12)
+        #expect(counts.allSatisfy { $0 <= 8 }, "\(counts)")
+        #expect(try await hookFacts(box).count == 12)
+    }
+
     @Test func aHookPastItsTimeLimitIsKilledWithItsGroup() async throws {
         let box = try DledgerSandbox()
         let server = try LoopbackServer()

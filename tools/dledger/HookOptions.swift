@@ -55,9 +55,10 @@ enum HookOptions {
     static let settingHelp: [(String, String)] = Hook.allCases.map { hook in
         (
             "  \(hook.settingName) <path>",
-            "The program run after each \(hook == .complete ? "finished download" : "download that failed for good"),"
-                + " as aria2's\n--\(hook.settingName): an absolute path to an executable, run without a shell with"
-                + " <GID> 1 <path>;\n'none' for none."
+            "The program run after each "
+                + (hook == .complete ? "finished download" : "download that failed for good")
+                + " (aria2's --\(hook.settingName)):\nan absolute path to an executable, run without a shell"
+                + " with <GID> 1 <path>; 'none' for none."
         )
     }
 
