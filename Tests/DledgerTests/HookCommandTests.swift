@@ -178,6 +178,39 @@ import Testing
         #expect(try await hookFacts(box).count == 12)
     }
 
+    @Test func aSlowHookNeverHoldsTheNextDownloadBack() async throws {
+        let box = try DledgerSandbox()
+        let server = try LoopbackServer()
+        server.serve("/a.bin", Resource(size: 5_000, seed: 1))
+        server.serve("/b.bin", Resource(size: 5_000, seed: 2))
+        let hook = try script(box, "slow.sh", "sleep 1\necho slept\n")
+        try await box.run("add", server.url("/a.bin"), server.url("/b.bin"))
+        let run = try await box.run(["run", "--until-idle", "-j", "1", "--on-download-complete", hook])
+        #expect(run.status == 0, "\(run.err)")
+        let kinds = try await box.run("log", "--json").jsonLines.compactMap { $0["kind"] as? String }
+        // One at a time, and both files were in before the first hook ended.
+        let completed = kinds.indices.filter { kinds[$0] == "transferCompleted" }
+        let hooks = kinds.indices.filter { kinds[$0] == "hookFinished" }
+        #expect(completed.count == 2 && hooks.count == 2)
+        #expect(completed.last! < hooks.first!, "\(kinds)")
+    }
+
+    @Test func aHookThatCannotStartIsRecordedAsSuch() async throws {
+        let box = try DledgerSandbox()
+        let server = try LoopbackServer()
+        server.serve("/a.bin", Resource(size: 5_000, seed: 1))
+        let hook = try script(box, "gone.sh", "exit 0\n")
+        #expect(try await box.run("set", "on-download-complete", hook).status == 0)
+        try FileManager.default.removeItem(atPath: hook)
+        try await box.run("add", server.url("/a.bin"))
+        #expect(try await box.run("run", "--until-idle").status == 0)
+        let payload = try await hookFacts(box).first?["payload"] as? [String: Any]
+        #expect(payload?["spawnError"] as? String == "No such file or directory")
+        #expect(
+            try await box.run("audit", "1").out.contains(
+                "on-download-complete hook \(hook) could not start (No such file or directory)"))
+    }
+
     @Test func aHookPastItsTimeLimitIsKilledWithItsGroup() async throws {
         let box = try DledgerSandbox()
         let server = try LoopbackServer()
