@@ -1,7 +1,6 @@
+import DownloadLedger
 import Foundation
 import Testing
-
-import DownloadLedger
 
 struct HookSettingsTests {
     @Test func theEnvironmentLosesTheRPCSecretAndProxyLoginsOnly() {
