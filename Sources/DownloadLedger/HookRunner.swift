@@ -99,6 +99,8 @@ final class HookRunner: Sendable {
     private static func execute(
         _ arguments: [String], environment: [String], limit: Duration, grace: Duration
     ) -> (HookResult, [UInt8]) {
+        // A library caller's override is not checked like the CLI's: a relative path would depend on the cwd.
+        guard arguments[0].hasPrefix("/") else { return (.notStarted("not an absolute path"), []) }
         var fds: [Int32] = [-1, -1]
         guard cspawn_pipe_cloexec(&fds) == 0 else { return (.notStarted(errorText(errno)), []) }
         let (readEnd, writeEnd) = (fds[0], fds[1])

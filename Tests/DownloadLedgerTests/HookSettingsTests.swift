@@ -1,5 +1,6 @@
 import DownloadLedger
 import Foundation
+import LoopbackHTTP
 import Testing
 
 struct HookSettingsTests {
@@ -16,6 +17,24 @@ struct HookSettingsTests {
                 "FTP_PROXY=http://proxy:3128/a@b", "HOME=/home/me", "PATH=/usr/bin:/bin",
                 "no_proxy=localhost,127.0.0.1", "DLEDGER_TASK_ID=7",
             ])
+    }
+
+    /// The library's override is not checked as the CLI checks it: a relative path is still never run.
+    @Test func aSchedulerRunsNoRelativeHookAndSaysSo() async throws {
+        let box = try Sandbox()
+        let server = try LoopbackServer()
+        server.serve("/a.bin", Resource(size: 1_000, seed: 1))
+        let ledger = try box.ledger()
+        let id = try ledger.add([server.url("/a.bin")])[0]
+        let scheduler = try Scheduler(ledger: ledger)
+        scheduler.hooks.overrides[.complete] = "true"
+        try await scheduler.run(untilIdle: true)
+        let last = try ledger.log().last?.entry.event
+        #expect(
+            last
+                == .hookFinished(
+                    id: id, hook: .complete, command: "true", result: .notStarted("not an absolute path"),
+                    firstLine: ""))
     }
 
     @Test func aHookMustBeAnExecutableRegularFile() throws {
