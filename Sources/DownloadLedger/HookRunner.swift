@@ -140,9 +140,11 @@ final class HookRunner: Sendable {
                 killed = true
             }
         }
-        // What it wrote before it ended; a child it left holding the pipe is not waited for.
+        // What it wrote before it ended (at most 64 KB more): a child it left holding the pipe, writing on, is not
+        // waited for.
         if outputOpen && fcntl(readEnd, F_SETFL, O_NONBLOCK) == 0 {
-            while read(readEnd, &buffer, &output) {}
+            var reads = 0
+            while reads < 16 && read(readEnd, &buffer, &output) { reads += 1 }
         }
         if killAt != nil {
             return (.timedOut(limitMs: Int64(limit / .milliseconds(1))), output)

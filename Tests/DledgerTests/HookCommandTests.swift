@@ -195,6 +195,22 @@ import Testing
         #expect(completed.last! < hooks.first!, "\(kinds)")
     }
 
+    /// A hook that exits leaving a child writing on to its output is not waited for.
+    @Test func aChildLeftWritingNeverHoldsTheRecordBack() async throws {
+        let box = try DledgerSandbox()
+        let server = try LoopbackServer()
+        server.serve("/a.bin", Resource(size: 5_000, seed: 1))
+        let hook = try script(
+            box, "leaves.sh", "echo first\n(yes & echo $! > \"$0.child\"; wait) &\nexit 0\n")
+        try await box.run("add", server.url("/a.bin"))
+        let run = try await box.run(["run", "--until-idle", "--on-download-complete", hook])
+        #expect(run.status == 0, "\(run.err)")
+        let payload = try await hookFacts(box).first?["payload"] as? [String: Any]
+        #expect(payload?["exit"] as? Int == 0)
+        #expect(payload?["line"] as? String == "first")
+        if let child = lines(hook + ".child").first.flatMap({ Int32($0) }) { kill(child, SIGKILL) }
+    }
+
     @Test func aHookThatCannotStartIsRecordedAsSuch() async throws {
         let box = try DledgerSandbox()
         let server = try LoopbackServer()
