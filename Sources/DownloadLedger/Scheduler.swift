@@ -65,6 +65,9 @@ public final class Scheduler: @unchecked Sendable {
     /// alone is at most about this much behind the head. Nil leaves it to SQLite (at 16 MB of log) and to the end
     /// of the command.
     public var checkpointInterval: Duration? = .seconds(1)
+    /// The programs run after outcomes (over the ledger's settings), their time limit and environment.
+    public var hooks = HookSettings()
+    let hookRunner: HookRunner
 
     /// - Throws: `TransferEngineError` when libcurl cannot start.
     public init(
@@ -90,6 +93,7 @@ public final class Scheduler: @unchecked Sendable {
         self.maxDownloads = maxDownloads
         self.only = only
         self.connectionsPerTask = config.connectionsPerTask
+        self.hookRunner = HookRunner(ledger: ledger)
     }
 
     deinit { engine.shutdown() }
@@ -159,6 +163,8 @@ public final class Scheduler: @unchecked Sendable {
         }
         flush(force: true)
         try await drain(&wakes)
+        // Their facts are the run's too: each ends by its time limit.
+        await hookRunner.idle()
     }
 
     /// Stops every running transfer and waits until the engine confirmed each (facts recorded).
@@ -372,7 +378,10 @@ public final class Scheduler: @unchecked Sendable {
             if event.isTerminal { ended.append(event.id) }
         }
         do {
-            if !facts.isEmpty { try ledger.record(facts) }
+            if !facts.isEmpty {
+                try ledger.record(facts)
+                for fact in facts { startHook(after: fact) }
+            }
             // Recorded: the completed partials (second links to the placed files) can go.
             for case .completed(let id, _, _, _) in events {
                 if let t = ledger.list.tasks[id] { FileOwnership.removePartial(of: t) }

@@ -47,6 +47,8 @@ extension Event {
         case .transferFailed: return "transferFailed"
         case .transferRetrying: return "transferRetrying"
         case .transferConnections: return "transferConnections"
+        case .hookChanged: return "hookChanged"
+        case .hookFinished: return "hookFinished"
         }
     }
 
@@ -61,6 +63,7 @@ extension Event {
         "sectionSorted", "tasksErased", "trashPolicyChanged", "groupsAdded", "connectionsChanged",
         "taskOptionsChanged", "maxSizeChanged", "connectionsPerServerChanged", "minSplitSizeChanged",
         "transferStarted", "transferResolved", "transferPaused", "transferCompleted", "transferFailed",
-        "transferRetrying", "transferHeld", "transferContinued", "transferConnections",
+        "transferRetrying", "transferHeld", "transferContinued", "transferConnections", "hookChanged",
+        "hookFinished",
     ]
 }

@@ -54,7 +54,7 @@ public struct ListSummary: Sendable, Equatable {
         case .taskRenamed, .maxDownloadsChanged, .speedLimitChanged, .connectionsChanged, .maxSizeChanged,
             .taskOptionsChanged, .sortChanged, .emptySectionsPolicyChanged, .trashPolicyChanged,
             .sectionRenamed,
-            .sectionMoved, .sectionSorted, .transferConnections:
+            .sectionMoved, .sectionSorted, .transferConnections, .hookChanged, .hookFinished:
             break
         default:
             return false

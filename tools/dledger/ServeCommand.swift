@@ -10,7 +10,7 @@ enum ServeCommand {
         abstract: "Run the downloader with an aria2-compatible JSON-RPC endpoint (AriaNg, aria2p).",
         usage:
             "serve [--rpc-listen-port <port>] [--rpc-secret <token>] [--rpc-listen-all] [--rpc-allow-origin <url>]..."
-            + " [--allow-dir <dir>]... [--print-secret] [-j <n>] [--connections <n>]",
+            + " [--allow-dir <dir>]... [--print-secret] [-j <n>] [--connections <n>] [--on-download-complete <path>]",
         options: [
             (
                 "--rpc-listen-port <port>",
@@ -34,7 +34,7 @@ enum ServeCommand {
             ),
             ("-j <n>", "Download at most N at a time (default: the ledger's limit)."),
             RunCommands.connectionsOption,
-        ],
+        ] + HookOptions.runOptions,
         discussion:
             "HTTP POST, GET (?method=&id=&params=<base64>, JSONP with jsoncallback and the token) and WebSocket on"
             + " /jsonrpc.\n"
@@ -48,6 +48,7 @@ enum ServeCommand {
         try inv.require([])
         let jobs = try inv.int("-j", in: Numbers.jobs)
         let connections = try RunCommands.connections(inv)
+        let hooks = try HookOptions.settings(inv)
         let port = try inv.int("--rpc-listen-port", in: Numbers.port) ?? 6800
         let policy = try ServePolicy(inv)
         if inv.args.has("--print-secret") { return try printSecret(inv, policy, port: port) }
@@ -66,6 +67,7 @@ enum ServeCommand {
             config.splitAtOnce = true
         }
         let scheduler = try Scheduler(ledger: ledger, config: config, maxDownloads: jobs)
+        scheduler.hooks = hooks
         let service = Aria2Service(
             ledger: ledger, secret: secret, activity: { scheduler.currentActivity() },
             // The transfers stop now; the server's stop at the end drains, so the reply ("OK") still goes out.

@@ -67,14 +67,14 @@ enum SettingCommand {
             reset: .setMinSplitSize(0), command: { .setMinSplitSize(try Format.parseSplitSize($0)) }),
     ]
 
-    static let names = switches.map(\.name) + values.map(\.name)
+    static let names = switches.map(\.name) + values.map(\.name) + Hook.allCases.map(\.settingName)
 
     static let spec = CommandSpec(
         name: "set", abstract: "Show the ledger's settings, or change one.",
         usage: "set [<setting> on|off | <setting> <value>|default]",
         arguments: [("<setting>", names.joined(separator: ", ") + " (see below).")]
             + switches.map { ("  " + $0.name, $0.help) }
-            + values.map { ("  " + $0.name + " " + $0.placeholder, $0.help) },
+            + values.map { ("  " + $0.name + " " + $0.placeholder, $0.help) } + HookOptions.settingHelp,
         discussion:
             "The maximum download count, the speed limit and the connections per download have commands of their\n"
             + "own ('limit', 'speed-limit', 'connections'). Sizes: a bare K, M, G is 1024-based (4M is 4 MiB),\n"
@@ -83,6 +83,10 @@ enum SettingCommand {
         run: { inv in
             guard let name = inv.positionals.first else {
                 show(inv, try inv.context.openForReading().list)
+                return CLIError.success
+            }
+            if let hook = HookOptions.setting(named: name) {
+                try HookOptions.set(hook, inv)
                 return CLIError.success
             }
             if let setting = values.first(where: { $0.name == name }) {
@@ -108,11 +112,13 @@ enum SettingCommand {
                 JSON.object(
                     switches.map { JSON.Field(key: $0.name, value: .bool($0.value(list))) }
                         + values.map { JSON.Field(key: $0.name, value: .int($0.stored(list))) }
+                        + Hook.allCases.map { JSON.Field(key: $0.settingName, value: .opt(list.hooks[$0])) }
                 )
                 .rendered(pretty: true))
             return
         }
         for s in switches { inv.console.out(Format.fit(s.name, 27) + (s.value(list) ? "on" : "off")) }
         for s in values { inv.console.out(Format.fit(s.name, 27) + s.shown(s.stored(list))) }
+        for (name, value) in HookOptions.shown(list) { inv.console.out(Format.fit(name, 27) + value) }
     }
 }
