@@ -1,3 +1,4 @@
+import DownloadLedger
 import Foundation
 import LedgerRPC
 import LedgerRPCServer
