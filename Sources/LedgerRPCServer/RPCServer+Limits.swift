@@ -1,0 +1,78 @@
+import CWebSockets
+import Foundation
+
+/// What no client may take from others: descriptors (a connection limit, the longest idle making room) and time
+/// (deadlines for a request's head and body as a whole, and for replies a client does not read).
+extension RPCServer {
+    /// How often the deadlines are looked at, in microseconds.
+    static let sweepInterval: Int64 = 500_000
+
+    /// A connection lws just accepted: counted, and at ``connectionLimit`` the connection idle the longest
+    /// makes room (``evictionCandidate()``); when every one is busy, the new one is refused. Nonzero refuses.
+    func admit(_ wsi: OpaquePointer) -> Int32 {
+        if drainingSeen { return -1 }
+        if liveConnections >= connectionLimit {
+            guard let victim = evictionCandidate() else { return -1 }
+            drop(victim)
+        }
+        _ = openConnection(wsi)
+        return 0
+    }
+
+    /// The connection to close to make room: one that never completed a request before one that did, then the
+    /// one idle the longest; never one with a call under way or a reply being written.
+    func evictionCandidate() -> OpaquePointer? {
+        var best: (wsi: OpaquePointer, rank: Int, since: Double)?
+        for (wsi, conn) in connections where !conn.closing {
+            guard let rank = conn.evictionRank else { continue }
+            if let b = best, (b.rank, b.since) <= (rank, conn.since) { continue }
+            best = (wsi, rank, conn.since)
+        }
+        return best?.wsi
+    }
+
+    /// Closes a connection from the server thread (lws closes it on its next pass); it no longer counts.
+    func drop(_ wsi: OpaquePointer) {
+        if let conn = connections[wsi], !conn.closing {
+            conn.closing = true
+            liveConnections -= 1
+        }
+        lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
+    }
+
+    /// Closes the connections past their deadlines (called every ``sweepInterval`` on the server thread):
+    /// - a request's head not complete ``Configuration/requestTimeout`` seconds after the connection opened
+    ///   (``Configuration/idleTimeout`` after the last reply, on a keep-alive connection);
+    /// - a POST body or WebSocket message not complete ``Configuration/requestTimeout`` seconds after it began;
+    /// - a reply the client has not read in ``Configuration/idleTimeout`` seconds;
+    /// - a WebSocket that never sent a message, silent for ``Configuration/idleTimeout`` seconds, while the
+    ///   connections fill more than half of ``connectionLimit`` (front ends that only listen for notifications
+    ///   keep theirs otherwise).
+    func sweep() {
+        let now = Self.now()
+        let request = Double(configuration.requestTimeout)
+        let idle = Double(configuration.idleTimeout)
+        let crowded = liveConnections * 2 > connectionLimit
+        var expired: [OpaquePointer] = []
+        for (wsi, conn) in connections where !conn.closing {
+            let waited = now - conn.since
+            switch conn.phase {
+            case .head:
+                if waited > (conn.served > 0 ? idle : request) { expired.append(wsi) }
+            case .body:
+                if waited > request { expired.append(wsi) }
+            case .writing:
+                if waited > idle { expired.append(wsi) }
+            case .working:
+                break
+            case .webSocket:
+                if let start = conn.messageSince {
+                    if now - start > request { expired.append(wsi) }
+                } else if crowded && conn.served == 0 && !conn.working && waited > idle {
+                    expired.append(wsi)
+                }
+            }
+        }
+        expired.forEach(drop)
+    }
+}
