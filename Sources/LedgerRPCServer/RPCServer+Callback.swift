@@ -48,6 +48,9 @@ extension RPCServer {
             return 0
         case LWS_CALLBACK_RECEIVE:
             return receive(wsi, input, length)
+        case LWS_CALLBACK_RECEIVE_PONG:
+            if let conn = connections[wsi], !conn.working { conn.since = Self.now() }
+            return 0
         case LWS_CALLBACK_SERVER_WRITEABLE:
             guard let conn = connections[wsi], let message = conn.dequeue() else { return 0 }
             if message.count > Self.chunk {

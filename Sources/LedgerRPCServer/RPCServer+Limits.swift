@@ -43,7 +43,7 @@ extension RPCServer {
     /// Closes the connections past their deadlines (called every ``sweepInterval`` on the server thread):
     /// - a request's head not complete ``Configuration/requestTimeout`` seconds after the connection opened
     ///   (``Configuration/idleTimeout`` after the last reply, on a keep-alive connection);
-    /// - a POST body or WebSocket message not complete ``Configuration/requestTimeout`` seconds after it began;
+    /// - a POST body or WebSocket message (or frame) not complete ``Configuration/requestTimeout`` seconds after it began;
     /// - a reply the client has not read in ``Configuration/idleTimeout`` seconds;
     /// - a WebSocket that never sent a message, silent for ``Configuration/idleTimeout`` seconds, while the
     ///   connections fill more than half of ``connectionLimit`` (front ends that only listen for notifications
@@ -68,11 +68,25 @@ extension RPCServer {
             case .webSocket:
                 if let start = conn.messageSince {
                     if now - start > request { expired.append(wsi) }
+                } else if !conn.working && waited > request && Self.received(wsi, within: waited - 0.1) {
+                    // lws reports a frame only when it is whole: bytes that came after the last message, and no
+                    // message for the request time, are a message sent too slowly.
+                    expired.append(wsi)
                 } else if crowded && conn.served == 0 && !conn.working && waited > idle {
                     expired.append(wsi)
                 }
             }
         }
         expired.forEach(drop)
+    }
+
+    /// Whether the connection's socket received data in the last `seconds` (the kernel's TCP_INFO).
+    static func received(_ wsi: OpaquePointer, within seconds: Double) -> Bool {
+        let fd = lws_get_socket_fd(wsi)
+        guard fd >= 0 else { return false }
+        var info = tcp_info()
+        var length = socklen_t(MemoryLayout<tcp_info>.size)
+        guard getsockopt(fd, Int32(IPPROTO_TCP), TCP_INFO, &info, &length) == 0 else { return false }
+        return Double(info.tcpi_last_data_recv) / 1000 < seconds
     }
 }

@@ -85,7 +85,8 @@ extension RPCServer {
             inFlight -= 1
             guard let wsi = bySerial[d.serial], let conn = connections[wsi] else { continue }
             conn.working = false
-            conn.enter(conn.isWebSocket ? .webSocket : .writing, Self.now())
+            // A WebSocket's deadlines count from its last message (``sweep()``), not from its last reply.
+            if conn.isWebSocket { conn.phase = .webSocket } else { conn.enter(.writing, Self.now()) }
             if conn.isWebSocket {
                 guard conn.enqueue(d.reply.bytes, limit: configuration.maxQueuedBytes) else {
                     lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
