@@ -5,6 +5,7 @@
 #error "libwebsockets.h not found: install the Debian package libwebsockets-dev (or run tools/bootstrap)"
 #endif
 #include <libwebsockets.h>
+#include <malloc.h>
 
 /* LWS_PRE is a macro Swift cannot import: the headroom lws_write needs before the payload. */
 static inline size_t cws_pre(void) { return LWS_PRE; }
@@ -24,4 +25,6 @@ typedef struct cws_timer {
 static inline void cws_schedule(struct lws_context *context, cws_timer *timer, sul_cb_t cb, int64_t us) {
     lws_sul_schedule(context, 0, &timer->sul, cb, us);
 }
+/* glibc's malloc arenas, at most `n` (mallopt is not in Swift's Glibc module); nonzero when set. */
+static inline int cws_limit_malloc_arenas(int n) { return mallopt(M_ARENA_MAX, n); }
 #endif

@@ -52,7 +52,9 @@ extension Aria2Service {
                 var at = 0
                 let last = b.count - n.count
                 while at <= last {
-                    guard let hit = memchr(b.baseAddress! + at, Int32(first), last - at + 1) else { return false }
+                    guard let hit = memchr(b.baseAddress! + at, Int32(first), last - at + 1) else {
+                        return false
+                    }
                     at = b.baseAddress!.distance(to: UnsafeRawPointer(hit))
                     if memcmp(b.baseAddress! + at, n.baseAddress!, n.count) == 0 { return true }
                     at += 1

@@ -103,6 +103,9 @@ final class RPCConnection {
     func dequeue() -> [UInt8]? {
         guard outboxHead < outbox.count else { return nil }
         let message = outbox[outboxHead]
+        // The slot lets go of the bytes now: a sent reply held until the queue is compacted kept a megabyte or
+        // more per polling client (issue 26).
+        outbox[outboxHead] = []
         outboxHead += 1
         outboxBytes -= message.count
         if outboxHead > 64 && outboxHead * 2 > outbox.count {

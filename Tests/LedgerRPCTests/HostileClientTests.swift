@@ -106,17 +106,22 @@ import Testing
             group.enter()
             Thread {
                 defer { group.leave() }
-                guard let c = try? WireClient(port: port, timeout: 2), let bytes = try? prepare(c) else { return }
+                guard let c = try? WireClient(port: port, timeout: 2), let bytes = try? prepare(c) else {
+                    return
+                }
                 // A byte every 0.3 s would take many seconds; the request has 2.
                 let cut = Self.trickle(c, bytes, interval: 0.3)
                 closed.withLock { $0[name] = cut }
             }.start()
         }
         trickling("body") { c in
-            try c.send("POST /jsonrpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(body.utf8.count)\r\n\r\n")
+            try c.send(
+                "POST /jsonrpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(body.utf8.count)\r\n\r\n")
             return Array(body.utf8)
         }
-        trickling("head") { _ in Array("POST /jsonrpc HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: slow\r\n".utf8) }
+        trickling("head") { _ in
+            Array("POST /jsonrpc HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: slow\r\n".utf8)
+        }
         trickling("message") { c in
             guard try c.upgrade() == 101 else { return [] }
             // One masked frame announcing the body's length, its bytes sent one at a time.
@@ -144,7 +149,9 @@ import Testing
         // A new client is answered: its connection takes the place of one of them.
         for i in 1...5 {
             let c = try WireClient(port: h.port, timeout: 5)
-            #expect(try c.post(#"{"jsonrpc":"2.0","id":\#(i),"method":"aria2.getVersion"}"#).json?["result"] != nil)
+            #expect(
+                try c.post(#"{"jsonrpc":"2.0","id":\#(i),"method":"aria2.getVersion"}"#).json?["result"]
+                    != nil)
             try frontEnd.sendText(#"{"jsonrpc":"2.0","id":\#(i),"method":"aria2.tellActive"}"#)
             #expect(try frontEnd.receive { $0["id"] as? Int == i }["result"] != nil)
         }

@@ -80,7 +80,8 @@ import Testing
         for _ in 0..<Int.random(in: 0...2, using: &rng) { items.append(leaf(using: &rng)) }
         items.shuffle(using: &rng)
         if Bool.random(using: &rng) { return "[" + items.joined(separator: ",") + "]" }
-        return "{" + items.enumerated().map { #""k\#($0.offset)":\#($0.element)"# }.joined(separator: ",") + "}"
+        return "{" + items.enumerated().map { #""k\#($0.offset)":\#($0.element)"# }.joined(separator: ",")
+            + "}"
     }
 
     static func leaf(using rng: inout SplitMix) -> String {

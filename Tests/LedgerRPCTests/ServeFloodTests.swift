@@ -27,10 +27,12 @@ import Testing
 
     @Test(arguments: 1...5)
     func serveHoldsAFloodOfIdleConnectionsUnderALowDescriptorLimit(round: Int) throws {
-        #expect(FileManager.default.isExecutableFile(atPath: Self.binary), "build dledger first: \(Self.binary)")
+        #expect(
+            FileManager.default.isExecutableFile(atPath: Self.binary), "build dledger first: \(Self.binary)")
         let root = NSTemporaryDirectory() + "rpc-flood-\(round)-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: root) }
-        try FileManager.default.createDirectory(atPath: root + "/downloads", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: root + "/downloads", withIntermediateDirectories: true)
         _ = try Ledger(path: root + "/ledger.sqlite", creatingWithDirectory: root + "/downloads")
         let server = Process()
         server.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
@@ -77,8 +79,11 @@ import Testing
             let c = try WireClient(port: port, timeout: 10)
             #expect(try c.post(call).json?["result"] is [Any])
         }
-        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(server.processIdentifier)/fd"))
-        #expect((open?.count ?? Self.descriptors) < Self.descriptors - 32, "\(open?.count ?? -1) descriptors open")
+        let open =
+            (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(server.processIdentifier)/fd"))
+        #expect(
+            (open?.count ?? Self.descriptors) < Self.descriptors - 32, "\(open?.count ?? -1) descriptors open"
+        )
         #expect(server.isRunning, "serve ended: \(printed.withLock { $0 })")
         flood = []
         kill(server.processIdentifier, SIGTERM)

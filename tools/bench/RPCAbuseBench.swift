@@ -75,7 +75,8 @@ enum RPCAbuseBench {
             throw TransferBenchError("build dledger first: swift build -c release --product dledger")
         }
         let scratch = o.parent + "/rpc-abuse-version"
-        print("ledger-bench rpc-abuse: \(TransferProcess.firstLine(["aria2c", "--version"], scratch: scratch))")
+        print(
+            "ledger-bench rpc-abuse: \(TransferProcess.firstLine(["aria2c", "--version"], scratch: scratch))")
         print("  load average before: \(RPCBench.loadAverage())")
         let files = try LoopbackServer()
         var throttled = Faults()
@@ -91,7 +92,8 @@ enum RPCAbuseBench {
         }
         print(
             "  2 transfers at 1 MB/s, 100 waiting; servers under 'prlimit --nofile=\(o.descriptors)'; a client asks"
-                + " tellActive at 10 Hz over keep-alive HTTP for \(o.window) s while another abuses; \(o.runs) runs")
+                + " tellActive at 10 Hz over keep-alive HTTP for \(o.window) s while another abuses; \(o.runs) runs"
+        )
         var runs: [String: [Run]] = [:]
         for round in 0..<o.runs {
             for abuser in o.abusers {
@@ -101,7 +103,8 @@ enum RPCAbuseBench {
                     runs["\(kind.rawValue) \(abuser.rawValue)", default: []].append(r)
                     print(
                         String(
-                            format: "  run %d %@ %@: p50 %6.1f ms p99 %7.1f ms max %7.1f ms, %d replies, %d errors,"
+                            format:
+                                "  run %d %@ %@: p50 %6.1f ms p99 %7.1f ms max %7.1f ms, %d replies, %d errors,"
                                 + " %d abusive requests or connections, %@, peak RSS %.1f MiB",
                             round + 1, kind.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0),
                             abuser.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0), r.p50 * 1000,

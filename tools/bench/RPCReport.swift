@@ -43,7 +43,9 @@ enum RPCReport {
                         + " (≤ 1.5×) |")
             }
         }
-        if let one = runs["dledger 1"], let most = o.clients.max(), most > 1, let many = runs["dledger \(most)"] {
+        if let one = runs["dledger 1"], let most = o.clients.max(), most > 1,
+            let many = runs["dledger \(most)"]
+        {
             let growth = median(many.map { Double($0.peakRSS) }) - median(one.map { Double($0.peakRSS) })
             Swift.print(
                 "\ndledger serve peak RSS, \(most) clients − 1 client: \(mib(growth))"

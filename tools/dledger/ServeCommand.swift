@@ -41,6 +41,7 @@ enum ServeCommand {
         if let secret, secret.isEmpty {
             throw CLIError.usage("option '--rpc-secret' needs a non-empty token")
         }
+        RPCServer.limitMallocArenas(2)
         let listenAll = inv.args.has("--rpc-listen-all")
         if listenAll && secret == nil { throw CLIError.usage("'--rpc-listen-all' needs '--rpc-secret'") }
         try AddCommand.checkDirectory(inv.context.dir)
