@@ -7,24 +7,58 @@ extension RPCServer {
     /// How often the deadlines are looked at, in microseconds.
     static let sweepInterval: Int64 = 500_000
 
-    /// A connection lws just accepted: counted, and at ``connectionLimit`` the connection idle the longest
-    /// makes room (``evictionCandidate()``); when every one is busy, the new one is refused. Nonzero refuses.
+    /// A connection that never completed a request may make room once it is this old (seconds); one that did,
+    /// once idle ``servedIdle``. Younger ones stay, over the limit for a while: evicting (or refusing) a
+    /// connection the moment another came made a flood that reconnects at once churn as fast as the server could
+    /// accept, and the server thread did little else (`ledger-bench rpc-abuse`).
+    static let freshIdle = 1.0
+    static let servedIdle = 10.0
+
+    /// A connection lws just accepted: counted, and past ``connectionLimit`` the connections idle long enough
+    /// make room (``makeRoom(_:)``). When none is, the new one stays for now: lws accepts at most 16 past the
+    /// limit (``RPCServer/init(service:configuration:)``), further ones wait in the kernel's queue, and the
+    /// sweep makes room as the connections age.
     func admit(_ wsi: OpaquePointer) -> Int32 {
         if drainingSeen { return -1 }
-        if liveConnections >= connectionLimit {
-            guard let victim = evictionCandidate() else { return -1 }
-            drop(victim)
-        }
-        _ = openConnection(wsi)
+        fresh.append((wsi, openConnection(wsi).serial))
+        makeRoom(Self.now())
         return 0
     }
 
-    /// The connection to close to make room: one that never completed a request before one that did, then the
-    /// one idle the longest; never one with a call under way or a reply being written.
-    func evictionCandidate() -> OpaquePointer? {
+    /// Closes connections, the longest idle first, while more than ``connectionLimit`` are open and some are idle
+    /// long enough (``evictionCandidate(_:)``).
+    func makeRoom(_ now: Double) {
+        while liveConnections > connectionLimit, let victim = evictionCandidate(now) { drop(victim) }
+    }
+
+    /// The connection to close to make room: one that never completed a request (at least ``freshIdle`` old)
+    /// before one that did (idle at least ``servedIdle``), then the one idle the longest; never one with a call
+    /// under way or a reply being written.
+    ///
+    /// Those that never completed a request are taken from ``fresh`` in the order they came (those that have
+    /// since completed one or closed skipped), so a flood costs a step per connection, not a look at every one;
+    /// only when its oldest is too young are all looked at.
+    func evictionCandidate(_ now: Double) -> OpaquePointer? {
+        while freshHead < fresh.count {
+            let (wsi, serial) = fresh[freshHead]
+            guard let conn = connections[wsi], conn.serial == serial, !conn.closing, conn.evictionRank == 0
+            else {
+                freshHead += 1
+                continue
+            }
+            if now - conn.since < Self.freshIdle { break }
+            freshHead += 1
+            if freshHead > 1024 && freshHead * 2 > fresh.count {
+                fresh.removeFirst(freshHead)
+                freshHead = 0
+            }
+            return wsi
+        }
         var best: (wsi: OpaquePointer, rank: Int, since: Double)?
         for (wsi, conn) in connections where !conn.closing {
-            guard let rank = conn.evictionRank else { continue }
+            guard let rank = conn.evictionRank,
+                now - conn.since >= (rank == 0 ? Self.freshIdle : Self.servedIdle)
+            else { continue }
             if let b = best, (b.rank, b.since) <= (rank, conn.since) { continue }
             best = (wsi, rank, conn.since)
         }
@@ -78,6 +112,7 @@ extension RPCServer {
             }
         }
         expired.forEach(drop)
+        makeRoom(now)
     }
 
     /// Whether the connection's socket received data in the last `seconds` (the kernel's TCP_INFO).

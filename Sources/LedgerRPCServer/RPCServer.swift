@@ -122,6 +122,10 @@ public final class RPCServer: @unchecked Sendable {
     public let connectionLimit: Int
     /// Connections open now that are not being closed. Server thread only.
     var liveConnections = 0
+    /// Connections in the order they were accepted, by serial, from `freshHead` on: the first to make room while
+    /// they have not completed a request (``evictionCandidate(_:)``). Server thread only.
+    var fresh: [(OpaquePointer, UInt64)] = []
+    var freshHead = 0
     /// The once-a-second timer that closes connections past their deadlines (``sweep()``).
     let timer: UnsafeMutablePointer<cws_timer>
     let shared = Mutex(Shared())

@@ -29,6 +29,9 @@ enum RPCAbuseBench {
         var abuse: Int
         var survived: Bool
         var peakRSS: Int
+        /// Seconds from a new client's connect to its first reply, asked near the end of the abuse; nil when it
+        /// got none.
+        var newClient: Double?
     }
 
     static let usage = """
@@ -105,11 +108,13 @@ enum RPCAbuseBench {
                         String(
                             format:
                                 "  run %d %@ %@: p50 %6.1f ms p99 %7.1f ms max %7.1f ms, %d replies, %d errors,"
-                                + " %d abusive requests or connections, %@, peak RSS %.1f MiB",
+                                + " %d abusive requests or connections, %@, peak RSS %.1f MiB,"
+                                + " a new client's first reply %.1f ms",
                             round + 1, kind.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0),
                             abuser.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0), r.p50 * 1000,
                             r.p99 * 1000, r.max * 1000, r.replies, r.errors, r.abuse,
-                            r.survived ? "running" : "DIED", Double(r.peakRSS) / 1_048_576))
+                            r.survived ? "running" : "DIED", Double(r.peakRSS) / 1_048_576,
+                            (r.newClient ?? .nan) * 1000))
                 }
             }
         }
@@ -126,6 +131,10 @@ enum RPCAbuseBench {
         defer { target.stop() }
         try target.waitForTransfers(2)
         let port = target.port
+        let call = #"{"jsonrpc":"2.0","id":"victim","method":"aria2.tellActive","params":[["gid","status"]]}"#
+        // The client under watch is connected, as a front end is, before the abuse begins.
+        var socket: RPCSocket? = try RPCSocket(port: port, timeout: 10)
+        _ = try socket?.post(call)
         let deadline = RPCSocket.now() + o.window
         let abuse = Mutex(0)
         let done = DispatchSemaphore(value: 0)
@@ -137,10 +146,20 @@ enum RPCAbuseBench {
         usleep(500_000)  // the abuse under way
         var latencies: [Double] = []
         var errors = 0
-        var socket: RPCSocket?
-        let call = #"{"jsonrpc":"2.0","id":"victim","method":"aria2.tellActive","params":[["gid","status"]]}"#
+        var newClient: Double?
         var next = RPCSocket.now()
         while RPCSocket.now() < deadline {
+            if newClient == nil && RPCSocket.now() > deadline - 2 {
+                // A client that connects during the abuse: how long until its first reply.
+                let start = RPCSocket.now()
+                if let reply = try? RPCSocket(port: port, timeout: 10).post(call),
+                    RPCLoad.isResult(reply[...])
+                {
+                    newClient = RPCSocket.now() - start
+                } else {
+                    newClient = .infinity
+                }
+            }
             let start = RPCSocket.now()
             do {
                 if socket == nil { socket = try RPCSocket(port: port, timeout: 10) }
@@ -166,13 +185,16 @@ enum RPCAbuseBench {
         }
         return Run(
             p50: percentile(0.5), p99: percentile(0.99), max: sorted.last ?? .nan, replies: sorted.count,
-            errors: errors, abuse: abuse.withLock { $0 }, survived: survived, peakRSS: peak)
+            errors: errors, abuse: abuse.withLock { $0 }, survived: survived, peakRSS: peak,
+            newClient: newClient)
     }
 
     static func report(_ runs: [String: [Run]], _ o: Options) {
         print("")
-        print("| abuse | server | p50 | p99 tellActive (< 50 ms) | max | errors | survived | peak RSS |")
-        print("|---|---|---|---|---|---|---|---|")
+        print(
+            "| abuse | server | p50 | p99 tellActive (< 50 ms) | max | errors | survived | peak RSS"
+                + " | a new client's first reply |")
+        print("|---|---|---|---|---|---|---|---|---|")
         for abuser in o.abusers {
             for kind in RPCTarget.Kind.allCases {
                 guard let list = runs["\(kind.rawValue) \(abuser.rawValue)"], !list.isEmpty else { continue }
@@ -184,15 +206,18 @@ enum RPCAbuseBench {
                         + " | \(RPCReport.ms(RPCReport.median(list.map(\.max))))"
                         + " | \(list.reduce(0) { $0 + $1.errors })"
                         + " | \(list.filter(\.survived).count)/\(list.count)"
-                        + " | \(RPCReport.mib(RPCReport.median(list.map { Double($0.peakRSS) }))) |")
+                        + " | \(RPCReport.mib(RPCReport.median(list.map { Double($0.peakRSS) })))"
+                        + " | \(RPCReport.ms(RPCReport.median(list.map { $0.newClient ?? .nan }))) |")
             }
             if let ours = runs["dledger \(abuser.rawValue)"], let theirs = runs["aria2c \(abuser.rawValue)"] {
                 print(
                     "| \(abuser.rawValue) | ours / aria2c | | "
-                        + RPCReport.ratio(zip(ours, theirs).map { $0.p99 / $1.p99 }) + " | | | | |")
+                        + RPCReport.ratio(zip(ours, theirs).map { $0.p99 / $1.p99 }) + " | | | | | |")
             }
         }
         print("\nAbuses: " + o.abusers.map { "\($0.rawValue): \($0.summary)" }.joined(separator: "; ") + ".")
-        print("Medians of \(o.runs) runs; a failed call counts at the time it took to fail.")
+        print(
+            "Medians of \(o.runs) runs; the watched client connects before the abuse begins (as a front end"
+                + " that is open); a failed call counts at the time it took to fail.")
     }
 }
