@@ -68,6 +68,7 @@ extension RPCServer {
                 }
             }
             if conn.hasOutgoing { lws_callback_on_writable(wsi) }
+            dispatchWaiting(conn)
             return 0
         case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
             deliverNotifications()

@@ -15,20 +15,25 @@ extension RPCServer {
     static let servedIdle = 10.0
 
     /// A connection lws just accepted: counted, and past ``connectionLimit`` the connections idle long enough
-    /// make room (``makeRoom(_:)``). When none is, the new one stays for now: lws accepts at most 16 past the
+    /// make room (``makeRoom(_:lookingAtAll:)``). When none is, the new one stays for now: lws accepts at most 16 past the
     /// limit (``RPCServer/init(service:configuration:)``), further ones wait in the kernel's queue, and the
     /// sweep makes room as the connections age.
     func admit(_ wsi: OpaquePointer) -> Int32 {
         if drainingSeen { return -1 }
         fresh.append((wsi, openConnection(wsi).serial))
-        makeRoom(Self.now())
+        makeRoom(Self.now(), lookingAtAll: false)
         return 0
     }
 
     /// Closes connections, the longest idle first, while more than ``connectionLimit`` are open and some are idle
-    /// long enough (``evictionCandidate(_:)``).
-    func makeRoom(_ now: Double) {
-        while liveConnections > connectionLimit, let victim = evictionCandidate(now) { drop(victim) }
+    /// long enough (``evictionCandidate(_:lookingAtAll:)``). On each arrival only the oldest that never completed
+    /// a request are looked at (a step each); the sweep looks at all.
+    func makeRoom(_ now: Double, lookingAtAll: Bool) {
+        while liveConnections > connectionLimit,
+            let victim = evictionCandidate(now, lookingAtAll: lookingAtAll)
+        {
+            drop(victim)
+        }
     }
 
     /// The connection to close to make room: one that never completed a request (at least ``freshIdle`` old)
@@ -37,8 +42,8 @@ extension RPCServer {
     ///
     /// Those that never completed a request are taken from ``fresh`` in the order they came (those that have
     /// since completed one or closed skipped), so a flood costs a step per connection, not a look at every one;
-    /// only when its oldest is too young are all looked at.
-    func evictionCandidate(_ now: Double) -> OpaquePointer? {
+    /// only when its oldest is too young, and `lookingAtAll`, are all looked at.
+    func evictionCandidate(_ now: Double, lookingAtAll: Bool) -> OpaquePointer? {
         while freshHead < fresh.count {
             let (wsi, serial) = fresh[freshHead]
             guard let conn = connections[wsi], conn.serial == serial, !conn.closing, conn.evictionRank == 0
@@ -54,6 +59,7 @@ extension RPCServer {
             }
             return wsi
         }
+        guard lookingAtAll else { return nil }
         var best: (wsi: OpaquePointer, rank: Int, since: Double)?
         for (wsi, conn) in connections where !conn.closing {
             guard let rank = conn.evictionRank,
@@ -112,7 +118,7 @@ extension RPCServer {
             }
         }
         expired.forEach(drop)
-        makeRoom(now)
+        makeRoom(now, lookingAtAll: true)
     }
 
     /// Whether the connection's socket received data in the last `seconds` (the kernel's TCP_INFO).

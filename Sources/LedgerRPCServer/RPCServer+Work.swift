@@ -66,13 +66,24 @@ extension RPCServer {
         }
     }
 
-    /// A WebSocket message to answer: now, or after the one its client sent before.
+    /// Unsent WebSocket bytes past which a client's next message waits: a client that reads its replies slower
+    /// than it asks (or a server thread behind on writing) holds about one reply queued, not one per question.
+    static let replyBacklog = 64 << 10
+
+    /// A WebSocket message to answer: now, or after the one its client sent before and once its replies so far
+    /// are mostly written (``replyBacklog``).
     func dispatchMessage(_ conn: RPCConnection, _ message: [UInt8]) {
-        if conn.working {
+        if conn.working || conn.outboxBytes > Self.replyBacklog || !conn.inbox.isEmpty {
             conn.inbox.append(message)
             return
         }
         dispatch(conn, body: message)
+    }
+
+    /// Starts a WebSocket client's next waiting message, when it may (``dispatchMessage(_:_:)``).
+    func dispatchWaiting(_ conn: RPCConnection) {
+        guard !conn.working, conn.outboxBytes <= Self.replyBacklog, !conn.inbox.isEmpty else { return }
+        dispatch(conn, body: conn.inbox.removeFirst())
     }
 
     /// Hands the workers' finished replies to their connections (still open ones) and starts their next requests.
@@ -93,7 +104,7 @@ extension RPCServer {
                     continue
                 }
                 lws_callback_on_writable(wsi)
-                if !conn.inbox.isEmpty { dispatchMessage(conn, conn.inbox.removeFirst()) }
+                dispatchWaiting(conn)
             } else if let callback = d.callback {
                 conn.ready = .init(
                     status: 200, type: "text/javascript",

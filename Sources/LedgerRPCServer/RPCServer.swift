@@ -123,7 +123,7 @@ public final class RPCServer: @unchecked Sendable {
     /// Connections open now that are not being closed. Server thread only.
     var liveConnections = 0
     /// Connections in the order they were accepted, by serial, from `freshHead` on: the first to make room while
-    /// they have not completed a request (``evictionCandidate(_:)``). Server thread only.
+    /// they have not completed a request (``evictionCandidate(_:lookingAtAll:)``). Server thread only.
     var fresh: [(OpaquePointer, UInt64)] = []
     var freshHead = 0
     /// The once-a-second timer that closes connections past their deadlines (``sweep()``).

@@ -22,6 +22,7 @@ final class RPCWorkers: Sendable {
         self.count = count
         for i in 0..<count {
             let thread = Thread { [self] in
+                Thread.current.threadDictionary[Self.key] = ObjectIdentifier(self).hashValue
                 while let job = next() { job() }
                 ended.signal()
             }
@@ -42,7 +43,8 @@ final class RPCWorkers: Sendable {
         if taken { ready.signal() }
     }
 
-    /// Runs the jobs already queued, then ends every thread; returns when they have ended.
+    /// Runs the jobs already queued, then ends every thread; returns when they have ended (when called from one
+    /// of them, as the server's deinit may be when a job held the last reference, when the others have).
     func stop() {
         let first = state.withLock { s -> Bool in
             defer { s.stopping = true }
@@ -50,8 +52,12 @@ final class RPCWorkers: Sendable {
         }
         guard first else { return }
         for _ in 0..<count { ready.signal() }
-        for _ in 0..<count { ended.wait() }
+        let mine = Thread.current.threadDictionary[Self.key] as? Int == ObjectIdentifier(self).hashValue
+        for _ in 0..<(mine ? count - 1 : count) { ended.wait() }
     }
+
+    /// Marks the threads of a set of workers (the thread dictionary's key).
+    private static let key = "dledger.rpc-workers"
 
     private func next() -> (@Sendable () -> Void)? {
         while true {
