@@ -26,7 +26,7 @@ import Testing
     static let descriptors = 256
 
     @Test(arguments: 1...5)
-    func serveHoldsAFloodOfIdleConnectionsUnderALowDescriptorLimit(round: Int) throws {
+    func serveHoldsAFloodOfIdleConnectionsUnderALowDescriptorLimit(round: Int) async throws {
         #expect(
             FileManager.default.isExecutableFile(atPath: Self.binary), "build dledger first: \(Self.binary)")
         let root = NSTemporaryDirectory() + "rpc-flood-\(round)-" + UUID().uuidString
@@ -58,7 +58,7 @@ import Testing
         let deadline = Date().addingTimeInterval(20)
         while port == 0 && Date() < deadline {
             port = Self.port(in: printed.withLock { $0 })
-            if port == 0 { Thread.sleep(forTimeInterval: 0.05) }
+            if port == 0 { try await Task.sleep(for: .milliseconds(50)) }
         }
         try #require(port > 0, "serve did not start: \(printed.withLock { $0 })")
         let call = #"{"jsonrpc":"2.0","id":1,"method":"aria2.tellActive","params":["token:tok"]}"#
@@ -87,6 +87,7 @@ import Testing
         #expect(server.isRunning, "serve ended: \(printed.withLock { $0 })")
         flood = []
         kill(server.processIdentifier, SIGTERM)
+        _ = await eventually(20) { !server.isRunning }
         server.waitUntilExit()
         #expect(server.terminationReason == .exit, "serve was killed by signal \(server.terminationStatus)")
         #expect([0, 130].contains(server.terminationStatus), "\(printed.withLock { $0 })")
