@@ -15,9 +15,9 @@ extension RPCServer {
     static let servedIdle = 10.0
 
     /// A connection lws just accepted: counted, and past ``connectionLimit`` the connections idle long enough
-    /// make room (``makeRoom(_:lookingAtAll:)``). When none is, the new one stays for now: lws accepts at most 16 past the
-    /// limit (``RPCServer/init(service:configuration:)``), further ones wait in the kernel's queue, and the
-    /// sweep makes room as the connections age.
+    /// make room (``makeRoom(_:lookingAtAll:)``). When none is, the new one stays for now: lws accepts at most
+    /// 16 past the limit (``RPCServer/init(service:configuration:)``), further ones wait in the kernel's queue,
+    /// and the sweep makes room as the connections age.
     func admit(_ wsi: OpaquePointer) -> Int32 {
         if drainingSeen { return -1 }
         fresh.append((wsi, openConnection(wsi).serial))
@@ -119,6 +119,13 @@ extension RPCServer {
         }
         expired.forEach(drop)
         makeRoom(now, lookingAtAll: true)
+        // Below the limit nothing is taken from `fresh`: what it holds for connections gone or served is let go.
+        if fresh.count - freshHead > 2 * connections.count + 64 {
+            fresh = fresh[freshHead...].filter { wsi, serial in
+                connections[wsi].map { $0.serial == serial && $0.evictionRank == 0 } ?? false
+            }
+            freshHead = 0
+        }
     }
 
     /// Whether the connection's socket received data in the last `seconds` (the kernel's TCP_INFO).
