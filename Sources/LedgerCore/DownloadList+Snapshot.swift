@@ -279,7 +279,8 @@ extension DownloadList {
         try SnapshotTasks.readURL(&r, into: &url)
         if let only, id != only {
             // Kept: the task's id and state (and bytes), every other field read past and checked.
-            let (state, bytes) = try SnapshotTasks.skipRest(&r, flags: flags, directories: directories.count)
+            let (state, bytes, _) = try SnapshotTasks.skipRest(
+                &r, flags: flags, directories: directories.count)
             if others?.contains(id) ?? true {
                 tasks.insert(DownloadTask.placeholder(id: id, state: state, bytes: bytes))
             }

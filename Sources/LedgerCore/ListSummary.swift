@@ -24,17 +24,16 @@ public struct ListSummary: Sendable, Equatable {
 
     public init() {}
 
-    /// Counts `list` in place (no copy of its tasks).
+    /// Counts `list` in place (no copy of its tasks, and none built from a snapshot's records).
     /// - Complexity: O(tasks in the list).
     public init(_ list: DownloadList) {
         for section in list.sections {
             for id in section.tasks {
-                list.tasks.read(id) { t in
-                    tasks += 1
-                    byState[TaskState.allCases.firstIndex(of: t.state)!] += 1
-                    bytes &+= t.bytes
-                    sizeKnown &+= t.size ?? 0
-                }
+                guard let t = list.tasks.figures(of: id) else { continue }
+                tasks += 1
+                byState[TaskState.allCases.firstIndex(of: t.state)!] += 1
+                bytes &+= t.bytes
+                sizeKnown &+= t.size ?? 0
             }
         }
         trash = list.trash.count

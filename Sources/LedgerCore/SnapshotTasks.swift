@@ -83,7 +83,7 @@ final class SnapshotTasks: @unchecked Sendable {
                 return nil
             }
             let rest = UInt32(r.offset - start)
-            let (state, _) = try skipRest(&r, flags: flags, directories: directories.count)
+            let (state, _, _) = try skipRest(&r, flags: flags, directories: directories.count)
             records.append(
                 Record(
                     id: id, rest: rest, urlEnd: UInt32(urls.count), flags: flags.rawValue,
@@ -118,6 +118,18 @@ final class SnapshotTasks: @unchecked Sendable {
     func id(at position: Int) -> TaskID { records[position].id }
 
     func state(at position: Int) -> TaskState { TaskState.allCases[Int(records[position].state)] }
+
+    /// The state, bytes and size of the task at `position`, read from its record without building the task.
+    func figures(at position: Int) -> TaskFigures {
+        let record = records[position]
+        var r = BinaryReader(bytes: bytes, offset: Int(record.rest))
+        // Checked when the snapshot was read, by the same rules: the fallback is not reached.
+        guard
+            let read = try? Self.skipRest(
+                &r, flags: TaskFlags(rawValue: record.flags), directories: directories.count)
+        else { return TaskFigures(state: state(at: position), bytes: 0, size: nil) }
+        return TaskFigures(state: read.state, bytes: read.bytes, size: read.size)
+    }
 
     /// The task at `position`, built from its record (checked when the snapshot was read).
     func task(at position: Int) -> DownloadTask {
@@ -190,7 +202,7 @@ final class SnapshotTasks: @unchecked Sendable {
     /// The rest of a record read past in the order `buildRest` reads it and refused where it refuses; kept: the
     /// task's state and bytes.
     static func skipRest(_ r: inout BinaryReader, flags: TaskFlags, directories: Int) throws -> (
-        state: TaskState, bytes: Int64
+        state: TaskState, bytes: Int64, size: Int64?
     ) {
         guard !flags.contains(.displayNameIsFileName) || flags.contains(.fileName) else {
             throw SnapshotError()
@@ -201,7 +213,7 @@ final class SnapshotTasks: @unchecked Sendable {
         try r.skipChecksum(flags, bytes: .expectedSHA256, text: .expectedSHA256IsText)
         let state = try element(of: TaskState.allCases, at: r.int())
         let bytes = try r.int()
-        if flags.contains(.size) { _ = try r.int() }
+        let size = flags.contains(.size) ? try r.int() : nil
         if flags.contains(.failure) { _ = (try r.raw(), try r.raw(), try r.bool()) }
         _ = (try r.int(), try r.int())
         if flags.contains(.finished) { _ = try r.int() }
@@ -209,7 +221,7 @@ final class SnapshotTasks: @unchecked Sendable {
         try r.skipChecksum(flags, bytes: .sha256, text: .sha256IsText)
         _ = try r.int()
         if flags.contains(.options) { _ = try r.options() }
-        return (state, bytes)
+        return (state, bytes, size)
     }
 
     static func element<C: RandomAccessCollection>(of c: C, at i: Int64) throws -> C.Element

@@ -4,10 +4,17 @@
 public struct TaskTable: Sendable, Sequence {
     private var slots: [DownloadTask?] = []
     private var far: [TaskID: DownloadTask] = [:]
-    /// The tasks of the snapshot this table was read from, while none of them was changed (the slots are empty
-    /// then): each is built when it is read, every one of them before the first change.
+    /// The tasks of the snapshot this table was read from (the slots are empty then): each is built when it is
+    /// read. Changes go to `changed` over them, so that folding a few events after a snapshot builds only the
+    /// tasks they touch; every task is built once the changes outgrow ``changeReach``.
     private var kept: SnapshotTasks?
+    /// While `kept` is set: the tasks changed, added (an id `kept` has not) or removed (nil) since.
+    private var changed: [TaskID: DownloadTask?] = [:]
     public private(set) var count = 0
+
+    /// Changes kept beside a snapshot's tasks before they are all built: a tail of a few thousand events touches
+    /// few tasks, and past this a lookup in `changed` costs more than the slots would.
+    static let changeReach = 8192
 
     /// Ids up to this far past the dense range still extend it.
     private static let denseReach: TaskID = 4096
@@ -22,20 +29,43 @@ public struct TaskTable: Sendable, Sequence {
     /// How many slots the dense range has (tests: what a damaged list costs).
     var denseSlots: Int { kept == nil ? slots.count : kept!.denseSlots }
 
+    /// How many tasks are changed beside the snapshot's (tests).
+    var changedCount: Int { changed.count }
+
     /// The tasks of a snapshot, built when they are read.
     init(_ kept: SnapshotTasks) {
         self.kept = kept
         count = kept.count
     }
 
-    /// Whether every task is built (not read from a snapshot, or changed since).
+    /// Whether every task is built (not read from a snapshot, or changed beyond ``changeReach`` since).
     var isBuilt: Bool { kept == nil }
 
-    /// Builds every task of the snapshot (before a change: from then on they are the table's own).
+    /// Builds every task of the snapshot, with the changes since: from then on they are the table's own.
     private mutating func build() {
         guard let kept else { return }
         self.kept = nil
         slots = kept.all()
+        let changes = changed
+        changed = [:]
+        count = kept.count
+        for (id, task) in changes.sorted(by: { $0.key < $1.key }) { self[id] = task }
+    }
+
+    /// Records `task` (nil: removed) for `id` beside the snapshot's tasks; false when the table is built or the
+    /// changes would outgrow their reach (the caller then builds it and changes the slots).
+    private mutating func change(_ id: TaskID, to task: DownloadTask?) -> Bool {
+        guard let kept else { return false }
+        let existing: Bool
+        if let entry = changed[id] {
+            existing = entry != nil
+        } else {
+            guard changed.count < Self.changeReach else { return false }
+            existing = kept.position(of: id) != nil
+        }
+        count += (task != nil ? 1 : 0) - (existing ? 1 : 0)
+        changed[id] = .some(task)
+        return true
     }
 
     public var isEmpty: Bool { count == 0 }
@@ -47,7 +77,10 @@ public struct TaskTable: Sendable, Sequence {
     /// Whether a task has this id (no copy of the task).
     @inline(__always)
     public func contains(_ id: TaskID) -> Bool {
-        if let kept { return kept.position(of: id) != nil }
+        if let kept {
+            if !changed.isEmpty, let entry = changed[id] { return entry != nil }
+            return kept.position(of: id) != nil
+        }
         if let i = slot(id) {
             return slots.withUnsafeBufferPointer { buffer in
                 if case .none = buffer[i] { return false }
@@ -62,6 +95,7 @@ public struct TaskTable: Sendable, Sequence {
     @inline(__always)
     public func state(of id: TaskID) -> TaskState? {
         if let kept {
+            if !changed.isEmpty, let entry = changed[id] { return entry?.state }
             guard let p = kept.position(of: id) else { return nil }
             return kept.state(at: p)
         }
@@ -73,11 +107,25 @@ public struct TaskTable: Sendable, Sequence {
         return far.isEmpty ? nil : far[id]?.state
     }
 
+    /// The state, bytes and size of the task with this id, or nil when there is none: a count over a list read
+    /// from a snapshot builds no task.
+    public func figures(of id: TaskID) -> TaskFigures? {
+        if let kept, changed.isEmpty || changed[id] == nil {
+            guard let p = kept.position(of: id) else { return nil }
+            return kept.figures(at: p)
+        }
+        return read(id) { TaskFigures(state: $0.state, bytes: $0.bytes, size: $0.size) }
+    }
+
     /// What `body` reads from the task with this id, or nil when there is none; the task is lent, not copied (a
     /// count over a list of a million tasks retains no strings).
     @inline(__always)
     public func read<R>(_ id: TaskID, _ body: (borrowing DownloadTask) -> R) -> R? {
         if let kept {
+            if !changed.isEmpty, let entry = changed[id] {
+                guard let task = entry else { return nil }
+                return body(task)
+            }
             guard let p = kept.position(of: id) else { return nil }
             return body(kept.task(at: p))
         }
@@ -107,6 +155,7 @@ public struct TaskTable: Sendable, Sequence {
     public subscript(id: TaskID) -> DownloadTask? {
         get {
             if let kept {
+                if !changed.isEmpty, let entry = changed[id] { return entry }
                 guard let p = kept.position(of: id) else { return nil }
                 return kept.task(at: p)
             }
@@ -114,6 +163,7 @@ public struct TaskTable: Sendable, Sequence {
             return far.isEmpty ? nil : far[id]
         }
         set {
+            if change(id, to: newValue) { return }
             build()
             if let i = slot(id) {
                 count += (newValue != nil ? 1 : 0) - (slots[i] != nil ? 1 : 0)
@@ -138,6 +188,11 @@ public struct TaskTable: Sendable, Sequence {
 
     /// Changes a task in place; does nothing for an unknown id.
     mutating func update(_ id: TaskID, _ body: (inout DownloadTask) -> Void) {
+        if kept != nil {
+            guard var task = self[id] else { return }
+            body(&task)
+            if change(id, to: task) { return }
+        }
         build()
         if let i = slot(id) {
             // In place through the buffer: testing the slot must not copy the task out.
@@ -152,6 +207,7 @@ public struct TaskTable: Sendable, Sequence {
     }
 
     mutating func reserveCapacity(_ n: Int) {
+        guard kept == nil || n - count > Self.changeReach else { return }
         build()
         slots.reserveCapacity(n)
     }
@@ -160,7 +216,7 @@ public struct TaskTable: Sendable, Sequence {
     /// by doubling (each doubling holds the old slots beside the new ones while it copies). Growth stays geometric:
     /// many small adds reserve no more often than appends would grow.
     mutating func reserve(adding n: Int) {
-        guard n > 1 else { return }
+        guard n > 1, kept == nil || n > Self.changeReach else { return }
         build()
         let needed = slots.count + n
         guard far.isEmpty, slots.capacity < needed else { return }
@@ -172,6 +228,10 @@ public struct TaskTable: Sendable, Sequence {
     @inline(__always)
     mutating func insert(_ task: consuming DownloadTask) {
         let id = task.id
+        if kept != nil {
+            let copy = copy task
+            if change(id, to: copy) { return }
+        }
         build()
         if id == TaskID(slots.count) + 1 && far.isEmpty {
             slots.append(consume task)
@@ -183,7 +243,7 @@ public struct TaskTable: Sendable, Sequence {
 
     /// Ids in increasing order.
     public var keys: [TaskID] {
-        if let kept { return (0..<kept.count).map(kept.id(at:)) }
+        if let kept, changed.isEmpty { return (0..<kept.count).map(kept.id(at:)) }
         return map(\.key)
     }
 
@@ -192,11 +252,23 @@ public struct TaskTable: Sendable, Sequence {
 
     public func makeIterator() -> AnyIterator<(key: TaskID, value: DownloadTask)> {
         if let kept {
+            // The snapshot's tasks and the changes since, merged in id order.
             var next = 0
+            var changes = changed.sorted { $0.key < $1.key }.makeIterator()
+            var change = changes.next()
             return AnyIterator {
-                guard next < kept.count else { return nil }
-                defer { next += 1 }
-                return (kept.id(at: next), kept.task(at: next))
+                while true {
+                    let keptID = next < kept.count ? kept.id(at: next) : nil
+                    if let (id, task) = change, keptID == nil || id <= keptID! {
+                        change = changes.next()
+                        if id == keptID { next += 1 }
+                        if let task { return (id, task) }
+                        continue
+                    }
+                    guard let keptID else { return nil }
+                    defer { next += 1 }
+                    return (keptID, kept.task(at: next))
+                }
             }
         }
         var dense = slots.makeIterator()
@@ -208,6 +280,13 @@ public struct TaskTable: Sendable, Sequence {
             return sparse.next().map { ($0.key, $0.value) }
         }
     }
+}
+
+/// What a count of a list reads from each task.
+public struct TaskFigures: Sendable, Equatable {
+    public var state: TaskState
+    public var bytes: Int64
+    public var size: Int64?
 }
 
 extension TaskTable: Equatable {

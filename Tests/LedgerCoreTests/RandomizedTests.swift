@@ -344,6 +344,17 @@ struct RandomizedTests {
             }
         }
         #expect(pairs.filter { $0.full.tasks.count > 5 }.count >= 3)
+        // The whole list read from the snapshot, the tail folded onto its records (only the tasks it touches
+        // built): the same list, summary and snapshot as the list that lived through it.
+        for (bytes, full) in pairs {
+            var read = try DownloadList(snapshot: bytes)
+            let tail = fuzz.log.entries.filter { $0.seq > read.head && $0.seq <= full.head }
+            for logged in tail { read.apply(logged) }
+            expectEqual(read, full, "a tail of \(tail.count) folded onto a snapshot read")
+            #expect(read.tasks.keys == full.tasks.keys)
+            #expect(ListSummary(read) == ListSummary(full))
+            #expect(read.snapshotBytes() == full.snapshotBytes())
+        }
         // The others kept as id and state: all of them, or only those the tail names (all the fold reads).
         for (bytes, full) in pairs {
             let head = try bytes.withUnsafeBytes { try DownloadList(snapshot: $0) }.head

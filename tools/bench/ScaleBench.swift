@@ -9,7 +9,7 @@ import Foundation
 /// to audit). Every command runs as a fresh process under GNU time (wall, CPU, peak RSS from the kernel), the four
 /// ledgers in turn within each round, so that a busy moment of the machine moves both sides of a ratio.
 enum ScaleBench {
-    static let startupCeiling = 5.0
+    static let startupCeiling = 3.0
     static let statsToVersionCeiling = 3.0
     static let rssCeilingMB = 100.0
     static let millionRSSCeilingMB = 1024.0
@@ -19,6 +19,8 @@ enum ScaleBench {
         var name: String
         var path: String
         var auditID: Int
+        /// The section `ls --section` shows.
+        var section = 0
     }
 
     struct Run {
@@ -39,7 +41,16 @@ enum ScaleBench {
             throw BenchError("build dledger first: swift build -c release --product dledger")
         }
         let run = Run(dledger: dledger, directory: try BenchDirectory())
-        let shapes = try build(tasks: tasks, run)
+        var shapes = try build(tasks: tasks, run)
+        for base in shapes[1...2] {
+            for count in tails {
+                shapes.append(
+                    try withTail(base, count: count, tasks: tasks, sections: base.section + 1, run))
+            }
+        }
+        print(
+            "  built: each base followed by \(tails.map(String.init).joined(separator: " and ")) small events"
+        )
         try startup(shapes, rounds: rounds, run)
         try statsAgainstVersion(shapes, rounds: rounds, run)
         print("  peak RSS on \(tasks) tasks (ceiling \(Int(rssCeilingMB)) MB):")
@@ -56,15 +67,18 @@ enum ScaleBench {
         if !arguments.contains("--no-million") { try million(run) }
     }
 
-    /// Medians of `rounds` rounds of each command on each ledger, and each shape's ratio to the floor.
+    /// Medians of `rounds` rounds of each command on each ledger, and each shape's ratio to the floor; `ls` and
+    /// `export` print the whole list, so they are also compared with the same list without a tail (they may grow
+    /// with what they print, not with the history).
     static func startup(_ shapes: [Shape], rounds: Int, _ run: Run) throws {
         print(
             "  start-up, median of \(rounds) rounds, wall (CPU); ratio to the 1-task ledger, ceiling \(startupCeiling)x:"
         )
         let commands: [(String, (Shape) -> [String])] = [
-            ("stats", { _ in ["stats"] }), ("ls", { _ in ["ls"] }),
-            ("log --limit 1", { _ in ["log", "--limit", "1"] }),
+            ("stats", { _ in ["stats"] }), ("log --limit 1", { _ in ["log", "--limit", "1"] }),
             ("audit ID", { ["audit", "\($0.auditID)"] }),
+            ("ls --section N", { ["ls", "--section", "\($0.section)"] }),
+            ("ls", { _ in ["ls"] }), ("export", { _ in ["export"] }),
         ]
         var wall: [String: [Double]] = [:]
         var cpu: [String: [Double]] = [:]
@@ -78,16 +92,26 @@ enum ScaleBench {
             }
         }
         for (name, _) in commands {
+            let whole = name == "ls" || name == "export"
             let base = StoreBench.median(wall["\(name)|\(shapes[0].name)"]!)
             let baseCPU = StoreBench.median(cpu["\(name)|\(shapes[0].name)"]!)
             print("    \(name): \(shapes[0].name) \(ms(base)) (\(ms(baseCPU)))")
             for shape in shapes.dropFirst() {
                 let t = StoreBench.median(wall["\(name)|\(shape.name)"]!)
                 let c = StoreBench.median(cpu["\(name)|\(shape.name)"]!)
-                print(
-                    "      \(shape.name.padding(toLength: 18, withPad: " ", startingAt: 0)) \(ms(t)) (\(ms(c)))"
-                        + "  \(ratio(t / base, startupCeiling)) (CPU \(String(format: "%.2f", c / baseCPU))x)"
-                )
+                var line =
+                    "      \(shape.name.padding(toLength: 24, withPad: " ", startingAt: 0)) \(ms(t)) (\(ms(c)))"
+                if whole {
+                    line += "  \(String(format: "%.2f", t / base))x the 1-task ledger"
+                    if let plus = shape.name.range(of: " +"),
+                        let untailed = wall["\(name)|\(shape.name[..<plus.lowerBound])"]
+                    {
+                        line += ", \(ratio(t / StoreBench.median(untailed), 1.5)) without the tail"
+                    }
+                } else {
+                    line += "  \(ratio(t / base, startupCeiling))"
+                }
+                print(line + " (CPU \(String(format: "%.2f", c / baseCPU))x)")
             }
         }
     }
@@ -127,7 +151,7 @@ enum ScaleBench {
         try writeURLs(directory.file("one.txt"), range: 1...1, prefix: "https://mirror.example.org/one")
         _ = try run.measure(["add", "--from-file", directory.file("one.txt"), "--ledger", floor.path, "-q"])
 
-        let oneAdd = Shape(name: "one add", path: directory.file("one-add.sqlite"), auditID: tasks / 2)
+        var oneAdd = Shape(name: "one add", path: directory.file("one-add.sqlite"), auditID: tasks / 2)
         try writeURLs(
             directory.file("all.txt"), range: 1...tasks, prefix: "https://mirror.example.org/pub/all")
         let add = try run.measure([
@@ -137,17 +161,23 @@ enum ScaleBench {
             "  built: one add of \(tasks) URLs in \(String(format: "%.2f", add.wall)) s,"
                 + " peak RSS \(String(format: "%.0f", megabytes(add.peakRSS))) MB")
 
-        let batches = Shape(name: "adds of 1,000", path: directory.file("batches.sqlite"), auditID: tasks / 2)
+        var batches = Shape(name: "adds of 1,000", path: directory.file("batches.sqlite"), auditID: tasks / 2)
+        let titles = ["Linux", "Media", "Documents", "Games", "Music", "Books", "Other"]
         var slowest = 0.0
         for start in stride(from: 1, through: tasks, by: 1000) {
             let file = directory.file("batch.txt")
             try writeURLs(
                 file, range: start...min(tasks, start + 999), prefix: "https://mirror.example.org/pub/b")
             slowest = max(
-                slowest, try run.measure(["add", "--from-file", file, "--ledger", batches.path, "-q"]).wall)
+                slowest,
+                try run.measure([
+                    "add", "--from-file", file, "--section", titles[(start / 1000) % titles.count],
+                    "--ledger",
+                    batches.path, "-q",
+                ]).wall)
         }
         print(
-            "  built: \((tasks + 999) / 1000) adds of 1,000 URLs, the slowest \(String(format: "%.2f", slowest)) s"
+            "  built: \((tasks + 999) / 1000) adds of 1,000 URLs in 7 sections, the slowest \(String(format: "%.2f", slowest)) s"
         )
 
         let events = Shape(
@@ -155,6 +185,17 @@ enum ScaleBench {
         let count = try LedgerBench.build(path: events.path, tasks: tasks)
         _ = try run.measure(["limit", "5", "--ledger", events.path])
         print("  built: \(count) events over \(tasks) tasks, snapshotted by 'dledger limit 5'")
+        // A small section of ten beside the big ones, the one `ls --section` shows: it prints ten rows whatever
+        // the list and its history.
+        try writeURLs(directory.file("later.txt"), range: 1...10, prefix: "https://mirror.example.org/later")
+        for shape in [oneAdd, batches] {
+            _ = try run.measure([
+                "add", "--from-file", directory.file("later.txt"), "--new-section", "Later", "--ledger",
+                shape.path, "-q",
+            ])
+        }
+        oneAdd.section = 1
+        batches.section = 7
         return [floor, oneAdd, batches, events]
     }
 
