@@ -14,9 +14,26 @@ struct ReplyCache {
     }
 
     var entries: [String: Entry] = [:]
+    /// The bytes the entries hold.
+    var bytes = 0
     /// Distinct calls kept at most (parameters vary little in practice; a client varying them on purpose only
     /// empties the cache more often).
     static let limit = 64
+    /// Bytes kept at most: a long list's replies are large, and a client varying parameters on purpose must not
+    /// fill 64 entries with them.
+    static let byteLimit = 8 << 20
+
+    /// Keeps `entry` for `key`, emptying the cache first when it would hold too many entries or bytes.
+    mutating func keep(_ entry: Entry, for key: String) {
+        if let old = entries.removeValue(forKey: key) { bytes -= old.bytes.count }
+        guard entry.bytes.count <= Self.byteLimit else { return }
+        if entries.count >= Self.limit || bytes + entry.bytes.count > Self.byteLimit {
+            entries = [:]
+            bytes = 0
+        }
+        entries[key] = entry
+        bytes += entry.bytes.count
+    }
 }
 
 extension Aria2Service {
@@ -45,10 +62,7 @@ extension Aria2Service {
         }
         guard case .success(let result) = run(handler, params) else { return nil }
         let bytes = result.bytes()
-        replies.withLock { cache in
-            if cache.entries.count >= ReplyCache.limit && cache.entries[key] == nil { cache.entries = [:] }
-            cache.entries[key] = ReplyCache.Entry(head: head, activity: activity, bytes: bytes)
-        }
+        replies.withLock { $0.keep(ReplyCache.Entry(head: head, activity: activity, bytes: bytes), for: key) }
         return bytes
     }
 }

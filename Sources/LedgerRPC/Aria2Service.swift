@@ -79,18 +79,26 @@ public final class Aria2Service: Sendable {
 
     /// Answers a POST body or a WebSocket message: one request or a batch (an array of requests).
     public func reply(to body: [UInt8]) -> Reply {
-        guard let document = RPCValue.parse(body) else {
-            return Reply(bytes: Self.envelope(id: .null, error: .parse), isError: true)
+        reply(to: read(body))
+    }
+
+    /// Answers a request ``read(_:)`` read.
+    public func reply(to request: Aria2Request) -> Reply {
+        let document: RPCValue
+        switch request.content {
+        case .refused(let error):
+            return Reply(bytes: Self.envelope(id: .null, error: error), isError: true)
+        case .document(let value):
+            document = value
         }
         if case .array(let requests) = document {
             guard !requests.isEmpty else {
                 return Reply(bytes: Self.envelope(id: .null, error: .invalidRequest), isError: true)
             }
-            let parts = requests.map { answer($0).bytes }
             var out: [UInt8] = [UInt8(ascii: "[")]
-            for (i, part) in parts.enumerated() {
+            for (i, request) in requests.enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
-                out += part
+                out += answer(request).bytes
             }
             out.append(UInt8(ascii: "]"))
             return Reply(bytes: out, isError: false)

@@ -14,6 +14,17 @@ public struct RPCError: Error, Sendable, Equatable, CustomStringConvertible {
     public static let parse = RPCError(code: -32700, message: "Parse error.")
     /// JSON that is not a JSON-RPC request.
     public static let invalidRequest = RPCError(code: -32600, message: "Invalid Request.")
+    /// JSON nested deeper than ``RPCValue/maxDepth``: refused before it is decoded.
+    public static let tooDeep = RPCError(
+        code: -32600, message: "Invalid Request: JSON nested deeper than \(RPCValue.maxDepth) levels.")
+
+    /// A request making more than ``Aria2Service/maxCalls`` calls.
+    public static func tooManyCalls(_ count: Int) -> RPCError {
+        RPCError(
+            code: -32600,
+            message: "Invalid Request: \(count) calls in one request (at most \(Aria2Service.maxCalls)).")
+    }
+
     /// A missing or wrong `token:` secret (aria2's code and words).
     public static let unauthorized = RPCError(code: 1, message: "Unauthorized")
 

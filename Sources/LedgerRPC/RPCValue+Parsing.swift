@@ -1,15 +1,57 @@
 import Foundation
 
 extension RPCValue {
+    /// The deepest nesting of arrays and objects a parsed document may have. aria2's requests nest four levels
+    /// (a batch, a call, its parameters, an option object); Foundation's decoder slows down sharply with depth
+    /// (a 108 KB body nested 450 deep took seconds), so deeper text is refused before it is decoded.
+    public static let maxDepth = 64
+
     /// Parses JSON text with Foundation's decoder (no parser of our own on a listening port).
-    /// - Returns: nil when the bytes are not one JSON document.
+    /// - Returns: nil when the bytes are not one JSON document, or nest deeper than ``maxDepth``.
     public static func parse(_ bytes: [UInt8]) -> RPCValue? {
-        parse(Data(bytes))
+        guard !bytes.withUnsafeBytes({ nests($0, deeperThan: maxDepth) }) else { return nil }
+        return decode(Data(bytes))
     }
 
-    /// Parses JSON text; nil when it is not one JSON document.
+    /// Parses JSON text; nil when it is not one JSON document, or nests deeper than ``maxDepth``.
     public static func parse(_ data: Data) -> RPCValue? {
+        guard !data.withUnsafeBytes({ nests($0, deeperThan: maxDepth) }) else { return nil }
+        return decode(data)
+    }
+
+    private static func decode(_ data: Data) -> RPCValue? {
         try? JSONDecoder().decode(Decoded.self, from: data).value
+    }
+
+    /// Whether JSON text opens more than `limit` arrays or objects inside each other, counted in one pass over
+    /// the bytes (brackets inside strings do not count). It does not check that the text is JSON: it only bounds
+    /// what the decoder is given, and stops at the first level past `limit`.
+    public static func nests(_ bytes: UnsafeRawBufferPointer, deeperThan limit: Int) -> Bool {
+        var depth = 0
+        var inString = false
+        var escaped = false
+        for byte in bytes {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+                if depth > limit { return true }
+            case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                depth -= 1
+            default: break
+            }
+        }
+        return false
     }
 
     /// A `Decodable` wrapper: each JSON type to its case, integers that fit in 64 bits as `.int`.

@@ -3,6 +3,32 @@
 final class RPCConnection {
     enum Method { case get, post, options, other }
 
+    /// What the connection waits for; each phase but `working` has a deadline (``RPCServer/sweep()``).
+    enum Phase {
+        /// A request's head (the first, or the next on a keep-alive connection).
+        case head
+        /// A POST's body, its head read.
+        case body
+        /// A worker's reply.
+        case working
+        /// The client, to read the reply.
+        case writing
+        /// A WebSocket's next message.
+        case webSocket
+    }
+
+    var phase = Phase.head
+    /// When the phase began (monotonic seconds): deadlines count the whole phase, not the time since the last
+    /// byte, so a client sending a byte a second is closed as one sending nothing.
+    var since: Double
+    /// Requests (or WebSocket messages) the client has completed: a connection that never completed one is the
+    /// first dropped when the server runs out of room.
+    var served = 0
+    /// When the WebSocket message being assembled began to arrive; nil between messages.
+    var messageSince: Double?
+    /// Being closed (by its deadline or to make room); no longer counted.
+    var closing = false
+
     /// Names the connection to the replies the worker hands back (a closed connection's pointer may be reused).
     let serial: UInt64
     /// A request is with the worker; the next one waits, so a client's calls are answered in the order it sent
@@ -19,8 +45,15 @@ final class RPCConnection {
         var body: [UInt8]
     }
 
-    init(serial: UInt64) {
+    init(serial: UInt64, now: Double) {
         self.serial = serial
+        since = now
+    }
+
+    /// Enters `phase` at `now`.
+    func enter(_ phase: Phase, _ now: Double) {
+        self.phase = phase
+        since = now
     }
 
     var method = Method.other
@@ -51,6 +84,13 @@ final class RPCConnection {
         written = 0
     }
 
+    /// An HTTP transaction is over: the connection waits for the next request's head.
+    func completed(_ now: Double) {
+        reset()
+        served += 1
+        enter(.head, now)
+    }
+
     /// Queues a WebSocket message. Returns false when the client is so far behind (more than `limit` bytes
     /// queued) that it should be dropped rather than held in memory.
     func enqueue(_ message: [UInt8], limit: Int) -> Bool {
@@ -63,6 +103,9 @@ final class RPCConnection {
     func dequeue() -> [UInt8]? {
         guard outboxHead < outbox.count else { return nil }
         let message = outbox[outboxHead]
+        // The slot lets go of the bytes now: a sent reply held until the queue is compacted kept a megabyte or
+        // more per polling client (issue 26).
+        outbox[outboxHead] = []
         outboxHead += 1
         outboxBytes -= message.count
         if outboxHead > 64 && outboxHead * 2 > outbox.count {
@@ -77,5 +120,16 @@ final class RPCConnection {
     /// Nothing asked of it is still unanswered or unwritten (the drain before stopping waits for this).
     var isSettled: Bool {
         !working && inbox.isEmpty && ready == nil && written >= pending.count && !hasOutgoing
+    }
+
+    /// The order in which connections make room (lower first); nil for one that must not be dropped (a call
+    /// under way, a reply not yet written).
+    var evictionRank: Int? {
+        if working || !inbox.isEmpty || ready != nil || hasOutgoing { return nil }
+        switch phase {
+        case .head, .body: return served == 0 ? 0 : 1
+        case .webSocket: return served == 0 ? 0 : 2
+        case .working, .writing: return nil
+        }
     }
 }

@@ -24,8 +24,7 @@ extension RPCServer {
             lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0)
             let body = conn.body
             conn.body = []
-            let service = service
-            dispatch(conn, reads: Aria2Service.onlyReads(body)) { service.reply(to: body) }
+            dispatch(conn, body: body)
             return 0
         case LWS_CALLBACK_HTTP_WRITEABLE:
             guard let conn = connections[wsi] else { return -1 }
@@ -38,13 +37,22 @@ extension RPCServer {
             guard path(wsi, WSI_TOKEN_GET_URI) == "/jsonrpc" else { return 1 }
             if case .refuse = admitted(wsi) { return 1 }
             return 0
+        case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED:
+            return admit(wsi)
         case LWS_CALLBACK_ESTABLISHED:
             if drainingSeen { return -1 }
+            let served = connections[wsi]?.served ?? 0
             closeConnection(wsi)
-            openConnection(wsi).isWebSocket = true
+            let conn = openConnection(wsi)
+            conn.isWebSocket = true
+            conn.served = served
+            conn.enter(.webSocket, Self.now())
             return 0
         case LWS_CALLBACK_RECEIVE:
             return receive(wsi, input, length)
+        case LWS_CALLBACK_RECEIVE_PONG:
+            if let conn = connections[wsi], !conn.working { conn.since = Self.now() }
+            return 0
         case LWS_CALLBACK_SERVER_WRITEABLE:
             guard let conn = connections[wsi], let message = conn.dequeue() else { return 0 }
             if message.count > Self.chunk {
@@ -62,6 +70,7 @@ extension RPCServer {
                 }
             }
             if conn.hasOutgoing { lws_callback_on_writable(wsi) }
+            dispatchWaiting(conn)
             return 0
         case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
             deliverNotifications()
@@ -82,9 +91,16 @@ extension RPCServer {
         if let input, length > 0 {
             conn.body.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
         }
-        guard lws_is_final_fragment(wsi) != 0, lws_remaining_packet_payload(wsi) == 0 else { return 0 }
+        let now = Self.now()
+        guard lws_is_final_fragment(wsi) != 0, lws_remaining_packet_payload(wsi) == 0 else {
+            if conn.messageSince == nil { conn.messageSince = now }
+            return 0
+        }
         let message = conn.body
         conn.body = []
+        conn.messageSince = nil
+        conn.served += 1
+        if !conn.working { conn.since = now }
         // A client that keeps sending while its answers wait is held to the same limit as one that stops reading.
         guard conn.inbox.reduce(message.count, { $0 + $1.count }) <= configuration.maxQueuedBytes else {
             return -1

@@ -35,6 +35,7 @@ extension RPCServer {
                 return respond(wsi, conn, status: 413, type: "text/plain", Array("Request Too Large\n".utf8))
             }
             lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, Int32(configuration.requestTimeout))
+            conn.enter(.body, Self.now())
             return 0
         case .options:
             return respond(wsi, conn, status: 200, type: "text/plain", [], preflight: true)
@@ -117,7 +118,11 @@ extension RPCServer {
         guard lws_finalize_write_http_header(wsi, start, &p, end) == 0 else { return -1 }
         conn.pending = body
         conn.written = 0
-        if body.isEmpty { return lws_http_transaction_completed(wsi) != 0 ? -1 : 0 }
+        if body.isEmpty {
+            conn.completed(Self.now())
+            return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
+        }
+        conn.enter(.writing, Self.now())
         lws_callback_on_writable(wsi)
         return 0
     }
@@ -138,7 +143,7 @@ extension RPCServer {
         }
         // A refused request's body was never read: the connection cannot carry another request.
         if conn.refused { return -1 }
-        conn.reset()
+        conn.completed(Self.now())
         return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
     }
 }

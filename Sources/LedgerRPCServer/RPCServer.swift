@@ -53,11 +53,16 @@ public final class RPCServer: @unchecked Sendable {
         public var requestTimeout: Int
         /// Bytes of replies and notifications a WebSocket client may fall behind by before it is dropped.
         public var maxQueuedBytes: Int
+        /// Client connections held open at most; fewer when the descriptor limit is low
+        /// (``RPCServer/connectionLimit``). At the limit a new connection takes the place of the one idle the
+        /// longest (first those that never completed a request).
+        public var maxConnections: Int
 
         public init(
             port: Int = 6800, listenAll: Bool = false, allowOriginAll: Bool = false,
             maxRequestSize: Int = 2 << 20, idleTimeout: Int = 60, requestTimeout: Int = 15,
-            maxQueuedBytes: Int = 16 << 20, allowedOrigins: [String] = [], hostNames: [String] = []
+            maxQueuedBytes: Int = 4 << 20, allowedOrigins: [String] = [], hostNames: [String] = [],
+            maxConnections: Int = 1000
         ) {
             self.port = port
             self.allowedOrigins = allowedOrigins
@@ -68,6 +73,7 @@ public final class RPCServer: @unchecked Sendable {
             self.idleTimeout = idleTimeout
             self.requestTimeout = requestTimeout
             self.maxQueuedBytes = maxQueuedBytes
+            self.maxConnections = maxConnections
         }
     }
 
@@ -109,10 +115,29 @@ public final class RPCServer: @unchecked Sendable {
     var inFlight = 0
     /// Whether a drain has begun, as the server thread last saw it.
     var drainingSeen = false
-    /// Where reads run, side by side (``dispatch(_:reads:callback:_:)``).
-    let readers = DispatchQueue(label: "dledger-rpc-read", qos: .userInitiated, attributes: .concurrent)
+    /// Where requests are read (parsed) and reads answered, side by side (``dispatch(_:reads:callback:_:)``).
+    let readers = RPCWorkers(count: RPCServer.readerCount, name: "dledger-rpc-read")
+    /// Where large requests are read and answered, one at a time: a client sending them back to back holds
+    /// this thread, never the readers other clients' small calls need.
+    let bulk = RPCWorkers(count: 1, name: "dledger-rpc-bulk")
     /// Where the calls that change the list run, one at a time.
-    let writer = DispatchQueue(label: "dledger-rpc-write", qos: .userInitiated)
+    let writer = RPCWorkers(count: 1, name: "dledger-rpc-write")
+    /// Reader threads: enough that a slow read leaves others free, few enough that each costs little.
+    static let readerCount = max(2, min(4, ProcessInfo.processInfo.activeProcessorCount))
+    /// A body or message larger than this is read on ``bulk``.
+    static let bulkSize = 64 << 10
+    /// Client connections held open at most: the configured maximum, or less when the descriptor limit
+    /// (`RLIMIT_NOFILE`) would not leave half of it, less 64, for the transfers, the ledger and the rest of the
+    /// process (``descriptorShare(_:)``).
+    public let connectionLimit: Int
+    /// Connections open now that are not being closed. Server thread only.
+    var liveConnections = 0
+    /// Connections in the order they were accepted, by serial, from `freshHead` on: the first to make room while
+    /// they have not completed a request (``evictionCandidate(_:lookingAtAll:)``). Server thread only.
+    var fresh: [(OpaquePointer, UInt64)] = []
+    var freshHead = 0
+    /// The once-a-second timer that closes connections past their deadlines (``sweep()``).
+    let timer: UnsafeMutablePointer<cws_timer>
     let shared = Mutex(Shared())
     /// How long ``stop()`` waits for replies to go out before it closes the connections anyway.
     static let drainLimit = 2.0
@@ -129,6 +154,9 @@ public final class RPCServer: @unchecked Sendable {
         if configuration.listenAll && !service.hasSecret { throw RPCServerError.secretRequired }
         self.service = service
         self.configuration = configuration
+        connectionLimit = min(configuration.maxConnections, Self.descriptorShare(Self.descriptorLimit()))
+        timer = .allocate(capacity: 1)
+        timer.initialize(to: cws_timer())
         admission = RPCAdmission(
             allowOriginAll: configuration.allowOriginAll, origins: configuration.allowedOrigins,
             hostNames: configuration.hostNames, anyAddress: configuration.listenAll)
@@ -154,7 +182,11 @@ public final class RPCServer: @unchecked Sendable {
         // connection a busy front end and its neighbours keep open, so none waits for another's timeout.
         info.max_http_header_data = 8 * 1024
         info.max_http_header_pool = 4096
+        // lws stops accepting (connections wait in the kernel's queue) when it holds this many descriptors: the
+        // limit, the listening socket and its wake-up pipe, and room for those being closed to make way.
+        info.fd_limit_per_thread = UInt32(connectionLimit + 16)
         info.user = Unmanaged.passUnretained(self).toOpaque()
+        timer.pointee.owner = info.user
         guard let created = lws_create_context(&info) else {
             // Every stored property is set by now, so deinit runs and frees the buffers (freeing them here too
             // was a double free: a busy port crashed the process).
@@ -167,6 +199,10 @@ public final class RPCServer: @unchecked Sendable {
 
     deinit {
         stop()
+        readers.stop()
+        bulk.stop()
+        writer.stop()
+        timer.deallocate()
         protocols.deallocate()
         names.forEach { free($0) }
         scratch.deallocate()
@@ -179,6 +215,7 @@ public final class RPCServer: @unchecked Sendable {
         // Only this thread uses the context from now on (stop() waits for it to end).
         nonisolated(unsafe) let context = live
         let thread = Thread { [self] in
+            cws_schedule(context, timer, rpcTimer, Self.sweepInterval)
             var deadline = Double.infinity
             while true {
                 let (stopping, draining) = shared.withLock { ($0.stopping, $0.draining) }
@@ -235,10 +272,44 @@ public final class RPCServer: @unchecked Sendable {
         }
     }
 
+    /// Limits glibc's malloc to `arenas` arenas for the whole process; call it before threads start. Each thread
+    /// that allocates may otherwise get an arena of its own (up to 8 per core), each keeping what was freed in
+    /// it: under 200 polling clients, replies built on the workers and freed on the server thread grew serve's
+    /// peak memory by tens of MiB (`ledger-bench rpc`); two arenas hold it near one client's.
+    public static func limitMallocArenas(_ arenas: Int) {
+        _ = cws_limit_malloc_arenas(Int32(arenas))
+    }
+
+    /// The descriptor limit of the process (the soft `RLIMIT_NOFILE`).
+    static func descriptorLimit() -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
+        return Int(min(limit.rlim_cur, 1 << 24))
+    }
+
+    /// The connections a process allowed `limit` descriptors may hold: half of what is left after 64, so that
+    /// a flood of clients never takes the descriptors the transfers, the ledger (SQLite and its journal) and the
+    /// runtime need (libdispatch traps when it cannot open /proc to watch its threads), and at least 8.
+    static func descriptorShare(_ limit: Int) -> Int {
+        max(8, (limit - 64) / 2)
+    }
+
     static func now() -> Double {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+}
+
+/// The sweep timer lws calls on the server thread (``RPCServer/sweep()``), which schedules it again.
+private func rpcTimer(_ sul: UnsafeMutablePointer<lws_sorted_usec_list_t>?) {
+    guard let sul else { return }
+    let timer = UnsafeMutableRawPointer(sul).assumingMemoryBound(to: cws_timer.self)
+    guard let owner = timer.pointee.owner else { return }
+    let server = Unmanaged<RPCServer>.fromOpaque(owner).takeUnretainedValue()
+    server.sweep()
+    if let context = server.context {
+        cws_schedule(context, timer, rpcTimer, RPCServer.sweepInterval)
     }
 }
 

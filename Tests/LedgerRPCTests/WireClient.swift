@@ -72,6 +72,15 @@ final class WireClient {
         }
     }
 
+    /// Whether the server has closed the connection by now, without waiting (end of stream, or a reset).
+    func isClosedNow() -> Bool {
+        var probe = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&probe, 1, 0) > 0 else { return false }
+        var byte: UInt8 = 0
+        let n = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        return n == 0 || (n < 0 && errno != EAGAIN)
+    }
+
     private func take(_ n: Int) throws -> [UInt8] {
         while buffer.count < n { guard try fill() else { throw Failure(description: "closed early") } }
         defer { buffer.removeFirst(n) }

@@ -13,7 +13,7 @@ import LoopbackHTTP
 enum RPCBench {
     struct Options {
         var runs = 3
-        var clients = [200, 50]
+        var clients = [200, 50, 1]
         var hz = 4.0
         var active = 8
         var waiting = 100
@@ -42,6 +42,8 @@ enum RPCBench {
         var cpu: Double
         /// The server's CPU in the quiet window (its transfers alone).
         var quietCPU: Double
+        /// The server's peak resident memory over the run, in bytes.
+        var peakRSS: Int
         var slowdown: Double { 1 - loadedRate / quietRate }
     }
 
@@ -114,11 +116,12 @@ enum RPCBench {
                         String(
                             format: "  run %d %@ %4d clients: p50 %6.1f ms p99 %6.1f ms max %6.1f ms, "
                                 + "%5.1f → %5.1f MB/s (slowdown %5.1f%%), server CPU %4.2f → %4.2f s/s, %d replies, "
-                                + "%d errors, %d unanswered",
+                                + "%d errors, %d unanswered, peak RSS %.1f MiB",
                             round + 1, kind.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0),
                             clients,
                             r.p50 * 1000, r.p99 * 1000, r.max * 1000, r.quietRate / 1e6, r.loadedRate / 1e6,
-                            r.slowdown * 100, r.quietCPU, r.cpu, r.replies, r.errors, r.unanswered))
+                            r.slowdown * 100, r.quietCPU, r.cpu, r.replies, r.errors, r.unanswered,
+                            Double(r.peakRSS) / 1_048_576))
                 }
             }
         }
@@ -150,6 +153,7 @@ enum RPCBench {
         let t2 = TransferProcess.now()
         let cpu = (target.cpuSeconds() - cpu0) / (t2 - t1)
         let result = load.drain()
+        let peakRSS = target.peakRSS()
         let sorted = result.latencies.sorted()
         func percentile(_ p: Double) -> Double {
             sorted.isEmpty ? .nan : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
@@ -158,7 +162,7 @@ enum RPCBench {
             p50: percentile(0.5), p99: percentile(0.99), max: sorted.last ?? .nan,
             quietRate: Double(q1 - q0) / (t1 - t0), loadedRate: Double(l1 - q1) / (t2 - t1),
             replies: sorted.count, errors: result.errors, unanswered: result.unanswered, cpu: cpu,
-            quietCPU: quietCPU)
+            quietCPU: quietCPU, peakRSS: peakRSS)
     }
 
     static func loadAverage() -> String {

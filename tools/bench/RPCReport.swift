@@ -5,13 +5,16 @@ import Foundation
 enum RPCReport {
     static let p99Target = 0.050
     static let slowdownTarget = 0.10
+    /// Peak RSS at most 1.5 times aria2c's in the same run, and at most 64 MB above one client's (issue 26).
+    static let rssRatioTarget = 1.5
+    static let rssGrowthTarget = 64_000_000.0
 
     static func print(_ runs: [String: [RPCBench.Run]], _ o: RPCBench.Options) {
         Swift.print("")
         Swift.print(
             "| server | clients | p50 reply | p99 reply (< 50 ms) | transfers quiet → loaded | slowdown (≤ 10%) |"
-                + " server CPU quiet → loaded | replies |")
-        Swift.print("|---|---|---|---|---|---|---|---|")
+                + " server CPU quiet → loaded | replies | peak RSS |")
+        Swift.print("|---|---|---|---|---|---|---|---|---|")
         for clients in o.clients {
             for kind in RPCTarget.Kind.allCases {
                 guard let list = runs["\(kind.rawValue) \(clients)"], !list.isEmpty else { continue }
@@ -26,15 +29,27 @@ enum RPCReport {
                         + " | \(String(format: "%.2f", median(list.map(\.quietCPU)))) → "
                         + "\(String(format: "%.2f", median(list.map(\.cpu)))) s/s"
                         + " | \(median(list.map { Double($0.replies) }).formatted())"
-                        + (errors > 0 ? " (\(errors) errors or unanswered)" : "") + " |")
+                        + (errors > 0 ? " (\(errors) errors or unanswered)" : "")
+                        + " | \(mib(median(list.map { Double($0.peakRSS) }))) |")
             }
             if let ours = runs["dledger \(clients)"], let theirs = runs["aria2c \(clients)"] {
                 // Ratios within each run pair (the same round), then their median.
                 let pairs = zip(ours, theirs)
                 Swift.print(
                     "| ours / aria2c | \(clients) | \(ratio(pairs.map { $0.p50 / $1.p50 }))"
-                        + " | \(ratio(pairs.map { $0.p99 / $1.p99 })) | | | | |")
+                        + " | \(ratio(pairs.map { $0.p99 / $1.p99 })) | | | | |"
+                        + " \(ratio(pairs.map { Double($0.peakRSS) / Double($1.peakRSS) }))"
+                        + " \(verdict(median(pairs.map { Double($0.peakRSS) / Double($1.peakRSS) }) <= rssRatioTarget))"
+                        + " (≤ 1.5×) |")
             }
+        }
+        if let one = runs["dledger 1"], let most = o.clients.max(), most > 1,
+            let many = runs["dledger \(most)"]
+        {
+            let growth = median(many.map { Double($0.peakRSS) }) - median(one.map { Double($0.peakRSS) })
+            Swift.print(
+                "\ndledger serve peak RSS, \(most) clients − 1 client: \(mib(growth))"
+                    + " \(verdict(growth <= rssGrowthTarget)) (≤ 64 MB)")
         }
         Swift.print(
             "\nMedians of \(o.runs) runs; a reply's time runs from its request written to its last byte read; "
@@ -49,6 +64,7 @@ enum RPCReport {
     }
 
     static func ms(_ seconds: Double) -> String { String(format: "%.1f ms", seconds * 1000) }
+    static func mib(_ bytes: Double) -> String { String(format: "%.1f MiB", bytes / 1_048_576) }
     static func mb(_ rate: Double) -> String { String(format: "%.1f", rate / 1e6) }
     static func ratio(_ values: [Double]) -> String {
         let m = median(values)

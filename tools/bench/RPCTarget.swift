@@ -19,8 +19,12 @@ final class RPCTarget {
     let pid: pid_t
     private let directory: String
 
-    /// Starts the server on a free port in a new folder of `parent`, with `urls` in this order.
-    init(_ kind: Kind, urls: [String], active: Int, parent: String, dledger: String) throws {
+    /// Starts the server on a free port in a new folder of `parent`, with `urls` in this order; under a
+    /// descriptor limit (`prlimit --nofile`) when `descriptors` is given.
+    init(
+        _ kind: Kind, urls: [String], active: Int, parent: String, dledger: String, descriptors: Int? = nil
+    ) throws {
+        let limit = descriptors.map { ["prlimit", "--nofile=\($0):\($0)", "--"] } ?? []
         self.kind = kind
         directory = parent + "/\(kind.rawValue)-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(
@@ -33,7 +37,7 @@ final class RPCTarget {
             let ledger = try Ledger(path: path, creatingWithDirectory: directory + "/downloads")
             try ledger.execute(.add(urls: urls, placement: .end, name: nil, sha256: nil, directory: nil))
             pid = try TransferProcess.spawn(
-                [
+                limit + [
                     // Without a token, as the aria2c it is compared with (serve would make a secret otherwise).
                     dledger, "serve", "--ledger", path, "--rpc-listen-port", String(port), "--rpc-secret", "",
                     "-j",
@@ -45,7 +49,7 @@ final class RPCTarget {
             try urls.joined(separator: "\n").appending("\n").write(
                 toFile: list, atomically: true, encoding: .utf8)
             pid = try TransferProcess.spawn(
-                [
+                limit + [
                     "aria2c", "--no-conf", "--enable-rpc", "--rpc-listen-port=\(port)",
                     "--dir=" + directory + "/downloads",
                     "--input-file=" + list, "--max-concurrent-downloads=\(active)", "--split=1",
@@ -116,6 +120,20 @@ final class RPCTarget {
 }
 
 extension RPCTarget {
+    /// The server's peak resident memory so far, in bytes (VmHWM in /proc/<pid>/status); 0 when unknown.
+    func peakRSS() -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+        else { return 0 }
+        return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
+    }
+
+    /// Whether the server is still running (not exited, not killed).
+    func isRunning() -> Bool {
+        var status: Int32 = 0
+        return waitpid(pid, &status, WNOHANG) == 0
+    }
+
     /// The server process's user + system CPU seconds so far (/proc/<pid>/stat).
     func cpuSeconds() -> Double {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),

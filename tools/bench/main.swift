@@ -17,6 +17,7 @@ let usage = """
       ui [tasks]       dledger ui: a screen update with 100,000 tasks vs 100; idle CPU vs dledger run
       transfer [...]   1 GiB and 200 × 1 MiB from nginx: ours vs curl and aria2c (tools/bench/transfer-bench.sh)
       rpc [...]        200 WebSocket clients polling dledger serve vs aria2c --enable-rpc while 8 transfers run
+      rpc-abuse [...]  one client's tellActive while another floods, nests, trickles or batches: serve vs aria2c
     """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -69,6 +70,8 @@ do {
         exit(TransferBench.run(arguments: Array(arguments.dropFirst())))
     case "rpc":
         exit(RPCBench.run(arguments: Array(arguments.dropFirst())))
+    case "rpc-abuse":
+        exit(RPCAbuseBench.run(arguments: Array(arguments.dropFirst())))
     case "transfer-child":
         exit(await TransferChild.run(arguments: Array(arguments.dropFirst())))
     case "-h", "--help", "help":

@@ -52,6 +52,7 @@ enum ServeCommand {
         let port = try inv.int("--rpc-listen-port", in: Numbers.port) ?? 6800
         let policy = try ServePolicy(inv)
         if inv.args.has("--print-secret") { return try printSecret(inv, policy, port: port) }
+        RPCServer.limitMallocArenas(2)
         let listenAll = inv.args.has("--rpc-listen-all")
         if listenAll && policy.isOpen {
             throw CLIError.usage("'--rpc-listen-all' needs a secret (not --rpc-secret '')")
