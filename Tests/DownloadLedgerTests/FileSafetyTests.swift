@@ -42,7 +42,7 @@ import Testing
             atPath: box.downloads + "/" + planted, withDestinationPath: elsewhere)
 
         try await Scheduler(ledger: ledger).run(untilIdle: true)
-        try ledger.execute(.redownload([2]))
+        try ledger.execute(.redownload(.tasks([2])))
         try ledger.execute(.delete(.tasks([3]), mode: .all))
         try ledger.execute(.purge(nil))
 
@@ -84,7 +84,7 @@ import Testing
         try handle.write(contentsOf: Data("more".utf8))
         try handle.close()
 
-        let redownloaded = try ledger.execute(.redownload([1]))
+        let redownloaded = try ledger.execute(.redownload(.tasks([1])))
         #expect(redownloaded.entry.event == .tasksRedownloaded(ids: [1], kept: [1]))
         let deleted = try ledger.execute(.delete(.tasks([2]), mode: .file))
         #expect(deleted.entry.event == .filesDeleted(ids: [2], kept: [2]))
@@ -139,7 +139,7 @@ import Testing
         try ledger.refresh()
         try #require(ledger.list.tasks[9]?.fileName == "victim.txt")
 
-        let redownloaded = try ledger.execute(.redownload([1, 9]))
+        let redownloaded = try ledger.execute(.redownload(.tasks([1, 9])))
         #expect(redownloaded.entry.event == .tasksRedownloaded(ids: [1, 9], kept: [1, 9]))
         #expect(FileManager.default.contents(atPath: outside + "/victim.txt") == victim)
         #expect(FileManager.default.contents(atPath: outside + "/9.part") == victim)

@@ -13,7 +13,7 @@ struct Arguments {
         "--to", "--mode", "--task", "--since", "--limit", "--recent", "--sort", "--by", "--new-section",
         "--at-section", "--rpc-listen-port", "--rpc-secret", "--connections", "--header", "--user-agent",
         "--referer", "--proxy", "--max-speed", "--mirror", "--max-size", "--max-connection-per-server",
-        "--min-split-size",
+        "--min-split-size", "--first",
     ]
     /// Options that take none.
     static let flagOptions: Set<String> = [
