@@ -237,7 +237,8 @@ import Testing
         // A failed task: its failure, its options with the credential redacted, its place.
         let failed = try await box.run("info", "2")
         #expect(failed.out.contains("  state     failed\n"))
-        #expect(failed.out.contains("  failure   the server answered HTTP 404 (Not Found)\n"), "\(failed.out)")
+        #expect(
+            failed.out.contains("  failure   the server answered HTTP 404 (Not Found)\n"), "\(failed.out)")
         #expect(failed.out.contains("  options   header Authorization: [redacted]\n"), "\(failed.out)")
         #expect(failed.out.contains("  location  1:0 'Later'\n"))
         #expect(!failed.out.contains("s3cret"))

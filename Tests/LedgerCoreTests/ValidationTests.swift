@@ -147,7 +147,8 @@ struct URLIdentityTests {
         ("http://example.org/c.pdf#x", "http://example.org/c.pdf"),
         ("HTTP://Example.org#top", "http://example.org/"),
     ])
-    func identityIgnoresSchemeAndHostCaseDefaultPortsEmptyPathsAndFragments(_ url: String, _ identity: String) {
+    func identityIgnoresSchemeAndHostCaseDefaultPortsEmptyPathsAndFragments(_ url: String, _ identity: String)
+    {
         #expect(Validation.identity(url) == identity)
         #expect(Validation.identity(identity) == identity)
     }
