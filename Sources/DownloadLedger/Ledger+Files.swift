@@ -124,15 +124,27 @@ extension Ledger {
 
 extension Ledger {
     /// An add's download directory must be one the downloader will use (``FileNaming/isSafeDirectory(_:)``:
-    /// absolute, no `.` or `..` part, no control character): refused now, not failed at download time.
-    static func checkDirectory(of command: Command) throws {
-        let directory: String?
+    /// absolute, no `.` or `..` part, no control character): refused now, not failed at download time. It is kept in
+    /// its normal form (``FileNaming/normalizedDirectory(_:)``: `/tmp/x//y/` is `/tmp/x/y`).
+    static func acceptingDirectory(of command: Command) throws -> Command {
         switch command {
-        case .add(_, _, _, _, let d, _), .addGroups(_, let d, _): directory = d
-        default: return
+        case .add(let urls, let placement, let name, let sha256, let directory?, let options):
+            return .add(
+                urls: urls, placement: placement, name: name, sha256: sha256,
+                directory: try acceptedDirectory(directory), options: options)
+        case .addGroups(let groups, let directory?, let options):
+            return .addGroups(groups, directory: try acceptedDirectory(directory), options: options)
+        default: return command
         }
-        guard let directory, !FileNaming.isSafeDirectory(directory) else { return }
-        throw LedgerError.invalidValue(
-            "download directory must be an absolute path without '.' or '..' parts: \(directory)")
+    }
+
+    /// `directory` in its normal form, or an error when the downloader would refuse it.
+    static func acceptedDirectory(_ directory: String) throws -> String {
+        guard let normal = FileNaming.normalizedDirectory(directory) else {
+            throw LedgerError.invalidValue(
+                "download directory must be an absolute path without '..' parts or control characters: \(directory)"
+            )
+        }
+        return normal
     }
 }

@@ -80,7 +80,8 @@ public final class Ledger: @unchecked Sendable {
     /// Opens the ledger at `path`.
     /// - Parameters:
     ///   - creatingWithDirectory: when the file does not exist, start a new ledger whose default download directory
-    ///     is this (absolute) path; when nil, a missing file is an error. The file appears at `path` whole (never
+    ///     is this absolute path, normalised (``FileNaming/normalizedDirectory(_:)``: `/tmp/x//y/` is `/tmp/x/y`; one
+    ///     with a `..` part is refused); when nil, a missing file is an error. The file appears at `path` whole (never
     ///     half-written, never over another file).
     ///   - deferringCreation: keep a new ledger in memory until the first command succeeds: then its file appears
     ///     holding the creation and that command; a failed command, or none, leaves nothing on disk (the CLI).
@@ -100,7 +101,8 @@ public final class Ledger: @unchecked Sendable {
         let exists = try Self.checkExisting(path)
         if !exists && (readOnly || directory == nil) { throw LedgerOpenError.noLedger(path) }
         if !readOnly { Self.removeStaleTemporaries(of: path) }
-        if !exists, let directory {
+        if !exists, let given = directory {
+            let directory = try Self.acceptedDirectory(given)
             store = InMemoryEventStore()
             state = DownloadList()
             let creation = Self.creation(directory: directory)
@@ -120,7 +122,7 @@ public final class Ledger: @unchecked Sendable {
         lastToken = try store.changeToken()
         try fold()
         if state.head == 0, let directory, !readOnly {
-            try appendCreation(directory: directory)
+            try appendCreation(directory: try Self.acceptedDirectory(directory))
         }
         // A writer that finds a tail a tenth of the way to the next snapshot saves one: readers then start there.
         try saveSnapshotIfDue(force: workSinceSnapshot >= snapshotWork / 10)
@@ -226,8 +228,8 @@ public final class Ledger: @unchecked Sendable {
     /// acted through (`"rpc"`), logged with the event.
     /// - Throws: `LedgerError` or `NothingAdded` for an invalid command (nothing appended); `StoreError`.
     @discardableResult
-    public func execute(_ command: Command, origin: String? = nil) throws -> Outcome {
-        try Self.checkDirectory(of: command)
+    public func execute(_ given: Command, origin: String? = nil) throws -> Outcome {
+        let command = try Self.acceptingDirectory(of: given)
         lock.lock()
         defer { lock.unlock() }
         guard !isReadOnly else { throw StoreError.readOnly }
@@ -275,8 +277,8 @@ public final class Ledger: @unchecked Sendable {
     /// their events in one transaction, or none (`undo 3` undoes three actions or nothing).
     /// - Throws: ``BatchRefused`` naming how many could be done and why the next could not; `StoreError`.
     @discardableResult
-    public func execute(all commands: [Command]) throws -> [Outcome] {
-        for command in commands { try Self.checkDirectory(of: command) }
+    public func execute(all given: [Command]) throws -> [Outcome] {
+        let commands = try given.map(Self.acceptingDirectory)
         lock.lock()
         defer { lock.unlock() }
         guard !isReadOnly else { throw StoreError.readOnly }

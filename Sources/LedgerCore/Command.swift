@@ -64,7 +64,8 @@ public enum Command: Sendable, Equatable {
     case restore([TaskID]?, to: Location?)
     /// Purge the given tasks (nil: the whole to-delete list).
     case purge([TaskID]?)
-    case redownload([TaskID])
+    /// Discard the files and partial data of the selected tasks that have any, and download them again.
+    case redownload(Selection)
     case rename(TaskID, name: String)
     case pause(Selection)
     case resume(Selection)

@@ -87,15 +87,17 @@ extension DownloadList {
             return Decision(entry: Entry(.tasksRestored(ids: chosen, to: to)))
         case .purge(let ids):
             return Decision(entry: Entry(.trashPurged(ids: try trashed(ids))))
-        case .redownload(let ids):
-            let given = unique(try liveTasks(ids))
+        case .redownload(let selection):
+            let given = try select(selection)
             // A task that waits with nothing downloaded has nothing to throw away: redownloading it changes nothing.
             let reset = given.filter { id in tasks[id].map { !$0.isUntouched } ?? false }
             guard !reset.isEmpty else {
+                if case .tasks = selection, given.count == 1 {
+                    throw LedgerError.nothingToDo(
+                        "task #\(given[0]) is waiting and has downloaded nothing: nothing to download again")
+                }
                 throw LedgerError.nothingToDo(
-                    given.count == 1
-                        ? "task #\(given[0]) is waiting and has downloaded nothing: nothing to download again"
-                        : "none of these tasks has downloaded anything: nothing to download again")
+                    "none of these tasks has downloaded anything: nothing to download again")
             }
             return Decision(entry: Entry(.tasksRedownloaded(ids: reset)))
         case .rename(let id, let raw):

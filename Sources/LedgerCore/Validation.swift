@@ -114,11 +114,12 @@ public enum Validation {
     }
 
     /// The form of a URL that says which resource it names, for duplicate detection: the scheme and host in lower
-    /// case, no default port (80 for http, 443 for https), and `/` for an empty path. The URL itself is kept as
-    /// typed; two URLs with one identity are one task.
+    /// case, no default port (80 for http, 443 for https), `/` for an empty path, and no `#fragment` (never sent to a
+    /// server: `c.pdf#x` is `c.pdf`). The URL itself is kept as typed; two URLs with one identity are one task.
     /// - Complexity: O(length); no copy when the URL is in that form already.
     public static func identity(_ url: String) -> String {
         var url = url
+        if let hash = url.utf8.firstIndex(of: UInt8(ascii: "#")) { url = String(url[..<hash]) }
         if url.withUTF8(isIdentityForm) { return url }
         return url.withUTF8 { bytes in
             guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon + 2 < bytes.count,

@@ -21,7 +21,8 @@ extension UIModel {
             guard !ids.isEmpty else { return noTarget() }
             let what = ids.count == 1 ? "#\(ids[0])" : "\(ids.count) tasks"
             overlay = .confirm(
-                "Download \(what) again from zero (the file and partial data go)? y/n", .redownload(ids))
+                "Download \(what) again from zero (the file and partial data go)? y/n",
+                .redownload(.tasks(ids)))
         case .char("e"):
             guard let id = cursorTaskID, let t = list.tasks[id] else { return noTarget() }
             overlay = .prompt(

@@ -36,6 +36,6 @@ import Testing
         #expect(row?.contains("default 3") == true, "\(String(describing: row))")
         let box = try DledgerSandbox()
         try await box.run("add", "http://example.com/a")
-        #expect(try await box.run("limit").out == "at most 3 downloads at a time\n")
+        #expect(try await box.run("limit").out == "downloads at a time: at most 3\n")
     }
 }

@@ -13,8 +13,11 @@ import Testing
         #expect(
             lines[1].contains("tasksAdded") && lines[1].hasSuffix("added #1 #2 to new section 0 'Downloads'"))
         #expect(lines[2].contains("tasksMoved") && lines[2].hasSuffix("moved #2 to 0:0 'Downloads'"))
-        let limited = try await box.run("log", "--since", "2", "--limit", "1").out.split(separator: "\n")
-        #expect(limited.count == 1 && limited[0].contains("tasksAdded"))
+        // --since, then the oldest one (--first) or the newest one (--limit).
+        let first = try await box.run("log", "--since", "2", "--first", "1").out.split(separator: "\n")
+        #expect(first.count == 1 && first[0].contains("tasksAdded"))
+        let newest = try await box.run("log", "--since", "2", "--limit", "1").out.split(separator: "\n")
+        #expect(newest.count == 1 && newest[0].contains("tasksMoved"))
         let task = try await box.run("log", "--task", "2").out.split(separator: "\n")
         #expect(task.count == 2)
     }

@@ -33,9 +33,10 @@ import Testing
             run.output.contains("stopped  #1 s.bin: moved to the to-delete list")
         }
         #expect(stopped, "\(run.output)")
-        // The to-delete list shows the state the task had.
+        // The to-delete list shows the task's state now, as its JSON does (its transfer stopped: it waits), and
+        // the state it had when deleted.
         let trash = try await box.run("ls", "--trash").out
-        #expect(trash.contains("#1  downloading"), "\(trash)")
+        #expect(trash.contains("#1  waiting") && trash.contains(", was downloading\n"), "\(trash)")
         #expect(try await box.run("restore", "1").status == 0)
         let restored = await eventually(10) {
             run.output.contains("restored #1 s.bin: back in the list, ")

@@ -30,9 +30,24 @@ import Testing
     #expect(before.sections.map(\.title) == ["ISOs"])
     #expect(try ledger.audit(1).first?.entry.event.kind == "tasksAdded")
 
+    let outcomes = ledger.outcomes()  // every download that ends from now on
+    let saving = Task {
+        var saved: [String] = []
+        for await outcome in outcomes {
+            switch outcome.result {
+            case .finished(let path): saved.append(path)
+            case .failed(let failure): Issue.record("\(outcome.url) failed: \(failure.detail)")
+            }
+            if saved.count == 2 { break }
+        }
+        return saved
+    }
     let scheduler = try Scheduler(ledger: ledger)
     try await scheduler.run(untilIdle: true)
     #expect(ledger.list.tasks.values.allSatisfy { $0.state == .finished })
+    #expect(await saving.value.sorted() == [box.downloads + "/a.iso", box.downloads + "/b.iso"])
+    let info = try ledger.info(ofTask: 1)
+    #expect(info.file == .onDisk(path: box.downloads + "/a.iso"))
     let report = try ledger.verify(checksums: true)
     #expect(report.isValid, "\(report.problems)")
 }

@@ -173,7 +173,7 @@ import Testing
         let running = try startRunning(ledger)
         let partial = box.downloads + "/.dledger/partial/\(id).part"
         #expect(await eventually { fileSize(partial) > 50_000 })
-        try ledger.execute(.redownload([id]))
+        try ledger.execute(.redownload(.tasks([id])))
         #expect(await eventually(15) { ledger.list.tasks[id]?.state == .finished })
         try await stop(running)
         #expect(box.holds("r.bin", seed: 4, size: 600_000))
@@ -286,7 +286,7 @@ import Testing
         let id = try ledger.add([server.url("/g.bin")])[0]
         // A run started it (and was killed); the redownload discards what that generation wrote.
         try ledger.record(.transferStarted(id: id, attempt: 1, offset: 0))
-        try ledger.execute(.redownload([id]))
+        try ledger.execute(.redownload(.tasks([id])))
         #expect(ledger.list.tasks[id]?.resets == 1)
         let partial = try writePartial(box, id: id, [UInt8](repeating: 7, count: 40_000))
         try #require(PartialMark(generation: 0, validator: nil).write(to: partial))

@@ -276,13 +276,13 @@ struct DecideTests {
     @Test func redownloadResetsLiveTasks() throws {
         var log = fixture()
         log.fact(.transferCompleted(id: 2, bytes: 4, sha256: "00", fileName: "b"))
-        let d = try log.must(.redownload([2, 2]))
+        let d = try log.must(.redownload(.tasks([2, 2])))
         #expect(d.entry == Entry(.tasksRedownloaded(ids: [2])))
         #expect(log.list.tasks[2]?.state == .waiting)
         #expect(log.list.tasks[2]?.bytes == 0)
         log.run(.delete(.tasks([3]), mode: .all))
-        log.refuses(.redownload([3]), with: .taskInTrash(3))
-        log.refuses(.redownload([]), with: .nothingToDo("no task given"))
+        log.refuses(.redownload(.tasks([3])), with: .taskInTrash(3))
+        log.refuses(.redownload(.tasks([])), with: .nothingToDo("no task given"))
     }
 
     // MARK: rename

@@ -81,7 +81,7 @@ struct Fuzzer {
             return .restore(
                 rng.chance(0.2) ? nil : ids(from: trashIDs), to: rng.chance(0.7) ? nil : location())
         case 13: return .purge(rng.chance(0.1) ? nil : ids(from: trashIDs))
-        case 14: return .redownload(ids(from: liveIDs))
+        case 14: return .redownload(.tasks(ids(from: liveIDs)))
         case 15:
             return .rename(
                 rng.chance(0.9) ? rng.pick(liveIDs + trashIDs + [0]) : someID(), name: rng.pick(names))

@@ -231,7 +231,7 @@ struct UndoRedoTests {
         log.run(.rename(2, name: "two"))
         let renameSeq = log.list.head
         log.fact(.transferCompleted(id: 1, bytes: 3, sha256: "00", fileName: "a"))
-        log.run(.redownload([1]))
+        log.run(.redownload(.tasks([1])))
         let redownloadSeq = log.list.head
         log.run(.delete(.tasks([3]), mode: .file))
         log.run(.purge(nil))

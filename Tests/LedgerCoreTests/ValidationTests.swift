@@ -163,9 +163,13 @@ struct URLIdentityTests {
         ("http://User:PW@EXAMPLE.org:/Path/A", "http://User:PW@example.org/Path/A"),
         ("http://[::1]:80/x", "http://[::1]/x"),
         ("https://example.org:80/x", "https://example.org:80/x"),
-        ("http://example.org:8080/X?Y#Z", "http://example.org:8080/X?Y#Z"),
+        // A fragment is never sent to a server: it names no other resource.
+        ("http://example.org:8080/X?Y#Z", "http://example.org:8080/X?Y"),
+        ("http://example.org/c.pdf#x", "http://example.org/c.pdf"),
+        ("HTTP://Example.org#top", "http://example.org/"),
     ])
-    func identityIgnoresSchemeAndHostCaseDefaultPortsAndEmptyPaths(_ url: String, _ identity: String) {
+    func identityIgnoresSchemeAndHostCaseDefaultPortsEmptyPathsAndFragments(_ url: String, _ identity: String)
+    {
         #expect(Validation.identity(url) == identity)
         #expect(Validation.identity(identity) == identity)
     }

@@ -61,7 +61,7 @@ import Testing
             command =
                 [.pause(.section(section)), .resume(.all), .stop(.tasks(live.prefix(2).map { $0 }))][
                     log.rng.next(below: 3)]
-        case 19: command = some.map { .redownload([$0]) }
+        case 19: command = some.map { .redownload(.tasks([$0])) }
         case 20: command = .sortSection(section, by: .name, descending: log.rng.next(below: 2) == 0)
         default: command = log.rng.next(below: 2) == 0 ? .undo : .redo
         }

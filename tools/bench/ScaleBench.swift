@@ -75,7 +75,8 @@ enum ScaleBench {
             "  start-up, median of \(rounds) rounds, wall (CPU); ratio to the 1-task ledger, ceiling \(startupCeiling)x:"
         )
         let commands: [(String, (Shape) -> [String])] = [
-            ("stats", { _ in ["stats"] }), ("log --limit 1", { _ in ["log", "--limit", "1"] }),
+            ("stats", { _ in ["stats"] }), ("log --first 1", { _ in ["log", "--first", "1"] }),
+            ("log --limit 1", { _ in ["log", "--limit", "1"] }),
             ("audit ID", { ["audit", "\($0.auditID)"] }),
             ("ls --section N", { ["ls", "--section", "\($0.section)"] }),
             ("ls", { _ in ["ls"] }), ("export", { _ in ["export"] }),
@@ -212,7 +213,10 @@ enum ScaleBench {
                 + " \(LedgerBench.verdict(add.wall <= millionSecondsCeiling)),"
                 + " peak RSS \(String(format: "%.0f", mb)) MB (ceiling \(Int(millionRSSCeilingMB)) MB)"
                 + " \(LedgerBench.verdict(mb <= millionRSSCeilingMB))")
-        for arguments in [["stats"], ["log", "--limit", "1"], ["audit", "500000"], ["ls"], ["pause", "1"]] {
+        for arguments in [
+            ["stats"], ["log", "--first", "1"], ["log", "--limit", "1"], ["audit", "500000"], ["ls"],
+            ["pause", "1"],
+        ] {
             let m = try run.measure(arguments + ["--ledger", path])
             print(
                 "    then \(arguments.joined(separator: " ")): \(ms(m.wall)) (CPU \(ms(m.cpu))),"

@@ -30,7 +30,7 @@ extension UIBench.Case {
         (out["finishedAgain"], out["finishedAgain.model"]) = try timed(
             sort: .finished,
             [
-                { try self.writer.execute(.redownload([id])) },
+                { try self.writer.execute(.redownload(.tasks([id]))) },
                 {
                     _ = try self.writer.record(
                         .transferCompleted(

@@ -9,7 +9,7 @@ enum CLI {
     static let commands: [CommandSpec] =
         [
             AddCommand.spec, RunCommands.get, RunCommands.run, ServeCommand.spec, ListCommand.spec,
-            UICommand.spec,
+            InfoCommand.spec, UICommand.spec,
         ]
         + TaskCommands.specs + OptionCommands.specs + [SettingCommand.spec] + SectionCommands.specs
         + InspectCommands.specs

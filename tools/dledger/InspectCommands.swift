@@ -7,17 +7,19 @@ enum InspectCommands {
         [
             CommandSpec(
                 name: "log", abstract: "Print every event in words: seq, local time, kind, what it did.",
-                usage: "log [--task <id>] [--since <seq|time>] [--limit <n>] [--json]",
+                usage: "log [--task <id>] [--since <seq|time>] [--limit <n> | --first <n>] [--json]",
                 options: [
                     ("--task <id>", "Only events that touched this task."),
                     (
                         "--since <seq|time>",
                         "From this seq on, or events after this time (see 'replay --help')."
                     ),
-                    ("--limit <n>", "At most N events."),
+                    ("--limit <n>", "Only the newest N events (as 'git log -n' and 'tail'), oldest first."),
+                    ("--first <n>", "Only the oldest N events."),
                 ],
                 discussion:
-                    "With --json: one JSON object per line (seq, time, timeMs, kind, tasks, undoes, redoes, origin, text, payload).",
+                    "Events are printed oldest first; --since, --task and --limit or --first combine.\n"
+                    + "With --json: one JSON object per line (seq, time, timeMs, kind, tasks, undoes, redoes, origin, text, payload).",
                 json: true, run: { try log($0) }),
             CommandSpec(
                 name: "audit", abstract: "One task's whole history, from its add to now.",
@@ -41,7 +43,11 @@ enum InspectCommands {
         try inv.require([])
         // Read without projecting the list: what is printed is what is read (`log --limit 1` of a long log).
         let log = try LedgerLog(path: inv.context.ledgerPath)
-        let limit = try inv.int("--limit", in: Numbers.seq)
+        let newest = try inv.int("--limit", in: Numbers.seq)
+        let oldest = try inv.int("--first", in: Numbers.seq)
+        guard newest == nil || oldest == nil else {
+            throw CLIError.usage("give --limit N (the newest) or --first N (the oldest), not both")
+        }
         var after: Int64 = 0
         if let raw = inv.args.value("--since") {
             if raw.count < 9, raw.allSatisfy({ $0.isASCII && $0.isNumber }) {
@@ -55,13 +61,18 @@ enum InspectCommands {
             // A task's trail is checked against the projection's count of its events (see `audit`).
             let audit = try log.audit(id, outliningAdds: !inv.context.json)
             var entries = audit.trail.entries.filter { $0.seq > after }
-            if let limit { entries = Array(entries.prefix(limit)) }
+            if let newest { entries = Array(entries.suffix(newest)) }
+            if let oldest { entries = Array(entries.prefix(oldest)) }
             if entries.isEmpty && audit.task == nil { throw LedgerError.noSuchTask(id) }
             for e in entries { printEntry(e, before: nil, outline: audit.trail.outlines[e.seq], inv: inv) }
             return CLIError.success
         }
+        if let newest {
+            // Seqs have no gaps (1, 2, 3…): the newest N after `after` start past head - N.
+            after = max(after, try log.head() - Int64(newest))
+        }
         var before = after > 0 ? try log.list(through: after) : DownloadList()
-        var left = limit ?? Int.max
+        var left = newest ?? oldest ?? Int.max
         while left > 0 {
             let page = try log.events(after: after, limit: min(left, 2000))
             guard let last = page.last else { break }

@@ -113,14 +113,35 @@ enum ListCommand {
             inv.console.out("The list is empty. Add a URL with 'dledger add URL'.")
             return
         }
+        // A filter that matches nothing says so, in its own words (the list itself is not empty).
+        let nothing = emptyView(filter, section: only.map { (i: $0, title: list.sections[$0].title) })
+        if only != nil || filter == .trash, filter != .all, groups.allSatisfy(\.ids.isEmpty) {
+            inv.console.out(nothing)
+            return
+        }
         inv.console.outLines { w in
             Output.table(
-                groups, of: list, into: &w, urls: args.has("--urls"), interrupted: interrupted,
+                groups, of: list, into: &w, empty: nothing, urls: args.has("--urls"),
+                interrupted: interrupted,
                 connections: connections, onDisk: onDisk)
         }
         if filter == .all, !list.trash.isEmpty {
             inv.console.info(
                 inv.console.style("(\(list.trash.count) in the to-delete list: dledger ls --trash)", .dim))
+        }
+    }
+
+    /// What `ls` says when `filter` (in one section, when given) matches no task of a list that has some.
+    static func emptyView(_ filter: TaskFilter, section: (i: Int, title: String)?) -> String {
+        let place = section.map { " in section \($0.i) '\($0.title)'" } ?? ""
+        switch filter {
+        case .all: return "No tasks\(place)."
+        case .unfinished: return "No unfinished tasks\(place)."
+        case .finished: return "No finished tasks\(place) yet."
+        case .trash: return "The to-delete list is empty."
+        case .finishedWithin(let days):
+            let when = days == 0 ? "today" : "today or in the \(days) day\(days == 1 ? "" : "s") before"
+            return "No task finished \(when)\(place)."
         }
     }
 }

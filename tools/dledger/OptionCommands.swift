@@ -23,7 +23,13 @@ enum OptionCommands {
             json: true, writes: true,
             run: { inv in
                 try inv.showOrSet(
-                    "<n>", shown: { ($0.connections, .connectionsChanged($0.connections)) },
+                    "<n>",
+                    shown: { list in
+                        let n = list.connections
+                        return (
+                            n, "connections per download: " + (n == 0 ? "the downloader decides" : "\(n)")
+                        )
+                    },
                     set: { .setConnections(try inv.number($0, "the connection count", in: 0...64)) })
             }),
     ]
@@ -104,15 +110,16 @@ extension Output {
 }
 
 extension Invocation {
-    /// A setting command (`limit`, `speed-limit`, `connections`): without its value, the setting (`--json`: the
-    /// number; else the sentence of the event that would set it); with it, the command `set` makes of the value.
+    /// A setting command (`limit`, `speed-limit`, `connections`): without its value, the current setting
+    /// (`--json`: the number; else `name: value`, as `speed limit: 205 KB/s`: it says what is, not what was set);
+    /// with it, the command `set` makes of the value.
     func showOrSet(
-        _ placeholder: String, shown: (DownloadList) -> (value: Int, event: Event),
+        _ placeholder: String, shown: (DownloadList) -> (value: Int, text: String),
         set: (String) throws -> Command
     ) throws -> Int32 {
         guard let raw = positionals.first else {
             let now = shown(try context.openForReading().list)
-            console.out(context.json ? "\(now.value)" : EventWords.describe(Entry(now.event)))
+            console.out(context.json ? "\(now.value)" : now.text)
             return CLIError.success
         }
         try require([placeholder])

@@ -17,13 +17,15 @@ extension Output {
     private static let interruptedWord: StaticString = "interrupted"
 
     /// The human table of a view, into `w`: a header per group, a line per task (with `urls`, the URL for the
-    /// name). Rows are written as bytes straight into the buffer, each task read once, in place of a line string.
+    /// name), or `empty` when there is no group. Rows are written as bytes straight into the buffer, each task read
+    /// once, in place of a line string.
     static func table(
-        _ groups: [ViewGroup], of list: DownloadList, into w: inout ConsoleLines, urls: Bool = false,
+        _ groups: [ViewGroup], of list: DownloadList, into w: inout ConsoleLines,
+        empty: String = "The list is empty. Add a URL with 'dledger add URL'.", urls: Bool = false,
         interrupted: Bool = false, connections: [TaskID: Int] = [:], onDisk: Bool = false
     ) {
         guard !groups.isEmpty else {
-            w.text("The list is empty. Add a URL with 'dledger add URL'.")
+            w.text(empty)
             return w.newline()
         }
         var widest = 2
@@ -62,8 +64,9 @@ extension Output {
         _ t: borrowing DownloadTask, idWidth: Int, trash: TrashEntry?, into w: inout ConsoleLines, url: Bool,
         interrupted: Bool, connections: Int?
     ) {
-        // In the to-delete list, the state the task had when it was deleted (its transfer stopped then).
-        let had = trash?.state ?? t.state
+        // The task's state now, as the JSON says it (a deleted download's transfer stopped: it waits); the
+        // state it had when deleted follows the row's 'from' note.
+        let had = t.state
         let cut = interrupted && trash == nil && had == .downloading
         let state = cut ? interruptedWord : stateWord(had)
         w.spaces(2)
@@ -109,7 +112,8 @@ extension Output {
         }
         if let trash {
             let mode = trash.mode == .all ? "record and file" : "record only"
-            w.styled("  from \(trash.section):\(trash.index) '\(trash.sectionTitle)', \(mode)", .dim)
+            let was = trash.state.map { $0 == t.state ? "" : ", was \($0.rawValue)" } ?? ""
+            w.styled("  from \(trash.section):\(trash.index) '\(trash.sectionTitle)', \(mode)\(was)", .dim)
         }
         w.newline()
     }

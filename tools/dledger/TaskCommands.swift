@@ -101,13 +101,13 @@ enum TaskCommands {
             }),
         CommandSpec(
             name: "redownload", abstract: "Discard tasks' files and partial data; download them again.",
-            usage: "redownload <id>...", arguments: [("<id>", "A task id.")], json: true, writes: true,
+            usage: "redownload (<id>... | --section <n> | --all)", arguments: [("<id>", "A task id.")],
+            options: selectionOptions,
+            discussion:
+                "With --section or --all, the tasks that downloaded nothing yet are left as they are.",
+            json: true, writes: true,
             run: { inv in
-                let ids = try inv.ids()
-                guard !ids.isEmpty else {
-                    throw CLIError.usage("give the ids of the tasks to download again")
-                }
-                try inv.perform(.redownload(ids))
+                try inv.perform(.redownload(try inv.selection()))
                 return CLIError.success
             }),
         CommandSpec(
@@ -128,7 +128,11 @@ enum TaskCommands {
             json: true, writes: true,
             run: { inv in
                 try inv.showOrSet(
-                    "<n>", shown: { ($0.maxDownloads, .maxDownloadsChanged($0.maxDownloads)) },
+                    "<n>",
+                    shown: { list in
+                        let n = list.maxDownloads
+                        return (n, "downloads at a time: " + (n == 0 ? "no limit" : "at most \(n)"))
+                    },
                     set: {
                         .setMaxDownloads(
                             try inv.number($0, "the maximum download count", in: Numbers.downloads))
@@ -144,31 +148,53 @@ enum TaskCommands {
             json: true, writes: true,
             run: { inv in
                 try inv.showOrSet(
-                    "<rate>", shown: { (Int($0.speedLimit), .speedLimitChanged($0.speedLimit)) },
+                    "<rate>",
+                    shown: { list in
+                        let n = list.speedLimit
+                        return (Int(n), "speed limit: " + (n == 0 ? "none" : Format.rate(Double(n))))
+                    },
                     set: { .setSpeedLimit(try Format.parseRate($0)) })
             }),
         CommandSpec(
             name: "sort",
-            abstract: "Sort the list: manual (your sections), added, name, size, type or finished.",
-            usage: "sort <mode> [--desc]",
+            abstract:
+                "Show the sort, or sort the list: manual (your sections), added, name, size, type or finished.",
+            usage: "sort [<mode> [--desc]]",
             arguments: [
                 (
                     "<mode>",
                     "manual, added, name, size, type or finished (completion time; unfinished apart)."
                 ),
-                ("", "Your sections are kept for 'manual'."),
+                ("", "Your sections are kept for 'manual'. Without it, the current sort is shown."),
             ],
             options: [("--desc", "Descending.")], json: true, writes: true,
             run: { inv in
+                guard let raw = inv.positionals.first else {
+                    guard !inv.args.has("--desc") else {
+                        throw CLIError.usage("--desc goes with a sort mode ('sort name --desc')")
+                    }
+                    let list = try inv.context.openForReading().list
+                    showSort(inv, list.sortMode, descending: list.sortDescending)
+                    return CLIError.success
+                }
                 try inv.require(["<mode>"])
-                guard let mode = SortMode(rawValue: inv.positionals[0]) else {
-                    throw CLIError.usage(
-                        "unknown sort mode '\(inv.positionals[0])' (\(ListCommand.sortModes))")
+                guard let mode = SortMode(rawValue: raw) else {
+                    throw CLIError.usage("unknown sort mode '\(raw)' (\(ListCommand.sortModes))")
                 }
                 try inv.perform(.sort(mode, descending: inv.args.has("--desc")))
                 return CLIError.success
             }),
     ]
+
+    /// The current sort: `sort: name, descending` (`--json`: `{"sort": "name", "descending": true}`).
+    static func showSort(_ inv: Invocation, _ mode: SortMode, descending: Bool) {
+        if inv.context.json {
+            inv.console.out(
+                JSON.obj(["sort": .string(mode.rawValue), "descending": .bool(descending)]).rendered())
+        } else {
+            inv.console.out("sort: \(mode.rawValue)" + (descending ? ", descending" : ""))
+        }
+    }
 
     /// `<id>... | --all` for the to-delete list: nil means all.
     static func trashIDs(_ inv: Invocation) throws -> [TaskID]? {
