@@ -1,13 +1,15 @@
 import LedgerCore
 
-/// The screen as lines: a header, the totals, the list area (with any overlay), the status line, the hint bar.
+/// The screen as lines: a header, the totals, the table's header row, the list area (with any overlay or pane), the
+/// status line, the key bar.
 extension UIModel {
     /// Exactly `size.rows` lines of exactly `size.columns` columns each (escape sequences aside).
     /// - Complexity: O(rows on screen + sections): only the visible rows are formatted.
     public func lines() -> [String] {
         let width = size.columns
-        var out = [headerBar(width), totalsLine(width)]
-        out += listArea(width)
+        let layout = tableLayout(width)
+        var out = [headerBar(width), totalsLine(width), columnHeader(layout, width: width)]
+        out += listArea(width, layout: layout)
         out.append(statusLine(width))
         out.append(hintBar(width))
         if out.count > size.rows {
@@ -66,51 +68,105 @@ extension UIModel {
             line.add(h.words)
             return line.finished()
         }
-        var parts: [(String, Style)] = []
-        for s in [TaskState.downloading, .waiting, .paused, .stopped, .failed, .finished] {
-            let n = counts[s]
-            if n > 0 { parts.append(("\(n) \(s.rawValue)", Self.stateStyle(s))) }
-        }
-        if parts.isEmpty { parts.append(("no tasks", .dim)) }
+        let parts = Self.totals(
+            counts: TaskState.allCases.map { counts[$0] },
+            speed: activity.values.reduce(0.0) { $0 + $1.speed },
+            maxDownloads: list.maxDownloads, speedLimit: list.speedLimit, toDelete: list.trash.count,
+            selected: selection.count, width: width)
         line.add(" ")
         for (i, p) in parts.enumerated() {
-            if i > 0 { line.add(" · ", .dim) }
-            line.add(p.0, p.1)
-        }
-        let speed = activity.values.reduce(0.0) { $0 + $1.speed }
-        var extra = [
-            Units.rate(speed),
-            list.maxDownloads == 0 ? "no limit on downloads" : "max \(list.maxDownloads) at a time",
-            list.speedLimit == 0 ? "no speed limit" : "limit \(Units.rate(Double(list.speedLimit)))",
-        ]
-        if !list.trash.isEmpty { extra.append("\(list.trash.count) to delete") }
-        if !selection.isEmpty { extra.append("\(selection.count) selected") }
-        for e in extra where TextWidth.width(e) + 3 <= line.room {
-            line.add(" │ ", .dim)
-            line.add(e)
+            if i > 0 { line.add(p.separator, .dim) }
+            line.add(p.text, p.style)
         }
         return line.finished()
     }
 
-    private func listArea(_ width: Int) -> [String] {
-        let height = listHeight
-        if case .audit(let id, let lines, let scroll) = overlay {
-            if width >= 90 {
-                let paneWidth = min(70, width / 2)
-                let left = listRows(width - paneWidth - 1, height: height)
-                let right = auditPane(id, lines, scroll: scroll, width: paneWidth, height: height)
-                let bar = color ? "\u{1B}[2m│\u{1B}[0m" : "│"
-                return zip(left, right).map { $0 + bar + $1 }
-            }
-            return auditPane(id, lines, scroll: scroll, width: width, height: height)
+    /// The totals line's parts for `width` columns: the counts by state, then the total speed, the limits, the
+    /// to-delete list and the selection. The first of these forms that fits is taken: all in words
+    /// (`3 downloading`, `limit 500 KB/s`, `2 to delete`); the figures short (`lim 500K/s`, `trash 2`); the states
+    /// short too (`3 down`); then the last counts by state give way (`…`), never the figures.
+    /// `counts` is by ``TaskState/allCases``.
+    static func totals(
+        counts: [Int], speed: Double, maxDownloads: Int, speedLimit: Int64, toDelete: Int, selected: Int,
+        width: Int
+    ) -> [(separator: String, text: String, style: Style?)] {
+        let shown: [TaskState] = [.downloading, .waiting, .paused, .stopped, .failed, .finished]
+        let all = TaskState.allCases
+        let states = shown.compactMap { s -> (TaskState, Int)? in
+            let n = counts[all.firstIndex(of: s)!]
+            return n > 0 ? (s, n) : nil
         }
-        var rowsShown = listRows(width, height: height)
+        func figures(short: Bool) -> [String] {
+            var out = [short ? Units.shortRate(speed) : Units.rate(speed)]
+            if short {
+                out.append(maxDownloads == 0 ? "max -" : "max \(maxDownloads)")
+                out.append(speedLimit == 0 ? "no lim" : "lim \(Units.shortRate(Double(speedLimit)))")
+                if toDelete > 0 { out.append("trash \(toDelete)") }
+                if selected > 0 { out.append("\(selected) sel") }
+            } else {
+                out.append(maxDownloads == 0 ? "no limit on downloads" : "max \(maxDownloads) at a time")
+                out.append(speedLimit == 0 ? "no speed limit" : "limit \(Units.rate(Double(speedLimit)))")
+                if toDelete > 0 { out.append("\(toDelete) to delete") }
+                if selected > 0 { out.append("\(selected) selected") }
+            }
+            return out
+        }
+        func form(shortFigures: Bool, shortStates: Bool, keep: Int) -> [(String, String, Style?)] {
+            var out: [(String, String, Style?)] = []
+            for (s, n) in states.prefix(keep) {
+                out.append(
+                    (
+                        out.isEmpty ? "" : " · ", "\(n) \(shortStates ? shortWord(s) : s.rawValue)",
+                        stateStyle(s)
+                    ))
+            }
+            if keep < states.count { out.append((out.isEmpty ? "" : " · ", "…", .dim)) }
+            if states.isEmpty { out.append(("", "no tasks", .dim)) }
+            for f in figures(short: shortFigures) { out.append((" │ ", f, nil)) }
+            return out
+        }
+        let room = width - 1
+        let tries =
+            [(false, false), (true, false), (true, true)].map {
+                form(shortFigures: $0.0, shortStates: $0.1, keep: states.count)
+            }
+            + (0..<states.count).reversed().map { form(shortFigures: true, shortStates: true, keep: $0) }
+        for parts in tries
+        where parts.reduce(0, { $0 + TextWidth.width($1.0) + TextWidth.width($1.1) }) <= room {
+            return parts.map { ($0.0, $0.1, $0.2) }
+        }
+        return tries.last!.map { ($0.0, $0.1, $0.2) }
+    }
+
+    private static func shortWord(_ s: TaskState) -> String {
+        switch s {
+        case .downloading: return "down"
+        case .waiting: return "wait"
+        case .finished: return "done"
+        default: return s.rawValue
+        }
+    }
+
+    private func listArea(_ width: Int, layout: TableLayout) -> [String] {
+        let height = listHeight
+        if paneRows > 0 {
+            var out = listRows(width, height: height, layout: layout)
+            if case .audit(let id, _, let scroll) = overlay {
+                out += pane(
+                    title: "Audit #\(id) \(paneName(id))", paneText(width), scroll: scroll, width: width)
+            } else if case .details(let id, let scroll, _) = overlay {
+                out += pane(
+                    title: "Details #\(id) \(paneName(id))", paneText(width), scroll: scroll, width: width)
+            }
+            return out
+        }
+        var rowsShown = listRows(width, height: height, layout: layout)
         let panel: [String]
         switch overlay {
         case .help(let scroll):
             return panelLines(
-                ["Keys (j/k scroll, Esc closes)"] + Array(KeyHelp.lines.dropFirst(scroll)), width: width,
-                height: height)
+                ["Keys (j/k scroll, Esc closes)"] + Array(KeyHelp.lines(width: width).dropFirst(scroll)),
+                width: width, height: height)
         case .deleteMenu(let ids):
             let what = ids.count == 1 ? "#\(ids[0])" : "\(ids.count) tasks"
             panel = [
@@ -146,23 +202,41 @@ extension UIModel {
         return out
     }
 
-    private func auditPane(_ id: TaskID, _ lines: [String], scroll: Int, width: Int, height: Int) -> [String]
-    {
-        let name = list.tasks[id].map(DownloadList.shownName) ?? ""
-        var title = Line(width: width, color: color)
-        title.add(" Audit #\(id) \(name)", .bold)
-        var out = [title.finished()]
-        for text in lines.dropFirst(scroll).prefix(max(0, height - 1)) {
+    private func paneName(_ id: TaskID) -> String {
+        shownList.tasks[id].map(DownloadList.shownName) ?? list.tasks[id].map(DownloadList.shownName) ?? ""
+    }
+
+    /// The pane under the list (the audit trail, a task's details): as wide as the list, its title on a rule,
+    /// then its lines from `scroll` on, wrapped to the width rather than cut.
+    private func pane(title: String, _ text: [String], scroll: Int, width: Int) -> [String] {
+        var head = Line(width: width, color: color)
+        head.add("─ ", .dim)
+        head.add(title, .bold)
+        head.add(" " + String(repeating: "─", count: max(0, head.room - 1)), .dim)
+        var out = [head.finished()]
+        for t in text.dropFirst(scroll).prefix(max(0, paneRows - 1)) {
             var line = Line(width: width, color: color)
-            line.add(" " + text)
+            line.add(t)
             out.append(line.finished())
         }
-        while out.count < height { out.append(String(repeating: " ", count: width)) }
+        while out.count < paneRows { out.append(String(repeating: " ", count: width)) }
         return out
     }
 
+    /// The open pane's text wrapped to `width`: one entry per screen line.
+    func paneText(_ width: Int) -> [String] {
+        switch overlay {
+        case .audit(_, let lines, _):
+            return lines.flatMap { TextWidth.wrap(" " + $0, width, indent: 3) }
+        case .details(let id, _, let file):
+            return detailLines(id, file: file).flatMap { TextWidth.wrap(" " + $0, width, indent: 13) }
+        default:
+            return []
+        }
+    }
+
     /// The visible rows of the list (or of the history point).
-    func listRows(_ width: Int, height: Int) -> [String] {
+    func listRows(_ width: Int, height: Int, layout: TableLayout) -> [String] {
         let shown = shownList
         var out: [String] = []
         out.reserveCapacity(height)
@@ -184,7 +258,7 @@ extension UIModel {
                     headerLine(
                         title: title, section: section, count: count, width: width, isCursor: r == cursor))
             case .task(let id, _)?:
-                out.append(taskLine(id, in: shown, width: width, isCursor: r == cursor))
+                out.append(taskLine(id, in: shown, layout: layout, width: width, isCursor: r == cursor))
             case nil:
                 out.append(String(repeating: " ", count: width))
             }
@@ -201,7 +275,7 @@ extension UIModel {
                 line.add(p.label + " edit the name in its row; Enter renames, Esc cancels", .bold)
                 return line.finished()
             }
-            line.add(p.label + " ", .bold)
+            line.add(p.purpose == .search ? p.label : p.label + " ", .bold)
             let text = p.value.replacingOccurrences(of: "\n", with: " ⏎ ")
             // Keep the end of long text (the caret) visible.
             let room = max(1, line.room - 1)
@@ -221,34 +295,108 @@ extension UIModel {
             } else {
                 line.add(m.text)
             }
+        } else if overlay == .none, let id = cursorTaskID, let t = shownList.tasks[id], t.state == .failed {
+            // The row may cut the reason short: here it is whole.
+            line.add("#\(id) failed: ", .red)
+            line.add(Units.failure(t.failure), .red)
         }
         return line.finished()
     }
 
+    /// One hint of the key bar: the key, what it does in words, and in fewer words for a narrow terminal.
+    struct Hint {
+        var key: String
+        var long: String
+        var short: String
+        /// The hints of the highest rank give way first when the bar is too narrow; rank 0 always stays.
+        var rank: Int
+
+        init(_ key: String, _ long: String, _ short: String? = nil, rank: Int) {
+            self.key = key
+            self.long = long
+            self.short = short ?? long
+            self.rank = rank
+        }
+    }
+
     private func hintBar(_ width: Int) -> String {
         var line = Line(width: width, color: color, base: [.reverse])
-        let hints: [String]
+        line.add(Self.hintText(hints, width: width))
+        return line.finished()
+    }
+
+    /// The key bar's hints for what the screen shows.
+    var hints: [Hint] {
+        let help = Hint("?", "help", rank: 0)
+        let quit = Hint("q", "quit", rank: 0)
         switch overlay {
         case .prompt(let p):
-            hints =
-                p.isMultiLine ? ["Enter adds", "paste many lines", "Esc cancels"] : ["Enter", "Esc cancels"]
-        case .help, .audit: hints = ["j/k scroll", "Esc closes"]
-        case .deleteMenu: hints = ["1 2 3 choose", "Esc cancels"]
-        case .confirm: hints = ["y yes", "any other key: no"]
-        case .sectionPicker: hints = ["0-9 or Enter choose", "Esc cancels"]
-        case .none:
-            if history != nil {
-                hints = ["←/→ event", "[ ] minute", ": jump", "i audit", "Esc now", "q quit"]
-            } else if filter == .trash {
-                hints = ["r restore", "d purge", "A all", "t list", "u undo", "? help", "q quit"]
-            } else {
-                hints = [
-                    "? help", "a add", "space select", "Enter pause/resume", "d delete", "e rename", "u undo",
-                    "h history", "t to-delete", "q quit",
-                ]
+            if p.purpose == .search {
+                return [Hint("Enter", "search", rank: 0), Hint("Esc", "cancels", rank: 0)]
             }
+            return p.isMultiLine
+                ? [
+                    Hint("Enter", "adds", rank: 0), Hint("", "paste many lines", rank: 1),
+                    Hint("Esc", "cancels", rank: 0),
+                ]
+                : [Hint("Enter", "", rank: 0), Hint("Esc", "cancels", rank: 0)]
+        case .help, .audit, .details:
+            return [Hint("j/k", "scroll", rank: 0), Hint("Esc", "closes", rank: 0)]
+        case .deleteMenu: return [Hint("1 2 3", "choose", rank: 0), Hint("Esc", "cancels", rank: 0)]
+        case .confirm: return [Hint("y", "yes", rank: 0), Hint("", "any other key: no", rank: 0)]
+        case .sectionPicker:
+            return [Hint("0-9 or Enter", "choose", rank: 0), Hint("Esc", "cancels", rank: 0)]
+        case .none: break
         }
-        for h in hints where TextWidth.width(h) + 2 <= line.room { line.add(" " + h + " ") }
-        return line.finished()
+        if search != nil {
+            return [
+                help, Hint("n", "next match", "next", rank: 0), Hint("N", "previous match", "prev", rank: 0),
+                Hint("Esc", "clears the search", "clear", rank: 0),
+                Hint("/", "search again", "search", rank: 2),
+                Hint("I", "details", "info", rank: 1), quit,
+            ]
+        }
+        if history != nil {
+            return [
+                help, Hint("←/→", "event", rank: 1), Hint("[ ]", "minute", rank: 2),
+                Hint(":", "jump", rank: 2),
+                Hint("i", "audit", rank: 3), Hint("/", "search", rank: 3), Hint("Esc", "now", rank: 0), quit,
+            ]
+        }
+        if filter == .trash {
+            return [
+                help, Hint("r", "restore", rank: 1), Hint("d", "purge", rank: 1), Hint("A", "all", rank: 2),
+                Hint("t", "list", rank: 0), Hint("u", "undo", rank: 2), Hint("/", "search", rank: 3), quit,
+            ]
+        }
+        return [
+            help, Hint("/", "search", "find", rank: 1), Hint("a", "add", rank: 2),
+            Hint("space", "select", "sel", rank: 5), Hint("Enter", "pause/resume", "pause", rank: 4),
+            Hint("d", "delete", "del", rank: 3), Hint("e", "rename", "ren", rank: 6),
+            Hint("u", "undo", rank: 3),
+            Hint("I", "details", "info", rank: 4), Hint("h", "history", "hist", rank: 1),
+            Hint("t", "to-delete", "trash", rank: 1), quit,
+        ]
+    }
+
+    /// The bar's text in `width` columns: every hint in words if they fit, else in fewer words, else without the
+    /// hints of the highest rank, one rank after another (`? help` and `q quit` stay).
+    static func hintText(_ hints: [Hint], width: Int) -> String {
+        func text(_ shown: [Hint], short: Bool) -> String {
+            " "
+                + shown.map { h in
+                    let words = short ? h.short : h.long
+                    return h.key.isEmpty ? words : words.isEmpty ? h.key : h.key + " " + words
+                }.joined(separator: short ? "  " : "   ")
+        }
+        var shown = hints
+        var full = text(shown, short: false)
+        if TextWidth.width(full) <= width { return full }
+        full = text(shown, short: true)
+        while TextWidth.width(full) > width, let top = shown.map(\.rank).max(), top > 0 {
+            shown.removeAll { $0.rank == top }
+            full = text(shown, short: true)
+        }
+        return full
     }
 }
