@@ -77,7 +77,11 @@ extension UIModel {
         } else if t.state == .failed {
             addCells(layout, state: t.state, into: &line)
             line.add(String(repeating: " ", count: layout.gap))
-            line.add(Units.failure(t.failure), .red)
+            // A narrow row keeps the status code whole rather than the words before it.
+            var why = Units.failure(t.failure)
+            let answered = "the server answered "
+            if TextWidth.width(why) > line.room, why.hasPrefix(answered) { why.removeFirst(answered.count) }
+            line.add(why, .red)
         } else {
             let known = t.state == .finished ? t.bytes : t.size
             let fraction =
