@@ -32,7 +32,10 @@ extension UIModel {
                 if cell.column == .progress { line.add("from", .dim) }
                 continue
             }
-            if cell.column.isRightAligned {
+            if cell.column == .progress {
+                // The percentage alone is what is done; with the bar, the column is the progress.
+                line.add(layout.bar > 0 ? "progress" : cell.column.title, .dim, columns: cell.width)
+            } else if cell.column.isRightAligned {
                 line.addRight(cell.column.title, .dim, columns: cell.width)
             } else {
                 line.add(cell.column.title, .dim, columns: cell.width)

@@ -41,7 +41,7 @@ extension UIModel {
         func figures(short: Bool) -> [String] {
             var out = [short ? Units.shortRate(speed) : Units.rate(speed)]
             if short {
-                out.append(maxDownloads == 0 ? "max -" : "max \(maxDownloads)")
+                out.append(maxDownloads == 0 ? "no max" : "max \(maxDownloads)")
                 out.append(speedLimit == 0 ? "no lim" : "lim \(Units.shortRate(Double(speedLimit)))")
                 if toDelete > 0 { out.append("trash \(toDelete)") }
                 if selected > 0 { out.append("\(selected) sel") }

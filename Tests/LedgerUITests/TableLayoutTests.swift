@@ -43,7 +43,9 @@ import Testing
         let lines = try sample().model(width, 24).lines()
         let header = lines[2]
         for line in lines { #expect(TextWidth.width(line) == width) }
-        #expect(header.contains("name") && header.contains("state") && header.contains("done"))
+        #expect(header.contains("name") && header.contains("state") && header.contains("size"))
+        // Short names leave room for a bar: the column is the progress (the percentage alone is "done").
+        #expect(header.contains("progress"), "\(header)")
         let state = try #require(column(of: "state", in: header))
         let downloading = try #require(lines.first { $0.contains("#1 debian.iso") })
         #expect(column(of: "downloading", in: downloading) == state, "\(header)\n\(downloading)")
@@ -105,6 +107,8 @@ import Testing
         ] {
             #expect(wide.contains(hint), "\(wide)")
         }
+        // Without room for a bar, the percentage column is "done".
+        #expect(try sample().model(64, 24).lines()[2].contains(" done"))
         // Even at 40 columns, help and quit stay.
         let narrow = try sample().model(40, 10).lines()[9]
         #expect(narrow.contains("? help") && narrow.contains("q quit"), "\(narrow)")
