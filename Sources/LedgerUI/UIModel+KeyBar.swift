@@ -48,10 +48,10 @@ extension UIModel {
         }
         if search != nil {
             return [
-                help, Hint("n", "next match", "next", rank: 0), Hint("N", "previous match", "prev", rank: 0),
-                Hint("Esc", "clears the search", "clear", rank: 0),
-                Hint("/", "search again", "search", rank: 2),
-                Hint("I", "details", "info", rank: 1), quit,
+                help, Hint("n", "next match", "next", rank: 1), Hint("N", "previous match", "prev", rank: 1),
+                Hint("Esc", "clears the search", "clear", rank: 2),
+                Hint("/", "search again", "search", rank: 3),
+                Hint("I", "details", "info", rank: 3), quit,
             ]
         }
         if history != nil {

@@ -39,6 +39,10 @@ import Testing
         #expect(cursorRow(m).contains("#3 ubuntu.iso"), "N wraps back")
         _ = m.press(.char("N"))
         #expect(cursorRow(m).contains("#1 debian.iso"))
+        // A narrow bar keeps help, quit, n and N.
+        m.resize(columns: 40, rows: 12)
+        let bar = m.lines()[11]
+        #expect(bar.contains("? help") && bar.contains("q quit") && bar.contains("n next"), "\(bar)")
     }
 
     @Test func urlsAreSearchedTooAndTheCursorStartsFromItsRow() throws {

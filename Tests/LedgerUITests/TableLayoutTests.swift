@@ -75,6 +75,26 @@ import Testing
         #expect(downloading.contains("1m29s") && downloading.contains("[█"), "\(downloading)")
     }
 
+    @Test func wideAndCombiningCharactersAreMeasuredInColumns() throws {
+        var b = ListBuilder()
+        try b.add(["x.pdf", "a.iso", "y.bin"])
+        try b.run(.rename(1, name: "非常长的文件.pdf"))
+        try b.run(.rename(3, name: "cafe\u{301}-e\u{301}te\u{301}.bin"))
+        let lines = UIModel.showing(b.list, columns: 100, rows: 12).lines()
+        // The display column where "waiting" starts is the same in every row, and under "state".
+        func displayColumn(of text: String, in line: String) -> Int? {
+            line.range(of: text).map { TextWidth.width(String(line[..<$0.lowerBound])) }
+        }
+        let state = try #require(displayColumn(of: "state", in: lines[2]))
+        for id in 1...3 {
+            let row = try #require(lines.first { $0.contains("#\(id) ") })
+            #expect(displayColumn(of: "waiting", in: row) == state, "\(row)")
+            #expect(TextWidth.width(row) == 100)
+        }
+        // The widest name (16 columns: six wide characters and ".pdf") sets the name column.
+        #expect(state == 2 + 2 + 1 + 16 + 2, "\(lines[2])")
+    }
+
     @Test func theLayoutDropsColumnsAsTheTerminalNarrows() {
         let all = TableLayout.order
         let wide = TableLayout(width: 220, idWidth: 3, longestName: 12)
