@@ -38,6 +38,8 @@ public enum TextWidth {
 
     /// Columns `text` takes, controls counted as the `?` they are shown as.
     public static func width(_ text: String) -> Int {
+        // ASCII (most names, every label): one column a byte, a control shown as its `?` too.
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.utf8.count }
         var n = 0
         for s in text.unicodeScalars { n += isControl(s) ? 1 : columns(s) }
         return n
