@@ -44,6 +44,14 @@ public enum KeyHelp {
             ]
         ),
         (
+            "Find and inspect",
+            [
+                ("/", "search the names and URLs: Enter goes to the first match"),
+                ("n N", "after a search: next / previous match"), ("Esc", "after a search: clear it"),
+                ("I", "details of the task: state, bytes, file, URL, options, failure, checksum"),
+            ]
+        ),
+        (
             "History",
             [
                 ("u Ctrl-R", "undo / redo (says what)"),
@@ -56,16 +64,19 @@ public enum KeyHelp {
         ("", [("?", "this help"), ("q Ctrl-C", "quit (downloads stop cleanly, resume later)")]),
     ]
 
-    /// The help as lines: a title per group, `  keys  what` per key.
-    public static let lines: [String] = {
+    /// The help as lines for a `width`-column screen: a title per group, then `  keys  what` per key, the keys
+    /// in a column as wide as the widest of them, and what they do wrapped under itself.
+    public static func lines(width: Int) -> [String] {
+        let keyColumn = groups.flatMap(\.keys).map { TextWidth.width($0.0) }.max()! + 4
         var out: [String] = []
         for g in groups {
             if !g.title.isEmpty { out.append(g.title) }
             for (k, what) in g.keys {
-                let pad = max(1, 16 - TextWidth.width(k))
-                out.append("  " + k + String(repeating: " ", count: pad) + what)
+                let pad = keyColumn - 2 - TextWidth.width(k)
+                out += TextWidth.wrap(
+                    "  " + k + String(repeating: " ", count: pad) + what, width, indent: keyColumn)
             }
         }
         return out
-    }()
+    }
 }

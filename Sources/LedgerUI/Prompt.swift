@@ -15,6 +15,8 @@ public struct Prompt: Sendable, Equatable {
         case speedLimit
         /// A seq or a time to show in the history scrubber.
         case historyJump
+        /// Text to find in the names and URLs of the view (`/`).
+        case search
     }
 
     public var purpose: Purpose

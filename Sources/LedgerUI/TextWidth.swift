@@ -38,6 +38,8 @@ public enum TextWidth {
 
     /// Columns `text` takes, controls counted as the `?` they are shown as.
     public static func width(_ text: String) -> Int {
+        // ASCII (most names, every label): one column a byte, a control shown as its `?` too.
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.utf8.count }
         var n = 0
         for s in text.unicodeScalars { n += isControl(s) ? 1 : columns(s) }
         return n
@@ -71,5 +73,38 @@ public enum TextWidth {
     public static func right(_ text: String, _ width: Int) -> String {
         let w = Self.width(text)
         return w >= width ? fit(text, width) : String(repeating: " ", count: width - w) + fit(text, w)
+    }
+}
+
+extension TextWidth {
+    /// `text` in lines of at most `width` columns, broken after a space where one is near the edge, else anywhere;
+    /// every line after the first starts with `indent` spaces.
+    public static func wrap(_ text: String, _ width: Int, indent: Int = 0) -> [String] {
+        guard width > indent + 4, Self.width(text) > width else { return [text] }
+        var lines: [String] = []
+        var current = String.UnicodeScalarView()
+        var used = 0
+        var lastSpace: (index: String.UnicodeScalarView.Index, used: Int)?
+        for s in text.unicodeScalars {
+            let w = isControl(s) ? 1 : columns(s)
+            if used + w > width {
+                var rest = String.UnicodeScalarView()
+                // Break after the last space if it leaves at least half a line; else here.
+                if let space = lastSpace, space.used > width / 2 {
+                    rest.append(contentsOf: current[current.index(after: space.index)...])
+                    current = String.UnicodeScalarView(current[...space.index])
+                }
+                lines.append(String(current))
+                current = String.UnicodeScalarView(repeating: " ", count: indent)
+                current.append(contentsOf: rest)
+                used = Self.width(String(current))
+                lastSpace = nil
+            }
+            current.append(s)
+            used += w
+            if s == " " && used > indent { lastSpace = (current.index(before: current.endIndex), used) }
+        }
+        if used > indent { lines.append(String(current)) }
+        return lines
     }
 }

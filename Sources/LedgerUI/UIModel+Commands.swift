@@ -196,6 +196,9 @@ extension UIModel {
         case .historyJump:
             guard !trimmed.isEmpty else { return [] }
             return [.historyJump(trimmed)]
+        case .search:
+            find(text)
+            return []
         }
     }
 }

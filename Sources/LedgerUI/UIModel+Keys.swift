@@ -33,13 +33,28 @@ extension UIModel {
         case .help(let scroll):
             switch key {
             case .escape, .char("?"), .char("q"), .enter: overlay = .none
-            default: overlay = .help(scroll: scrolled(scroll, key, total: KeyHelp.lines.count))
+            default:
+                overlay = .help(
+                    scroll: scrolled(
+                        scroll, key, total: KeyHelp.lines(width: size.columns).count, page: listHeight - 2))
             }
             return []
         case .audit(let id, let lines, let scroll):
             switch key {
             case .escape, .char("i"), .char("q"), .enter: overlay = .none
-            default: overlay = .audit(id, lines: lines, scroll: scrolled(scroll, key, total: lines.count))
+            default:
+                let total = paneText(size.columns).count
+                overlay = .audit(
+                    id, lines: lines, scroll: scrolled(scroll, key, total: total, page: paneRows - 1))
+            }
+            return []
+        case .details(let id, let scroll, let file):
+            switch key {
+            case .escape, .char("I"), .char("q"), .enter: overlay = .none
+            default:
+                let total = paneText(size.columns).count
+                overlay = .details(
+                    id, scroll: scrolled(scroll, key, total: total, page: paneRows - 1), file: file)
             }
             return []
         }
@@ -48,12 +63,14 @@ extension UIModel {
             pendingAll = false
             return allKey(key)
         }
+        if let effects = searchKey(key) { return effects }
         if history != nil { return historyKey(key) }
         return listKey(key)
     }
 
-    private func scrolled(_ scroll: Int, _ key: Key, total: Int) -> Int {
-        let page = max(1, listHeight - 2)
+    /// A pane's scroll after `key`, for `total` lines of which `page` are shown.
+    private func scrolled(_ scroll: Int, _ key: Key, total: Int, page: Int) -> Int {
+        let page = max(1, page)
         var s = scroll
         switch key {
         case .up, .char("k"): s -= 1
@@ -96,6 +113,7 @@ extension UIModel {
             showHistory(nil)
             return []
         case .char("i"): return auditEffect()
+        case .char("I"): return detailsEffect()
         case .char("?"):
             overlay = .help(scroll: 0)
             return []
@@ -136,6 +154,7 @@ extension UIModel {
             return []
         case .char("h"): return [.historyAt(nil)]
         case .char("i"): return auditEffect()
+        case .char("I"): return detailsEffect()
         case .char("u"): return [.execute(.undo)]
         case .ctrl("r"): return [.execute(.redo)]
         case .char("U"):
@@ -277,6 +296,14 @@ extension UIModel {
     var cursorSection: Int? {
         guard rows.count > 0 else { return nil }
         return rows.section(ofGroup: rows.group(containing: cursor))
+    }
+
+    private mutating func detailsEffect() -> [Effect] {
+        guard let id = cursorTaskID else {
+            report("no task here: the details are a task's", isError: true)
+            return []
+        }
+        return [.details(id)]
     }
 
     private mutating func auditEffect() -> [Effect] {

@@ -1,24 +1,48 @@
 import LedgerCore
 import LedgerTransfer
 
-/// A list row in the manner of SDE's activity cell: name, state, progress bar, "10.2 MB / 117 MB", speed, ETA,
-/// a failure reason in words. Only the rows on screen are formatted.
+/// A list row in the manner of SDE's activity cell, as a table: name, state, progress and bar, "10.2 MB / 117 MB",
+/// speed, ETA, a failure in words; the columns a ``TableLayout`` gives. Only the rows on screen are formatted.
 extension UIModel {
-    /// The columns the progress part takes at this width (after the 12-column state).
-    static func progressColumns(_ width: Int) -> (bar: Int, detail: Bool, speed: Bool, eta: Bool) {
-        if width >= 120 { return (16, true, true, true) }
-        if width >= 90 { return (10, true, true, false) }
-        if width >= 70 { return (0, true, true, false) }
-        if width >= 56 { return (0, false, true, false) }
-        return (0, false, false, false)
-    }
-
-    static func restWidth(_ width: Int) -> Int {
-        let p = progressColumns(width)
-        return 4 + (p.bar > 0 ? 1 + p.bar : 0) + (p.detail ? 20 : 0) + (p.speed ? 11 : 0) + (p.eta ? 10 : 0)
-    }
-
     func idWidth(_ list: DownloadList) -> Int { "#\(max(1, list.nextID - 1))".count }
+
+    /// The table's layout for the rows on screen: the name column as wide as the longest name shown.
+    /// - Complexity: O(rows on screen).
+    func tableLayout(_ width: Int) -> TableLayout {
+        let shown = shownList
+        var longest = 0
+        for r in top..<min(rows.count, top + listHeight) {
+            guard case .task(let id, _)? = rows.row(r, in: shown), let t = shown.tasks[id] else { continue }
+            longest = max(longest, TextWidth.width(showsURLs ? t.url : DownloadList.shownName(t)))
+        }
+        return TableLayout(width: width, idWidth: idWidth(shown), longestName: longest)
+    }
+
+    /// The header row: each column's title over its cells.
+    func columnHeader(_ layout: TableLayout, width: Int) -> String {
+        var line = Line(width: width, color: color)
+        line.addRight("id", .dim, columns: layout.lead - 1)
+        line.add(" ")
+        line.add(showsURLs ? "URL" : "name", .dim, columns: layout.name)
+        let trashView = filter == .trash && history == nil
+        for cell in layout.columns {
+            line.add(String(repeating: " ", count: layout.gap))
+            if trashView {
+                if cell.column == .state { line.add("delete", .dim, columns: cell.width) }
+                if cell.column == .progress { line.add("from", .dim) }
+                continue
+            }
+            if cell.column == .progress {
+                // The percentage alone is what is done; with the bar, the column is the progress.
+                line.add(layout.bar > 0 ? "progress" : cell.column.title, .dim, columns: cell.width)
+            } else if cell.column.isRightAligned {
+                line.addRight(cell.column.title, .dim, columns: cell.width)
+            } else {
+                line.add(cell.column.title, .dim, columns: cell.width)
+            }
+        }
+        return line.finished()
+    }
 
     func headerLine(title: String, section: Int?, count: Int, width: Int, isCursor: Bool) -> String {
         var line = Line(width: width, color: color, base: isCursor ? [.cursor] : [])
@@ -29,11 +53,13 @@ extension UIModel {
         return line.finished()
     }
 
-    func taskLine(_ id: TaskID, in list: DownloadList, width: Int, isCursor: Bool) -> String {
+    func taskLine(_ id: TaskID, in list: DownloadList, layout: TableLayout, width: Int, isCursor: Bool)
+        -> String
+    {
         var line = Line(width: width, color: color, base: isCursor ? [.cursor] : [])
         line.add(isCursor ? ">" : " ")
         line.add(selection.contains(id) && history == nil ? "*" : " ", .bold)
-        line.addRight("#\(id)", .dim, columns: idWidth(list))
+        line.addRight("#\(id)", .dim, columns: layout.lead - 3)
         line.add(" ")
         guard let t = list.tasks[id] else { return line.finished() }
         if case .prompt(let p) = overlay, case .renameTask(id) = p.purpose {
@@ -42,18 +68,77 @@ extension UIModel {
             line.add("]", .bold)
             return line.finished()
         }
-        let rest = Self.restWidth(width)
-        let nameWidth = max(4, line.room - 13 - rest)
-        line.add(showsURLs ? t.url : DownloadList.shownName(t), columns: nameWidth)
-        line.add(" ")
+        let name = showsURLs ? t.url : DownloadList.shownName(t)
+        line.add(name, matches(t) ? .yellow : nil, columns: layout.name)
         if list.isTrashed(id) {
-            addTrashCells(t, list: list, into: &line)
+            addTrashCells(t, list: list, layout: layout, into: &line)
         } else if t.state == .downloading, let a = activity[id], history == nil {
-            addActivityCells(a, into: &line)
+            let fraction = a.expected.map { $0 > 0 ? min(1, Double(a.bytes) / Double($0)) : 1 }
+            addCells(
+                layout, state: t.state, fraction: fraction, size: a.detail, speed: Units.rate(a.speed),
+                eta: a.eta.map(Units.duration) ?? "", into: &line)
+        } else if t.state == .failed {
+            addCells(layout, state: t.state, into: &line)
+            line.add(String(repeating: " ", count: layout.gap))
+            // A narrow row keeps the status code whole rather than the words before it.
+            var why = Units.failure(t.failure)
+            let answered = "the server answered "
+            if TextWidth.width(why) > line.room, why.hasPrefix(answered) { why.removeFirst(answered.count) }
+            line.add(why, .red)
         } else {
-            addStateCells(t, into: &line)
+            let known = t.state == .finished ? t.bytes : t.size
+            let fraction =
+                t.state == .finished ? 1 : known.map { $0 > 0 ? min(1, Double(t.bytes) / Double($0)) : 0 }
+            let size =
+                t.state == .finished
+                ? Units.bytes(t.bytes)
+                : t.bytes == 0
+                    ? (t.size.map(Units.bytes) ?? "")
+                    : TransferActivity.detail(bytes: t.bytes, expected: t.size)
+            addCells(
+                layout, state: t.state, fraction: t.bytes == 0 && t.state != .finished ? nil : fraction,
+                size: size,
+                into: &line)
         }
         return line.finished()
+    }
+
+    /// The cells of a task's row, each in its column; only the state when `fraction` and the rest are not given.
+    private func addCells(
+        _ layout: TableLayout, state: TaskState, fraction: Double? = nil, size: String = "",
+        speed: String = "",
+        eta: String = "", into line: inout Line
+    ) {
+        let gap = String(repeating: " ", count: layout.gap)
+        for cell in layout.columns {
+            switch cell.column {
+            case .state:
+                line.add(gap)
+                line.add(state.rawValue, Self.stateStyle(state), columns: cell.width)
+            case .progress where state == .failed:
+                return
+            case .progress:
+                line.add(gap)
+                line.addRight(
+                    fraction.map { "\(Int($0 * 100))%" } ?? "", columns: TableLayout.Column.progress.width)
+                guard layout.bar > 0 else { continue }
+                line.add(" ")
+                if let fraction, state != .finished {
+                    line.add(Self.bar(fraction, width: layout.bar), Self.stateStyle(state))
+                } else {
+                    line.add("", columns: layout.bar)
+                }
+            case .size:
+                line.add(gap)
+                line.addRight(size, columns: cell.width)
+            case .speed:
+                line.add(gap)
+                line.addRight(speed, columns: cell.width)
+            case .eta:
+                line.add(gap)
+                line.addRight(eta, columns: cell.width)
+            }
+        }
     }
 
     static func stateStyle(_ s: TaskState) -> Style {
@@ -67,36 +152,9 @@ extension UIModel {
         }
     }
 
-    private func addActivityCells(_ a: TransferActivity, into line: inout Line) {
-        let p = Self.progressColumns(line.width)
-        let fraction = a.expected.map { $0 > 0 ? min(1, Double(a.bytes) / Double($0)) : 1 }
-        line.add("downloading", .cyan, columns: 12)
-        line.addRight(fraction.map { "\(Int($0 * 100))%" } ?? "", columns: 4)
-        if p.bar > 0 {
-            line.add(" ")
-            line.add(Self.bar(fraction, width: p.bar), .cyan)
-        }
-        if p.detail { line.addRight(a.detail, columns: 20) }
-        if p.speed { line.addRight(Units.rate(a.speed), columns: 11) }
-        if p.eta { line.addRight(a.eta.map { "ETA " + Units.duration($0) } ?? "", columns: 10) }
-    }
-
-    private func addStateCells(_ t: DownloadTask, into line: inout Line) {
-        line.add(t.state.rawValue, Self.stateStyle(t.state), columns: 12)
-        var words: String
-        switch t.state {
-        case .failed: words = Units.failure(t.failure)
-        case .finished: words = Units.bytes(t.bytes)
-        case _ where t.bytes == 0: words = t.size.map(Units.bytes) ?? ""
-        default:
-            let fraction =
-                t.size.map { $0 > 0 ? "\(Int(min(1, Double(t.bytes) / Double($0)) * 100))%  " : "" } ?? ""
-            words = fraction + TransferActivity.detail(bytes: t.bytes, expected: t.size)
-        }
-        if t.state == .failed { line.add(words, .red) } else { line.add(words) }
-    }
-
-    private func addTrashCells(_ t: DownloadTask, list: DownloadList, into line: inout Line) {
+    private func addTrashCells(
+        _ t: DownloadTask, list: DownloadList, layout: TableLayout, into line: inout Line
+    ) {
         // The live list's entry by its place (found when the view was indexed), else by a search (history).
         let entry: TrashEntry?
         if list.head == self.list.head, let i = trashPlaces[t.id], list.trash.indices.contains(i),
@@ -107,7 +165,12 @@ extension UIModel {
             entry = list.trash.first { $0.id == t.id }
         }
         guard let entry else { return }
-        line.add(entry.mode == .all ? "record+file" : "record only", .dim, columns: 12)
+        let gap = String(repeating: " ", count: layout.gap)
+        if let state = layout.columns.first(where: { $0.column == .state }) {
+            line.add(gap)
+            line.add(entry.mode == .all ? "record+file" : "record only", .dim, columns: state.width)
+        }
+        line.add(gap)
         line.add("from \(entry.section):\(entry.index) '\(entry.sectionTitle)', \(t.state.rawValue)")
     }
 

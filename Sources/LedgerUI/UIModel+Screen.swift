@@ -1,13 +1,15 @@
 import LedgerCore
 
-/// The screen as lines: a header, the totals, the list area (with any overlay), the status line, the hint bar.
+/// The screen as lines: a header, the totals, the table's header row, the list area (with any overlay or pane), the
+/// status line, the key bar.
 extension UIModel {
     /// Exactly `size.rows` lines of exactly `size.columns` columns each (escape sequences aside).
     /// - Complexity: O(rows on screen + sections): only the visible rows are formatted.
     public func lines() -> [String] {
         let width = size.columns
-        var out = [headerBar(width), totalsLine(width)]
-        out += listArea(width)
+        let layout = tableLayout(width)
+        var out = [headerBar(width), totalsLine(width), columnHeader(layout, width: width)]
+        out += listArea(width, layout: layout)
         out.append(statusLine(width))
         out.append(hintBar(width))
         if out.count > size.rows {
@@ -59,58 +61,26 @@ extension UIModel {
         }
     }
 
-    private func totalsLine(_ width: Int) -> String {
-        var line = Line(width: width, color: color)
-        if let h = history {
-            line.add(" #\(h.seq) ", .bold)
-            line.add(h.words)
-            return line.finished()
-        }
-        var parts: [(String, Style)] = []
-        for s in [TaskState.downloading, .waiting, .paused, .stopped, .failed, .finished] {
-            let n = counts[s]
-            if n > 0 { parts.append(("\(n) \(s.rawValue)", Self.stateStyle(s))) }
-        }
-        if parts.isEmpty { parts.append(("no tasks", .dim)) }
-        line.add(" ")
-        for (i, p) in parts.enumerated() {
-            if i > 0 { line.add(" · ", .dim) }
-            line.add(p.0, p.1)
-        }
-        let speed = activity.values.reduce(0.0) { $0 + $1.speed }
-        var extra = [
-            Units.rate(speed),
-            list.maxDownloads == 0 ? "no limit on downloads" : "max \(list.maxDownloads) at a time",
-            list.speedLimit == 0 ? "no speed limit" : "limit \(Units.rate(Double(list.speedLimit)))",
-        ]
-        if !list.trash.isEmpty { extra.append("\(list.trash.count) to delete") }
-        if !selection.isEmpty { extra.append("\(selection.count) selected") }
-        for e in extra where TextWidth.width(e) + 3 <= line.room {
-            line.add(" │ ", .dim)
-            line.add(e)
-        }
-        return line.finished()
-    }
-
-    private func listArea(_ width: Int) -> [String] {
+    private func listArea(_ width: Int, layout: TableLayout) -> [String] {
         let height = listHeight
-        if case .audit(let id, let lines, let scroll) = overlay {
-            if width >= 90 {
-                let paneWidth = min(70, width / 2)
-                let left = listRows(width - paneWidth - 1, height: height)
-                let right = auditPane(id, lines, scroll: scroll, width: paneWidth, height: height)
-                let bar = color ? "\u{1B}[2m│\u{1B}[0m" : "│"
-                return zip(left, right).map { $0 + bar + $1 }
+        if paneRows > 0 {
+            var out = listRows(width, height: height, layout: layout)
+            if case .audit(let id, _, let scroll) = overlay {
+                out += pane(
+                    title: "Audit #\(id) \(paneName(id))", paneText(width), scroll: scroll, width: width)
+            } else if case .details(let id, let scroll, _) = overlay {
+                out += pane(
+                    title: "Details #\(id) \(paneName(id))", paneText(width), scroll: scroll, width: width)
             }
-            return auditPane(id, lines, scroll: scroll, width: width, height: height)
+            return out
         }
-        var rowsShown = listRows(width, height: height)
+        var rowsShown = listRows(width, height: height, layout: layout)
         let panel: [String]
         switch overlay {
         case .help(let scroll):
             return panelLines(
-                ["Keys (j/k scroll, Esc closes)"] + Array(KeyHelp.lines.dropFirst(scroll)), width: width,
-                height: height)
+                ["Keys (j/k scroll, Esc closes)"] + Array(KeyHelp.lines(width: width).dropFirst(scroll)),
+                width: width, height: height)
         case .deleteMenu(let ids):
             let what = ids.count == 1 ? "#\(ids[0])" : "\(ids.count) tasks"
             panel = [
@@ -146,23 +116,41 @@ extension UIModel {
         return out
     }
 
-    private func auditPane(_ id: TaskID, _ lines: [String], scroll: Int, width: Int, height: Int) -> [String]
-    {
-        let name = list.tasks[id].map(DownloadList.shownName) ?? ""
-        var title = Line(width: width, color: color)
-        title.add(" Audit #\(id) \(name)", .bold)
-        var out = [title.finished()]
-        for text in lines.dropFirst(scroll).prefix(max(0, height - 1)) {
+    private func paneName(_ id: TaskID) -> String {
+        shownList.tasks[id].map(DownloadList.shownName) ?? list.tasks[id].map(DownloadList.shownName) ?? ""
+    }
+
+    /// The pane under the list (the audit trail, a task's details): as wide as the list, its title on a rule,
+    /// then its lines from `scroll` on, wrapped to the width rather than cut.
+    private func pane(title: String, _ text: [String], scroll: Int, width: Int) -> [String] {
+        var head = Line(width: width, color: color)
+        head.add("─ ", .dim)
+        head.add(title, .bold)
+        head.add(" " + String(repeating: "─", count: max(0, head.room - 1)), .dim)
+        var out = [head.finished()]
+        for t in text.dropFirst(scroll).prefix(max(0, paneRows - 1)) {
             var line = Line(width: width, color: color)
-            line.add(" " + text)
+            line.add(t)
             out.append(line.finished())
         }
-        while out.count < height { out.append(String(repeating: " ", count: width)) }
+        while out.count < paneRows { out.append(String(repeating: " ", count: width)) }
         return out
     }
 
+    /// The open pane's text wrapped to `width`: one entry per screen line.
+    func paneText(_ width: Int) -> [String] {
+        switch overlay {
+        case .audit(_, let lines, _):
+            return lines.flatMap { TextWidth.wrap(" " + $0, width, indent: 3) }
+        case .details(let id, _, let file):
+            return detailLines(id, file: file).flatMap { TextWidth.wrap(" " + $0, width, indent: 13) }
+        default:
+            return []
+        }
+    }
+
     /// The visible rows of the list (or of the history point).
-    func listRows(_ width: Int, height: Int) -> [String] {
+    func listRows(_ width: Int, height: Int, layout: TableLayout) -> [String] {
         let shown = shownList
         var out: [String] = []
         out.reserveCapacity(height)
@@ -184,7 +172,7 @@ extension UIModel {
                     headerLine(
                         title: title, section: section, count: count, width: width, isCursor: r == cursor))
             case .task(let id, _)?:
-                out.append(taskLine(id, in: shown, width: width, isCursor: r == cursor))
+                out.append(taskLine(id, in: shown, layout: layout, width: width, isCursor: r == cursor))
             case nil:
                 out.append(String(repeating: " ", count: width))
             }
@@ -201,7 +189,7 @@ extension UIModel {
                 line.add(p.label + " edit the name in its row; Enter renames, Esc cancels", .bold)
                 return line.finished()
             }
-            line.add(p.label + " ", .bold)
+            line.add(p.purpose == .search ? p.label : p.label + " ", .bold)
             let text = p.value.replacingOccurrences(of: "\n", with: " ⏎ ")
             // Keep the end of long text (the caret) visible.
             let room = max(1, line.room - 1)
@@ -221,34 +209,11 @@ extension UIModel {
             } else {
                 line.add(m.text)
             }
+        } else if overlay == .none, let id = cursorTaskID, let t = shownList.tasks[id], t.state == .failed {
+            // The row may cut the reason short: here it is whole.
+            line.add("#\(id) failed: ", .red)
+            line.add(Units.failure(t.failure), .red)
         }
-        return line.finished()
-    }
-
-    private func hintBar(_ width: Int) -> String {
-        var line = Line(width: width, color: color, base: [.reverse])
-        let hints: [String]
-        switch overlay {
-        case .prompt(let p):
-            hints =
-                p.isMultiLine ? ["Enter adds", "paste many lines", "Esc cancels"] : ["Enter", "Esc cancels"]
-        case .help, .audit: hints = ["j/k scroll", "Esc closes"]
-        case .deleteMenu: hints = ["1 2 3 choose", "Esc cancels"]
-        case .confirm: hints = ["y yes", "any other key: no"]
-        case .sectionPicker: hints = ["0-9 or Enter choose", "Esc cancels"]
-        case .none:
-            if history != nil {
-                hints = ["←/→ event", "[ ] minute", ": jump", "i audit", "Esc now", "q quit"]
-            } else if filter == .trash {
-                hints = ["r restore", "d purge", "A all", "t list", "u undo", "? help", "q quit"]
-            } else {
-                hints = [
-                    "? help", "a add", "space select", "Enter pause/resume", "d delete", "e rename", "u undo",
-                    "h history", "t to-delete", "q quit",
-                ]
-            }
-        }
-        for h in hints where TextWidth.width(h) + 2 <= line.room { line.add(" " + h + " ") }
         return line.finished()
     }
 }

@@ -48,6 +48,8 @@ public enum Effect: Sendable, Equatable {
     case setSpeedLimit(String)
     /// Show the audit trail of a task.
     case audit(TaskID)
+    /// Show a task's details: the host looks whether its file is on disk (``UIModel/showDetails(_:file:)``).
+    case details(TaskID)
     case quit
 }
 
@@ -82,6 +84,8 @@ public struct UIModel: Sendable {
     public internal(set) var history: HistoryPoint?
     /// Whether the rows show each task's URL instead of its name (SDE's `isFileNamePreferred` off; `U`).
     public internal(set) var showsURLs = false
+    /// The text searched for with `/` while `n` and `N` go to its next and previous match (nil: no search).
+    public internal(set) var search: String?
     /// A key that waits for its second key (`A` then `p`: pause all).
     public internal(set) var pendingAll = false
     /// Rows of the list shown (the live list, or the history point's).
@@ -122,6 +126,8 @@ public struct UIModel: Sendable {
         /// Choose the section to move these tasks to.
         case sectionPicker([TaskID], cursor: Int)
         case audit(TaskID, lines: [String], scroll: Int)
+        /// A task's details; `file`: whether its finished file is on disk (nil: not looked, or no file yet).
+        case details(TaskID, scroll: Int, file: Bool?)
     }
 
     /// The list the screen shows: the live one, or the history point's.
@@ -139,8 +145,19 @@ public struct UIModel: Sendable {
         }
     }
 
-    /// Rows in the list area.
-    public var listHeight: Int { max(1, size.rows - 4) }
+    /// Rows of the list shown (the list area less an open pane).
+    public var listHeight: Int { max(1, size.rows - 5 - paneRows) }
+
+    /// Rows of the pane under the list (the audit trail, a task's details), with its title: half the list area,
+    /// or more when the list needs fewer rows, or all of it when it is small. 0 when no pane is open.
+    public var paneRows: Int {
+        switch overlay {
+        case .audit, .details:
+            let area = max(1, size.rows - 5)
+            return area >= 12 ? max(area / 2, area - max(3, rows.count)) : area
+        default: return 0
+        }
+    }
 
     // MARK: - Input from the host
 
@@ -243,9 +260,18 @@ public struct UIModel: Sendable {
         clampCursor()
     }
 
-    /// Shows the audit trail of a task, one line per event.
+    /// Shows the audit trail of a task, one line per event, in a pane under the list: its last events.
     public mutating func showAudit(_ id: TaskID, lines: [String]) {
-        overlay = .audit(id, lines: lines, scroll: max(0, lines.count - (listHeight - 1)))
+        overlay = .audit(id, lines: lines, scroll: 0)
+        let total = paneText(size.columns).count
+        overlay = .audit(id, lines: lines, scroll: max(0, total - (paneRows - 1)))
+        scrollToCursor()
+    }
+
+    /// Shows a task's details in a pane under the list; `file` says whether its finished file is on disk.
+    public mutating func showDetails(_ id: TaskID, file: Bool?) {
+        overlay = .details(id, scroll: 0, file: file)
+        scrollToCursor()
     }
 
     /// Rebuilds the rows after the list, the filter or the sort changed; the cursor stays on its task.

@@ -29,3 +29,13 @@ public enum Units {
         return FailureReason.sentence(code: f.code, detail: f.detail)
     }
 }
+
+extension Units {
+    /// A rate in few columns, for a narrow status line: `"500K/s"`, `"1.2M/s"`, `"0B/s"`.
+    public static func shortRate(_ bytesPerSecond: Double) -> String {
+        let (whole, tenth, unit) = TransferActivity.byteFigure(
+            Int64(bytesPerSecond.isFinite ? max(0, bytesPerSecond) : 0))
+        let letter = unit == 0 ? "B" : String(TransferActivity.byteUnits[unit].prefix(1))
+        return "\(whole)" + (tenth.map { ".\($0)" } ?? "") + letter + "/s"
+    }
+}

@@ -68,7 +68,7 @@ extension UITests {
         try await expectRestored(t, exit: 0)
     }
 
-    @Test func theAuditPaneShowsEveryEventOfTheTaskBesideTheList() async throws {
+    @Test func theAuditPaneShowsEveryEventOfTheTaskUnderTheList() async throws {
         let box = try DledgerSandbox()
         try await historySetUp(box)
         let t = try ui(box, "--watch", columns: 120, rows: 24)
@@ -84,11 +84,13 @@ extension UITests {
         #expect(seqs == [2, 5], "\(seqs)")
         let screen = pane ?? []
         for seq in seqs {
-            #expect(screen.contains { $0.contains("│ #\(seq)  ") }, "#\(seq): \(t.shown)")
+            #expect(screen.contains { $0.hasPrefix(" #\(seq)  ") }, "#\(seq): \(t.shown)")
         }
         #expect(screen.contains { $0.contains("renamed #1 to 'first.iso'") }, "\(t.shown)")
-        // The list stays on the left.
-        #expect(screen.contains { $0.contains("#2 b.iso") && $0.contains("│") }, "\(t.shown)")
+        // The list stays above, and the pane's rule spans the whole width as the list does.
+        let title = try #require(screen.firstIndex { $0.contains("Audit #1 first.iso") })
+        #expect(screen[..<title].contains { $0.contains("#2 b.iso") }, "\(t.shown)")
+        #expect(screen[title].hasSuffix("─") && screen[title].count == 120, "\(t.shown)")
         try t.keys("Escape")
         let closed = try await t.waitFor { s in !s.contains { $0.contains("Audit #1") } }
         #expect(closed != nil, "\(t.shown)")

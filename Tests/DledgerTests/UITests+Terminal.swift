@@ -48,22 +48,23 @@ extension UITests {
         }
         try await t.waitFor("#3 c.iso")
         #expect(await eventually(5) { contains(written(), "#3 c.iso") })
-        // Screen rows: 1 header, 2 totals, 3 `0 Downloads` (the cursor), 4 #1, 5 #2, 6 #3, 7 `1 Other`.
+        // Screen rows: 1 header, 2 totals, 3 column titles, 4 `0 Downloads` (the cursor), 5 #1, 6 #2, 7 #3,
+        // 8 `1 Other`.
         var start = written().count
         try t.keys("j")
-        #expect(await eventually(5) { Self.rewrittenRows(written()[start...]).contains(4) })
-        #expect(try await t.waitFor { $0.count > 3 && $0[3].hasPrefix(">") } != nil, "\(t.shown)")
-        #expect(Self.rewrittenRows(written()[start...]) == [3, 4], "the cursor's old and new rows only")
+        #expect(await eventually(5) { Self.rewrittenRows(written()[start...]).contains(5) })
+        #expect(try await t.waitFor { $0.count > 4 && $0[4].hasPrefix(">") } != nil, "\(t.shown)")
+        #expect(Self.rewrittenRows(written()[start...]) == [4, 5], "the cursor's old and new rows only")
 
         // Another process pauses #2: its row, the header (the head seq) and the totals change, nothing else.
         start = written().count
         try await box.run("pause", "2")
-        #expect(await eventually(5) { Self.rewrittenRows(written()[start...]).contains(5) })
+        #expect(await eventually(5) { Self.rewrittenRows(written()[start...]).contains(6) })
         #expect(
-            try await t.waitFor { $0.count > 4 && $0[4].contains("#2 b.iso") && $0[4].contains("paused") }
+            try await t.waitFor { $0.count > 5 && $0[5].contains("#2 b.iso") && $0[5].contains("paused") }
                 != nil)
         let after = written()[start...]
-        #expect(Self.rewrittenRows(after) == [1, 2, 5], "\(String(decoding: after, as: UTF8.self))")
+        #expect(Self.rewrittenRows(after) == [1, 2, 6], "\(String(decoding: after, as: UTF8.self))")
         #expect(!contains(Array(after), "\u{1B}[2J"), "no clearing of the screen")
         try t.keys("q")
         try await expectRestored(t, exit: 0)
@@ -118,10 +119,13 @@ extension UITests {
         let t = try ui(box, "", columns: 120, rows: 24)
         defer { t.close() }
         try await t.waitFor("watching: pid \(run.process.processIdentifier) downloads")
-        // A row with the bytes from the partial file, of the size the server announced, a speed and an ETA.
+        // A row with the bytes from the partial file, of the size the server announced, a speed and an ETA (in
+        // its column, under the title).
         let first = try await t.waitFor(15) { s in
             s.contains {
-                Self.progress($0).map { $0.bytes > 0 && $0.speed > 0 } == true && $0.contains("ETA ")
+                Self.progress($0).map { $0.bytes > 0 && $0.speed > 0 } == true
+                    && $0.range(of: #"B/s +[0-9]+(s|m[0-9]{2}s|h[0-9]{2}m) *$"#, options: .regularExpression)
+                        != nil
             }
         }
         #expect(first != nil, "\(t.shown)")

@@ -124,11 +124,11 @@ extension UITests {
         try t.resize(columns: 40, rows: 10)
         let small = try await t.waitFor(3) { s in
             s.count == 10 && s.allSatisfy { $0.count <= 40 } && s[0].contains("dledger ui")
-                && s[3].contains("…")
+                && s[4].contains("…")
         }
         #expect(small != nil, "\(t.shown)")
-        #expect(small?[3].contains("#1 very-long-name") == true, "\(t.shown)")
-        #expect(small?[3].contains("paused") == true, "\(t.shown)")
+        #expect(small?[4].contains("#1 very-long-name") == true, "\(t.shown)")
+        #expect(small?[4].contains("paused") == true, "\(t.shown)")
         try t.resize(columns: 120, rows: 24)
         try t.keys("q")
         try await expectRestored(t, exit: 0)

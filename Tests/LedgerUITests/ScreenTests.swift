@@ -35,15 +35,15 @@ import Testing
         let lines = model.lines()
         #expect(lines[0].contains("dledger ui") && lines[0].contains("seq 7") && lines[0].contains("pid 42"))
         #expect(lines[1].contains("1 downloading · 1 failed · 1 finished"))
-        #expect(lines[2].hasPrefix(">") && lines[2].contains("0 Downloads") && lines[2].contains("(2 tasks)"))
-        #expect(lines[3].contains("#1 debian.iso") && lines[3].contains("8%"))
-        #expect(lines[3].contains("10.2 MB / 117 MB") && lines[3].contains("1.2 MB/s"))
+        #expect(lines[3].hasPrefix(">") && lines[3].contains("0 Downloads") && lines[3].contains("(2 tasks)"))
+        #expect(lines[4].contains("#1 debian.iso") && lines[4].contains("8%"))
+        #expect(lines[4].contains("10.2 MB / 117 MB") && lines[4].contains("1.2 MB/s"))
         #expect(
-            lines[4].contains("#2 notes.txt") && lines[4].contains("finished")
-                && lines[4].contains(TransferActivity.formatBytes(60_000)))
-        #expect(lines[5].contains("1 Media") && lines[5].contains("(1 task)"))
+            lines[5].contains("#2 notes.txt") && lines[5].contains("finished")
+                && lines[5].contains(TransferActivity.formatBytes(60_000)))
+        #expect(lines[6].contains("1 Media") && lines[6].contains("(1 task)"))
         #expect(
-            lines[6].contains("#3 talk.mp4") && lines[6].contains("failed") && lines[6].contains("HTTP 404"))
+            lines[7].contains("#3 talk.mp4") && lines[7].contains("failed") && lines[7].contains("HTTP 404"))
         #expect(lines[11].contains("? help"))
     }
 
@@ -78,9 +78,9 @@ import Testing
         try b.add(["evil%1B%5B31mred"])
         let lines = UIModel.showing(b.list, columns: 40, rows: 10).lines()
         for line in lines { #expect(TextWidth.width(line) == 40) }
-        #expect(lines[3].contains("非常长") && lines[3].contains("…"))
+        #expect(lines[4].contains("非常长") && lines[4].contains("…"))
         #expect(!lines.joined().contains("\u{1B}"))
-        #expect(lines[4].contains("evil?[31mred"))
+        #expect(lines[5].contains("evil?[31mred"))
     }
 
     @Test func colourOnlyWhenAskedAndOnlyBasicColours() throws {
@@ -109,10 +109,10 @@ import Testing
         for _ in 0..<25 { _ = model.handle(.pageUp) }
         lines = model.lines()
         #expect(
-            lines.contains { $0.contains("1 More") && $0.contains("(5000 tasks)") } || lines[2].contains("#")
+            lines.contains { $0.contains("1 More") && $0.contains("(5000 tasks)") } || lines[3].contains("#")
         )
         _ = model.press(.home)
-        #expect(model.lines()[2].contains("0 Downloads"))
+        #expect(model.lines()[3].contains("0 Downloads"))
     }
 
     @Test func historyShowsThePointReadOnly() throws {

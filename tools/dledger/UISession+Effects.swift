@@ -2,7 +2,7 @@ import DownloadLedger
 import Foundation
 import LedgerUI
 
-/// What the screen model's effects do: commands on the ledger, the history scrubber, the audit pane.
+/// What the screen model's effects do: commands on the ledger, the history scrubber, the audit and details panes.
 extension UISession {
     /// Performs `effects`. Returns true when the user quits.
     func perform(_ effects: [Effect]) -> Bool {
@@ -15,6 +15,7 @@ extension UISession {
             case .historyMinutes(let m): showHistory { current in try self.minuteStep(current, minutes: m) }
             case .historyJump(let raw): showHistory { _ in try self.jumpTarget(raw) }
             case .audit(let id): showAudit(id)
+            case .details(let id): showDetails(id)
             case .setMaxDownloads(let raw):
                 parsed {
                     .setMaxDownloads(
@@ -115,6 +116,16 @@ extension UISession {
         let seq = try ledger.seq(atOrBefore: time)
         guard seq >= 1 else { throw CLIError.invalid("the log starts after \(Format.local(time))") }
         return seq
+    }
+
+    /// The details pane; whether the task's finished file is there is looked up without following a link.
+    private func showDetails(_ id: TaskID) {
+        var onDisk: Bool?
+        if let path = ledger.list.tasks[id]?.filePath {
+            var info = stat()
+            onDisk = lstat(path, &info) == 0
+        }
+        model.showDetails(id, file: onDisk)
     }
 
     private func showAudit(_ id: TaskID) {
