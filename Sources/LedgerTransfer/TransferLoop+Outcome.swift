@@ -103,14 +103,7 @@ extension TransferLoop {
         }
         job.restartedFromZero = true
         job.pendingRestartReason = reason
-        job.validator = nil
-        do {
-            try job.discardPartial()
-        } catch {
-            end(job, failure: error.reason)
-            return
-        }
-        beginAttempt(job)
+        beginAgainFromZero(job)
     }
 
     /// The server's ranges cannot be trusted (``Attempt/Outcome/rangeFault(_:)``): the transfer goes on one
@@ -126,6 +119,11 @@ extension TransferLoop {
         stopPieces(of: job)
         job.pendingRestartReason = job.distrustRanges(why)
         job.url = source
+        beginAgainFromZero(job)
+    }
+
+    /// Drops the validator and the partial file, and begins the transfer again from byte 0.
+    private func beginAgainFromZero(_ job: Job) {
         job.validator = nil
         do {
             try job.discardPartial()
