@@ -79,6 +79,8 @@ int cwsg_walk(cwsg_walk_state *s, const uint8_t *bytes, size_t n) {
 typedef struct slot {
     _Atomic uint8_t watched;
     uint8_t failed;
+    uint8_t frames;     /* 0: HTTP, only the last four bytes read are kept; 1: WebSocket frames are walked */
+    uint32_t tail;      /* the last four bytes read while HTTP */
     cwsg_walk_state walk;
 } slot;
 
@@ -130,6 +132,11 @@ ssize_t recv(int fd, void *buf, size_t len, int flags) {
         return -1;
     }
     ssize_t n = real_recv()(fd, buf, len, flags);
+    if (n > 0 && !(flags & MSG_PEEK) && !s->frames) {
+        const uint8_t *bytes = (const uint8_t *)buf;
+        for (size_t i = (size_t)n > 4 ? (size_t)n - 4 : 0; i < (size_t)n; i++) s->tail = (s->tail << 8) | bytes[i];
+        return n;
+    }
     if (n > 0 && !(flags & MSG_PEEK) && cwsg_walk(&s->walk, (const uint8_t *)buf, (size_t)n) != 0) {
         s->failed = 1;
         atomic_fetch_add_explicit(&rejected, 1, memory_order_relaxed);
@@ -145,10 +152,24 @@ int close(int fd) {
     return real_close()(fd);
 }
 
-int cwsg_register(int fd) {
+int cwsg_watch_http(int fd) {
     if (fd < 0 || fd >= CWSG_MAX_FD) return -1;
     slot *s = &slots[fd];
     s->failed = 0;
+    s->frames = 0;
+    s->tail = 0;
+    atomic_store_explicit(&s->watched, 1, memory_order_release);
+    return 0;
+}
+
+int cwsg_register(int fd) {
+    if (fd < 0 || fd >= CWSG_MAX_FD) return -1;
+    slot *s = &slots[fd];
+    /* lws reads the handshake and anything sent with it in one recv, and parses the rest itself: the last
+       read must end with the blank line that ends the handshake, or frames went by unwalked. */
+    if (atomic_load_explicit(&s->watched, memory_order_acquire) && !s->frames && s->tail != 0x0d0a0d0au) return -2;
+    s->failed = 0;
+    s->frames = 1;
     s->walk = (cwsg_walk_state){0};
     atomic_store_explicit(&s->watched, 1, memory_order_release);
     return 0;

@@ -39,6 +39,8 @@ extension RPCServer {
             if case .refuse = admitted(wsi) { return 1 }
             return 0
         case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED:
+            // Before its first read: a handshake is later known to have come alone (RFC 6455 §4.1).
+            _ = cwsg_watch_http(lws_get_socket_fd(wsi))
             return admit(wsi)
         case LWS_CALLBACK_ESTABLISHED:
             if drainingSeen { return -1 }

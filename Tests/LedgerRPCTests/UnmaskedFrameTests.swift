@@ -66,6 +66,28 @@ import Testing
         #expect(Self.isListing(try post.post(Self.call).json ?? [:]))
     }
 
+    @Test func aFrameSentWithTheHandshakeCloses() throws {
+        let h = try RPCHarness()
+        let handshake =
+            "GET /jsonrpc HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        // A client must wait for the reply before it sends frames (RFC 6455 §4.1); one that does not is closed,
+        // whether or not its frame is masked, as such a frame would go by unchecked.
+        for masked in [false, true] {
+            let c = try WireClient(port: h.port, timeout: 3)
+            try c.send(Array(handshake.utf8) + WireClient.frame(Self.call, masked: masked))
+            let (closed, received) = c.closes(within: 3)
+            #expect(closed, "masked: \(masked)")
+            #expect(!String(decoding: received, as: UTF8.self).contains("aria2.tellActive"))
+        }
+        // The same handshake alone is served.
+        let c = try WireClient(port: h.port, timeout: 3)
+        try c.send(handshake)
+        #expect(try c.response().status == 101)
+        try c.sendText(Self.call)
+        #expect(Self.isListing(try c.receive { $0["id"] as? String == "u" }))
+    }
+
     @Test func aLengthWithItsTopBitSetCloses() throws {
         let h = try RPCHarness()
         let c = try WireClient(port: h.port, timeout: 3)

@@ -26,7 +26,11 @@ typedef struct cwsg_walk_state {
    64-bit length with its top bit set. Reads only the header bytes; the payload is skipped by count. */
 int cwsg_walk(cwsg_walk_state *state, const uint8_t *bytes, size_t n);
 
-/* Watches `fd` from its next byte on, as a WebSocket server connection; -1 if it is out of range. */
+/* Watches a new server connection while it speaks HTTP: keeps the last four bytes read; -1 if out of range. */
+int cwsg_watch_http(int fd);
+
+/* Watches `fd` from its next byte on, as a WebSocket server connection; -1 if it is out of range, -2 if it was
+   watched as HTTP and its last read did not end with the handshake (the client sent more before the reply). */
 int cwsg_register(int fd);
 
 /* Stops watching `fd` (also done by close(2) on it). */
