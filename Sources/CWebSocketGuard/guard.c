@@ -5,8 +5,10 @@
  * `recv` defined here, in the executable, is the one it calls. For descriptors the RPC server registered as
  * WebSocket connections it walks the frame headers of the bytes the real recv returned, without changing any,
  * and fails the read with ECONNRESET on an unmasked frame; lws then closes the connection. Every other recv in
- * the process costs one atomic load. close(2) is wrapped too, so a closed descriptor is never watched when
- * its number is reused. See docs/rpc.md, "Holding against hostile clients".
+ * the process costs one atomic load. A new server connection is watched from accept keeping only the last four
+ * bytes read, so that frames sent together with the handshake (read before the walk can start) are refused.
+ * close(2) is wrapped too, so a closed descriptor is never watched when its number is reused. See docs/rpc.md,
+ * "Holding against hostile clients".
  */
 #define _GNU_SOURCE
 #include "cwsguard.h"
@@ -134,7 +136,8 @@ ssize_t recv(int fd, void *buf, size_t len, int flags) {
     ssize_t n = real_recv()(fd, buf, len, flags);
     if (n > 0 && !(flags & MSG_PEEK) && !s->frames) {
         const uint8_t *bytes = (const uint8_t *)buf;
-        for (size_t i = (size_t)n > 4 ? (size_t)n - 4 : 0; i < (size_t)n; i++) s->tail = (s->tail << 8) | bytes[i];
+        for (size_t i = (size_t)n > 4 ? (size_t)n - 4 : 0; i < (size_t)n; i++)
+            s->tail = (s->tail << 8) | bytes[i];
         return n;
     }
     if (n > 0 && !(flags & MSG_PEEK) && cwsg_walk(&s->walk, (const uint8_t *)buf, (size_t)n) != 0) {
