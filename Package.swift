@@ -25,6 +25,8 @@ let package = Package(
         .target(name: "CSHA256"),
         .target(name: "CBufferCache"),
         .target(name: "CSpawn"),
+        // Closes WebSocket connections on an unmasked client frame, which libwebsockets 4.1 lets through (docs/rpc.md).
+        .target(name: "CWebSocketGuard"),
         .target(name: "LedgerCore"),
         .target(name: "LedgerStore", dependencies: ["LedgerCore", "CSQLite", "CCrypto"]),
         .target(name: "LedgerTransfer", dependencies: ["CCurl", "CCrypto", "CSHA256", "CBufferCache"]),
@@ -34,7 +36,7 @@ let package = Package(
         .target(name: "LoopbackHTTP"),
         .target(name: "LedgerUI", dependencies: ["LedgerCore", "LedgerTransfer"]),
         .target(name: "LedgerRPC", dependencies: ["DownloadLedger"]),
-        .target(name: "LedgerRPCServer", dependencies: ["LedgerRPC", "CWebSockets"]),
+        .target(name: "LedgerRPCServer", dependencies: ["LedgerRPC", "CWebSockets", "CWebSocketGuard"]),
         .executableTarget(
             name: "dledger",
             dependencies: ["DownloadLedger", "LedgerUI", "LoopbackHTTP", "LedgerRPC", "LedgerRPCServer"],
@@ -54,7 +56,9 @@ let package = Package(
         .testTarget(name: "LoopbackHTTPTests", dependencies: ["LoopbackHTTP"]),
         .testTarget(
             name: "LedgerRPCTests",
-            dependencies: ["LedgerRPC", "LedgerRPCServer", "DownloadLedger", "LoopbackHTTP"]),
+            dependencies: [
+                "LedgerRPC", "LedgerRPCServer", "DownloadLedger", "LoopbackHTTP", "CWebSocketGuard",
+            ]),
         .testTarget(
             name: "LedgerUITests", dependencies: ["LedgerUI", "LedgerCore", "LedgerTransfer", "FuzzSupport"]),
         .testTarget(

@@ -1,3 +1,4 @@
+import CWebSocketGuard
 import CWebSockets
 import Foundation
 import LedgerRPC
@@ -38,9 +39,13 @@ extension RPCServer {
             if case .refuse = admitted(wsi) { return 1 }
             return 0
         case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED:
+            // Before its first read: a handshake is later known to have come alone (RFC 6455 §4.1).
+            _ = cwsg_watch_http(lws_get_socket_fd(wsi))
             return admit(wsi)
         case LWS_CALLBACK_ESTABLISHED:
             if drainingSeen { return -1 }
+            // From here on an unmasked client frame fails the read and closes the connection (RFC 6455 §5.1).
+            guard cwsg_register(lws_get_socket_fd(wsi)) == 0 else { return -1 }
             let served = connections[wsi]?.served ?? 0
             closeConnection(wsi)
             let conn = openConnection(wsi)
@@ -76,7 +81,12 @@ extension RPCServer {
             deliverNotifications()
             deliverReplies()
             return 0
-        case LWS_CALLBACK_CLOSED, LWS_CALLBACK_CLOSED_HTTP, LWS_CALLBACK_WSI_DESTROY:
+        case LWS_CALLBACK_CLOSED:
+            // Before lws closes the descriptor, so its number is not watched when reused (close(2) clears it too).
+            cwsg_unregister(lws_get_socket_fd(wsi))
+            closeConnection(wsi)
+            return 0
+        case LWS_CALLBACK_CLOSED_HTTP, LWS_CALLBACK_WSI_DESTROY:
             closeConnection(wsi)
             return 0
         default:
