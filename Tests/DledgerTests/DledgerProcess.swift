@@ -20,15 +20,18 @@ struct Finished {
 }
 
 /// A temporary folder with a ledger path and a download directory, where `dledger` runs; removed at the end.
+/// `dledger` sees a home of its own (`root/home`) whose download folder (`XDG_DOWNLOAD_DIR`) is `downloads`.
 final class DledgerSandbox: @unchecked Sendable {
     let root: String
     var ledger: String { root + "/ledger.sqlite" }
     var downloads: String { root + "/downloads" }
+    var home: String { root + "/home" }
 
     init() throws {
         root = NSTemporaryDirectory() + "dledger-test-" + UUID().uuidString
         try FileManager.default.createDirectory(
             atPath: root + "/downloads", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: root + "/home", withIntermediateDirectories: true)
     }
 
     deinit { try? FileManager.default.removeItem(atPath: root) }
@@ -56,6 +59,8 @@ final class DledgerSandbox: @unchecked Sendable {
         environment["DLEDGER_LEDGER"] = ledger
         environment["NO_COLOR"] = "1"
         environment["TMPDIR"] = root
+        environment["HOME"] = home
+        environment["XDG_DOWNLOAD_DIR"] = downloads
         for (k, v) in env { environment[k] = v }
         p.environment = environment
         p.currentDirectoryURL = URL(fileURLWithPath: downloads)
