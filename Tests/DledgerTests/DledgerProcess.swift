@@ -51,7 +51,7 @@ final class DledgerSandbox: @unchecked Sendable {
     }()
 
     /// The process, ready to run `dledger ARGS` against this sandbox's ledger (in the downloads folder).
-    func process(_ args: [String], env: [String: String] = [:]) -> Process {
+    func process(_ args: [String], env: [String: String] = [:], cwd: String? = nil) -> Process {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: Self.binary)
         p.arguments = args
@@ -63,20 +63,24 @@ final class DledgerSandbox: @unchecked Sendable {
         environment["XDG_DOWNLOAD_DIR"] = downloads
         for (k, v) in env { environment[k] = v }
         p.environment = environment
-        p.currentDirectoryURL = URL(fileURLWithPath: downloads)
+        p.currentDirectoryURL = URL(fileURLWithPath: cwd ?? downloads)
         return p
     }
 
     /// Runs `dledger ARGS` to its end.
     /// (Async, so that tests waiting for processes never block the test runner's few threads.)
     @discardableResult
-    func run(_ args: String..., env: [String: String] = [:], stdin: String? = nil) async throws -> Finished {
-        try await run(args, env: env, stdin: stdin)
+    func run(_ args: String..., env: [String: String] = [:], stdin: String? = nil, cwd: String? = nil)
+        async throws -> Finished
+    {
+        try await run(args, env: env, stdin: stdin, cwd: cwd)
     }
 
     @discardableResult
-    func run(_ args: [String], env: [String: String] = [:], stdin: String? = nil) async throws -> Finished {
-        let p = process(args, env: env)
+    func run(_ args: [String], env: [String: String] = [:], stdin: String? = nil, cwd: String? = nil)
+        async throws -> Finished
+    {
+        let p = process(args, env: env, cwd: cwd)
         let running = try Running(p, stdin: stdin)
         return await running.wait()
     }
