@@ -222,7 +222,12 @@ case ":$PATH:" in
     *":$prefix/bin:"*) ;;
     *) echo "note: $prefix/bin is not on PATH" ;;
 esac
-echo "the downloader as a user service: dledger service enable   (undo: dledger service disable)"
+if command -v systemctl >/dev/null 2>&1 && systemctl --user show-environment >/dev/null 2>&1; then
+    echo "the downloader as a user service: dledger service enable   (undo: dledger service disable)"
+else
+    echo "no systemd user manager here (a container, WSL, or ssh without lingering): run 'dledger run' in a" \
+        "terminal, or 'loginctl enable-linger' and log in again for 'dledger service enable'"
+fi
 # bash loads PREFIX/share/bash-completion/completions only through the bash-completion package.
 bash_completion=${DLEDGER_BASH_COMPLETION:-}
 if [[ -z "$bash_completion" ]]; then

@@ -72,15 +72,22 @@ extension InstallScriptTests {
     }
 
     /// bash loads the completion only through the bash-completion package: without it, the install says so.
-    @Test func aMissingBashCompletionPackageIsNamed() async throws {
+    /// Its last words name `service enable` only where a systemd user manager answers (the spy systemctl).
+    @Test func aMissingBashCompletionPackageAndAMissingUserManagerAreNamed() async throws {
         let box = try DledgerSandbox()
+        let (path, _) = try ServiceTests.spy(box)
         let present = box.root + "/bash_completion"
         try "# stand-in\n".write(toFile: present, atomically: true, encoding: .utf8)
+        try "".write(toFile: box.root + "/fail", atomically: true, encoding: .utf8)
         for (script, noted) in [(box.root + "/absent/bash_completion", true), (present, false)] {
             let prefix = box.root + "/prefix-\(noted)"
             let r = try await ScriptRun.run(
                 Self.script, ["--binary", DledgerSandbox.binary, prefix],
-                env: ["HOME": box.root + "/home", "DLEDGER_BASH_COMPLETION": script])
+                env: ["HOME": box.root + "/home", "DLEDGER_BASH_COMPLETION": script, "PATH": path])
+            // The first round without a user manager, the second with one.
+            #expect(r.out.contains("no systemd user manager here") == noted, "\(r.out)")
+            #expect(r.out.contains("as a user service: dledger service enable") == !noted, "\(r.out)")
+            try? FileManager.default.removeItem(atPath: box.root + "/fail")
             #expect(r.status == 0, "\(r.err)")
             let note =
                 "note: bash will not load the completion: the bash-completion package is not installed"
