@@ -182,6 +182,16 @@ extension Ledger {
         withLock { (store as? SQLiteEventStore)?.checkpoint() ?? false }
     }
 
+    /// The process is done writing to this ledger: the write-ahead log is folded into the main file and, when no
+    /// other process has the file open, the file is left in rollback-journal mode, without a `-wal` or `-shm`, so
+    /// that any copy of it opens in the plain `sqlite3` shell, even read-only in a folder the reader cannot write.
+    /// Never waits; the next process that opens it to write switches it back to WAL. The ledger stays usable.
+    /// - Returns: whether the file is quiet (rollback-journal mode) now.
+    @discardableResult
+    public func leaveQuiet() -> Bool {
+        withLock { (store as? SQLiteEventStore)?.leaveQuiet() ?? false }
+    }
+
     /// Writes a consistent, self-contained copy of the ledger to `destination` (one file, usable alone), while
     /// other processes may go on writing. Never overwrites: something at `destination` is an error.
     /// - Returns: the head (last seq) of the copy, read back from it.

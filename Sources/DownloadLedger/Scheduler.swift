@@ -60,6 +60,14 @@ public final class Scheduler: @unchecked Sendable {
     /// How long `transferStarted` and `transferResolved` facts may wait to share a commit with later facts.
     /// Terminal facts are committed at once (with whatever waits before them, in order).
     public var factDelay: Duration = .milliseconds(20)
+    /// How often, while `run` works, the write-ahead log is folded into the ledger's main file (a passive
+    /// checkpoint on a thread and connection of its own, ``LogCheckpointer``), so that a copy of the main file
+    /// alone is at most about this much behind the head. Nil leaves it to SQLite (at 16 MB of log) and to the end
+    /// of the command.
+    public var checkpointInterval: Duration? = .seconds(1)
+    /// The programs run after outcomes (over the ledger's settings), their time limit and environment.
+    public var hooks = HookSettings()
+    let hookRunner: HookRunner
 
     /// - Throws: `TransferEngineError` when libcurl cannot start.
     public init(
@@ -85,6 +93,7 @@ public final class Scheduler: @unchecked Sendable {
         self.maxDownloads = maxDownloads
         self.only = only
         self.connectionsPerTask = config.connectionsPerTask
+        self.hookRunner = HookRunner(ledger: ledger)
     }
 
     deinit { engine.shutdown() }
@@ -102,10 +111,15 @@ public final class Scheduler: @unchecked Sendable {
     }
 
     /// Downloads until stopped (or, with `untilIdle`, until nothing is waiting or downloading in scope).
+    /// `whenLocked` runs once this process holds the ledger's downloader lock, before any transfer (`serve` starts
+    /// answering then).
     /// - Throws: `LedgerOpenError.runnerActive` when another process runs transfers for this ledger; store errors.
-    public func run(untilIdle: Bool = false) async throws {
+    public func run(untilIdle: Bool = false, whenLocked: () -> Void = {}) async throws {
         let runLock = try RunLock(ledgerPath: ledger.path)
         defer { runLock.release() }
+        whenLocked()
+        let checkpointer = checkpointInterval.map { LogCheckpointer(path: ledger.path, interval: $0) }
+        defer { checkpointer?.stop() }
         removeRecordedPartials()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { [self] in
@@ -149,6 +163,8 @@ public final class Scheduler: @unchecked Sendable {
         }
         flush(force: true)
         try await drain(&wakes)
+        // Their facts are the run's too: each ends by its time limit.
+        await hookRunner.idle()
     }
 
     /// Stops every running transfer and waits until the engine confirmed each (facts recorded).
@@ -362,7 +378,10 @@ public final class Scheduler: @unchecked Sendable {
             if event.isTerminal { ended.append(event.id) }
         }
         do {
-            if !facts.isEmpty { try ledger.record(facts) }
+            if !facts.isEmpty {
+                try ledger.record(facts)
+                for fact in facts { startHook(after: fact) }
+            }
             // Recorded: the completed partials (second links to the placed files) can go.
             for case .completed(let id, _, _, _) in events {
                 if let t = ledger.list.tasks[id] { FileOwnership.removePartial(of: t) }

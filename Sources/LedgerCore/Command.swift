@@ -89,6 +89,9 @@ public enum Command: Sendable, Equatable {
     case setAutoRemoveEmptySections(Bool)
     /// Turn the to-delete list on or off (off: deletes erase at once).
     case setTrash(Bool)
+    /// The program run after each outcome of `hook`: an absolute path (checked to be an executable file by the
+    /// caller, which can look at the disk), or nil for none.
+    case setHook(Hook, command: String?)
     /// Undo the newest user action; refused when it cannot be undone.
     case undo
     /// Undo the newest action that can be undone, passing over newer ones that cannot (a purge, a redownload).

@@ -192,6 +192,12 @@ extension DownloadList {
                 throw LedgerError.nothingToDo("the to-delete list is already \(on ? "on" : "off")")
             }
             return Decision(entry: Entry(.trashPolicyChanged(enabled: on)))
+        case .setHook(let hook, let command):
+            if let command { try Hook.check(command: command) }
+            guard command != hooks[hook] else {
+                throw LedgerError.nothingToDo("\(hook.settingName) is already \(command ?? "none")")
+            }
+            return Decision(entry: Entry(.hookChanged(hook: hook, command: command)))
         case .undo:
             guard let step = undoStack.last else { throw LedgerError.nothingToUndo }
             if let blocker = step.blocker {

@@ -73,13 +73,15 @@ extension DownloadList {
             return .emptySectionsPolicyChanged(autoRemove: autoRemoveEmptySections)
         case .trashPolicyChanged:
             return .trashPolicyChanged(enabled: trashEnabled)
+        case .hookChanged(let hook, _):
+            return .hookChanged(hook: hook, command: hooks[hook])
         case .tasksAdded, .groupsAdded, .ledgerCreated, .tasksRemoved, .tasksTrashed, .filesDeleted,
             .trashPurged,
             .tasksErased,
             .tasksRedownloaded,
             .transferStarted, .transferResolved,
             .transferPaused, .transferCompleted, .transferFailed, .transferRetrying, .transferHeld,
-            .transferContinued, .transferConnections:
+            .transferContinued, .transferConnections, .hookFinished:
             return nil
         }
     }

@@ -210,11 +210,13 @@ extension DownloadList {
             autoRemoveEmptySections = autoRemove
         case .trashPolicyChanged(let enabled):
             trashEnabled = enabled
+        case .hookChanged(let hook, let command):
+            hooks[hook] = command
         case .transferStarted, .transferResolved, .transferPaused, .transferCompleted, .transferFailed,
             .transferRetrying, .transferHeld, .transferContinued:
             reduceTransfer(event, time: time)
-        case .transferConnections:
-            // The log's account of how the bytes came; the list holds nothing of it.
+        case .transferConnections, .hookFinished:
+            // The log's account of how the bytes came, or of what a hook did; the list holds nothing of it.
             return
         }
     }

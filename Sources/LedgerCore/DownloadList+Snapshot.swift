@@ -4,7 +4,7 @@ public struct SnapshotError: Error, Sendable, CustomStringConvertible {
 }
 
 extension DownloadList {
-    private static let snapshotMagic: [UInt8] = Array("DLS13".utf8)
+    private static let snapshotMagic: [UInt8] = Array("DLS14".utf8)
 
     /// The whole projection as compact bytes: the snapshot cache. Reading it back gives an equal list.
     /// - Complexity: O(tasks + sections + trash).
@@ -43,6 +43,12 @@ extension DownloadList {
         w.bool(sortDescending)
         w.bool(autoRemoveEmptySections)
         w.bool(trashEnabled)
+        w.int(hooks.count)
+        for hook in Hook.allCases {
+            guard let command = hooks[hook] else { continue }
+            w.string(hook.rawValue)
+            w.string(command)
+        }
         // Download directories repeat across tasks: written once, referred to by number.
         var directories: [String: Int] = [:]
         for (_, t) in tasks where directories[t.directory] == nil {
@@ -200,6 +206,10 @@ extension DownloadList {
             sortDescending = try r.bool()
             autoRemoveEmptySections = try r.bool()
             trashEnabled = try r.bool()
+            for _ in 0..<(try r.count()) {
+                guard let hook = Hook(rawValue: try r.string()) else { throw SnapshotError() }
+                hooks[hook] = try r.string()
+            }
             var directories: [String] = []
             for _ in 0..<(try r.count()) { directories.append(try r.string()) }
             let taskCount = try r.count()

@@ -2,7 +2,7 @@
 /// Changed only by `apply(_:)`, a pure fold over logged entries.
 public struct DownloadList: Sendable, Equatable {
     /// Bump when `apply` changes meaning: snapshots of other versions are ignored.
-    public static let reducerVersion = 13
+    public static let reducerVersion = 14
     /// How many user actions undo can reach back.
     public static let undoDepth = 200
     /// The stack may hold this many steps more before it is cut back to `undoDepth`.
@@ -37,6 +37,9 @@ public struct DownloadList: Sendable, Equatable {
     public internal(set) var autoRemoveEmptySections = false
     /// Whether deletes go to the to-delete list (SDE `isTrashOpened`); when off they erase at once.
     public internal(set) var trashEnabled = true
+    /// The program run after each outcome (`set on-download-complete`, `set on-download-error`): an absolute path,
+    /// run without a shell. No entry: none.
+    public internal(set) var hooks: [Hook: String] = [:]
     /// The last seq folded in.
     public internal(set) var head: Int64 = 0
     /// Commit time of the last folded event, ms.

@@ -44,6 +44,13 @@ struct PayloadFields {
     var dev: Int64?
     var ino: Int64?
     var mtime: Int64?
+    var hook: String?
+    var command: String?
+    var exit: Int64?
+    var signal: Int64?
+    var timeoutMs: Int64?
+    var spawnError: String?
+    var line: String?
     var undoes: Int64?
     var redoes: Int64?
     var origin: String?
@@ -213,6 +220,20 @@ extension Entry {
             f.ino = try r.int()
         } else if key.equals("mtime") {
             f.mtime = try r.int()
+        } else if key.equals("hook") {
+            f.hook = try r.string()
+        } else if key.equals("command") {
+            f.command = try r.string()
+        } else if key.equals("exit") {
+            f.exit = try r.int()
+        } else if key.equals("signal") {
+            f.signal = try r.int()
+        } else if key.equals("timeoutMs") {
+            f.timeoutMs = try r.int()
+        } else if key.equals("spawnError") {
+            f.spawnError = try r.string()
+        } else if key.equals("line") {
+            f.line = try r.string()
         } else if key.equals("undoes") {
             f.undoes = try r.int()
         } else if key.equals("redoes") {
@@ -360,6 +381,22 @@ extension Entry {
             throw r.fail("bad delete modes")
         }
         return modes
+    }
+
+    private static func hook(_ name: String?, _ r: JSONReader) throws -> Hook {
+        guard let hook = name.flatMap(Hook.init(rawValue:)) else { throw r.fail("bad hook") }
+        return hook
+    }
+
+    /// How a hook ended: exactly one of `exit`, `signal`, `timeoutMs`, `spawnError`.
+    private static func hookResult(_ f: PayloadFields, _ r: JSONReader) throws -> HookResult {
+        switch (f.exit, f.signal, f.timeoutMs, f.spawnError) {
+        case (let n?, nil, nil, nil) where (0...255).contains(n): return .exited(Int(n))
+        case (nil, let n?, nil, nil) where (1...255).contains(n): return .signalled(Int(n))
+        case (nil, nil, let n?, nil) where n > 0: return .timedOut(limitMs: n)
+        case (nil, nil, nil, let reason?): return .notStarted(reason)
+        default: throw r.fail("bad hook result")
+        }
     }
 
     /// The identity of a placed file, when all three of its fields were logged.
@@ -513,6 +550,13 @@ extension Entry {
             return .emptySectionsPolicyChanged(autoRemove: try need(f.flag, "autoRemove", r))
         } else if k.equals("trashPolicyChanged") {
             return .trashPolicyChanged(enabled: try need(f.flag, "enabled", r))
+        } else if k.equals("hookChanged") {
+            return .hookChanged(hook: try hook(f.hook, r), command: f.command.take())
+        } else if k.equals("hookFinished") {
+            return .hookFinished(
+                id: try need(f.id, "id", r), hook: try hook(f.hook, r),
+                command: try need(f.command.take(), "command", r), result: try hookResult(f, r),
+                firstLine: f.line.take() ?? "")
         }
         throw r.fail("unknown event kind '\(String(decoding: k, as: UTF8.self))'")
     }

@@ -151,6 +151,9 @@ extension Entry {
             w.field("autoRemove", autoRemove)
         case .trashPolicyChanged(let enabled):
             w.field("enabled", enabled)
+        case .hookChanged(let hook, let command):
+            w.field("hook", hook.rawValue)
+            w.field("command", command)
         case .transferStarted(let id, let attempt, let offset):
             w.field("id", id)
             w.field("attempt", attempt)
@@ -194,6 +197,17 @@ extension Entry {
             w.field("id", id)
             w.field("connections", Int64(connections))
             w.field("detail", detail)
+        case .hookFinished(let id, let hook, let command, let result, let line):
+            w.field("id", id)
+            w.field("hook", hook.rawValue)
+            w.field("command", command)
+            switch result {
+            case .exited(let status): w.field("exit", Int64(status))
+            case .signalled(let signal): w.field("signal", Int64(signal))
+            case .timedOut(let limitMs): w.field("timeoutMs", limitMs)
+            case .notStarted(let reason): w.field("spawnError", reason)
+            }
+            w.field("line", line)
         }
         w.field("undoes", undoes)
         w.field("redoes", redoes)

@@ -48,6 +48,8 @@ extension Event {
         case .transferFailed: return "transferFailed"
         case .transferRetrying: return "transferRetrying"
         case .transferConnections: return "transferConnections"
+        case .hookChanged: return "hookChanged"
+        case .hookFinished: return "hookFinished"
         }
     }
 
@@ -62,6 +64,7 @@ extension Event {
         "sectionSorted", "tasksErased", "trashPolicyChanged", "groupsAdded", "connectionsChanged",
         "taskOptionsChanged", "maxSizeChanged", "connectionsPerServerChanged", "minSplitSizeChanged",
         "transferStarted", "transferResolved", "transferPaused", "transferCompleted", "transferFailed",
-        "transferRetrying", "transferHeld", "transferContinued", "transferConnections", "directoryChanged",
+        "transferRetrying", "transferHeld", "transferContinued", "transferConnections", "hookChanged",
+        "hookFinished", "directoryChanged",
     ]
 }

@@ -137,6 +137,8 @@ public enum Event: Sendable, Equatable {
     case emptySectionsPolicyChanged(autoRemove: Bool)
     /// Whether deletes go through the to-delete list (SDE `isTrashOpened`); off: they erase at once.
     case trashPolicyChanged(enabled: Bool)
+    /// The program run after each outcome of `hook` (an absolute path, run without a shell), or none (nil).
+    case hookChanged(hook: Hook, command: String?)
 
     case transferStarted(id: TaskID, attempt: Int, offset: Int64)
     case transferResolved(
@@ -160,12 +162,15 @@ public enum Event: Sendable, Equatable {
     /// connection by its server (no ranges, size unknown), a connection or mirror dropped, or the summary of who
     /// served how many bytes when every byte is in.
     case transferConnections(id: TaskID, connections: Int, detail: String)
+    /// A hook (`command`, run after the task's outcome) ended: how, and the first line it printed (sanitised,
+    /// ``Hook/firstLine(of:)``).
+    case hookFinished(id: TaskID, hook: Hook, command: String, result: HookResult, firstLine: String)
 
     /// True for the downloader's facts, which undo never touches.
     public var isTransferFact: Bool {
         switch self {
         case .transferStarted, .transferResolved, .transferPaused, .transferCompleted, .transferFailed,
-            .transferRetrying, .transferHeld, .transferContinued, .transferConnections:
+            .transferRetrying, .transferHeld, .transferContinued, .transferConnections, .hookFinished:
             return true
         default:
             return false
@@ -203,13 +208,12 @@ public enum Event: Sendable, Equatable {
             .transferResolved(let id, _, _, _, _, _), .transferPaused(let id, _),
             .transferCompleted(let id, _, _, _, _), .transferFailed(let id, _, _),
             .transferRetrying(let id, _, _, _), .transferHeld(let id, _), .transferContinued(let id),
-            .transferConnections(let id, _, _):
+            .transferConnections(let id, _, _), .hookFinished(let id, _, _, _, _):
             return [id]
         case .ledgerCreated, .sectionInserted, .sectionRenamed, .sectionMoved, .sectionRemoved,
             .maxDownloadsChanged, .speedLimitChanged, .connectionsChanged, .maxSizeChanged, .sortChanged,
             .connectionsPerServerChanged, .minSplitSizeChanged, .directoryChanged,
-            .emptySectionsPolicyChanged,
-            .trashPolicyChanged:
+            .emptySectionsPolicyChanged, .trashPolicyChanged, .hookChanged:
             return []
         }
     }

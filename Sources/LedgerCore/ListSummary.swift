@@ -55,7 +55,7 @@ public struct ListSummary: Sendable, Equatable {
             .directoryChanged,
             .taskOptionsChanged, .sortChanged, .emptySectionsPolicyChanged, .trashPolicyChanged,
             .sectionRenamed,
-            .sectionMoved, .sectionSorted, .transferConnections:
+            .sectionMoved, .sectionSorted, .transferConnections, .hookChanged, .hookFinished:
             break
         default:
             return false

@@ -80,7 +80,7 @@ extension Aria2Service {
             case "min-split-size":
                 commands.append(.setMinSplitSize(try AddOptions.minSplitSize(text)))
             case "dir":
-                dir = try AddOptions.directory(text)
+                dir = try confined(AddOptions.directory(text))
             default:
                 continue
             }

@@ -61,6 +61,9 @@ final class DledgerSandbox: @unchecked Sendable {
         environment["TMPDIR"] = root
         environment["HOME"] = home
         environment["XDG_DOWNLOAD_DIR"] = downloads
+        // `serve` keeps its secret in the config folder: the sandbox's, never the user's.
+        environment["XDG_CONFIG_HOME"] = root + "/config"
+        environment["DLEDGER_RPC_SECRET"] = nil
         for (k, v) in env { environment[k] = v }
         p.environment = environment
         p.currentDirectoryURL = URL(fileURLWithPath: cwd ?? downloads)

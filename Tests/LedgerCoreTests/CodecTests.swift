@@ -112,6 +112,15 @@ let sampleEvents: [Event] = {
             id: 1, failure: TaskFailure(code: "http", detail: "HTTP 503", retryable: true), bytes: 4_096,
             delayMs: 1_250),
         .transferConnections(id: 1, connections: 16, detail: "16 connections; " + tricky),
+        .hookChanged(hook: .complete, command: "/home/ü/bin/after download"),
+        .hookChanged(hook: .error, command: nil),
+        .hookFinished(
+            id: 4, hook: .complete, command: "/usr/local/bin/hook", result: .exited(3), firstLine: "é ok"),
+        .hookFinished(id: 4, hook: .error, command: "/h", result: .signalled(9), firstLine: ""),
+        .hookFinished(id: 4, hook: .error, command: "/h", result: .timedOut(limitMs: 60_000), firstLine: "x"),
+        .hookFinished(
+            id: 4, hook: .complete, command: "/h", result: .notStarted("No such file or directory"),
+            firstLine: ""),
     ]
 }()
 

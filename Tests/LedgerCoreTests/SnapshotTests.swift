@@ -37,6 +37,10 @@ func richLog() -> TestLog {
     log.run(.setConnections(8))
     log.run(.setConnectionsPerServer(4))
     log.run(.setMinSplitSize(4 << 20))
+    log.run(.setHook(.complete, command: "/home/ü/bin/after download"))
+    log.run(.setHook(.error, command: "/usr/bin/notify"))
+    log.fact(
+        .hookFinished(id: 2, hook: .complete, command: "/x", result: .timedOut(limitMs: 5), firstLine: "é"))
     log.run(.setMaxDownloads(5))
     log.run(.setSpeedLimit(250_000))
     log.run(.sort(.size, descending: true))

@@ -296,6 +296,27 @@ struct UndoRedoTests {
         }
         checkUndoRedo(.setTrash(false), on: fixture())
         checkUndoRedo(.setAutoRemoveEmptySections(true), on: fixture())
+        checkUndoRedo(.setHook(.complete, command: "/usr/local/bin/done"), on: fixture())
+        var hooked = fixture()
+        hooked.run(.setHook(.error, command: "/bin/a"))
+        checkUndoRedo(.setHook(.error, command: "/bin/b"), on: hooked)
+        checkUndoRedo(.setHook(.error, command: nil), on: hooked)
+    }
+
+    @Test func hookSettingsAreCheckedAndFactsNeverUndone() {
+        var log = fixture()
+        log.refuses(
+            .setHook(.complete, command: nil), with: .nothingToDo("on-download-complete is already none"))
+        for bad in ["hook.sh", "", "bin/x", "/bin/x\n", "/a\u{202E}b"] {
+            #expect(log.error(of: .setHook(.complete, command: bad)) != nil, "\(bad)")
+        }
+        log.run(.setHook(.complete, command: "/bin/true"))
+        log.fact(
+            .hookFinished(id: 1, hook: .complete, command: "/bin/true", result: .exited(0), firstLine: ""))
+        #expect(log.list.hooks == [.complete: "/bin/true"])
+        // Undo passes over the fact and takes back the setting.
+        log.run(.undo)
+        #expect(log.list.hooks.isEmpty)
     }
 
     @Test func nothingToUndoOrRedo() {

@@ -27,12 +27,14 @@ enum TransferBench {
         var slowRate = 4_000_000
         /// Clients left out (the start of their label), to iterate on one case without the others' time.
         var without: [String] = []
+        /// Also ours without the periodic checkpoint (issue 24 §2), for the ratio of its cost.
+        var checkpointCost = false
     }
 
     static let usage = """
         usage: ledger-bench transfer [--runs N] [--big-mib N] [--small N] [--small-kib N] [-j N]
                                      [--slow-mib N] [--slow-rate BYTES/S] [--only big|small|slow]
-                                     [--without CLIENT]... [--work PARENT] [--keep]
+                                     [--without CLIENT]... [--work PARENT] [--keep] [--checkpoint-cost]
         """
 
     static func run(arguments: [String]) -> Int32 {
@@ -45,6 +47,10 @@ enum TransferBench {
         while let flag = rest.popFirst() {
             if flag == "--keep" {
                 o.keep = true
+                continue
+            }
+            if flag == "--checkpoint-cost" {
+                o.checkpointCost = true
                 continue
             }
             guard let value = rest.popFirst() else { return nil }
@@ -104,7 +110,7 @@ enum TransferBench {
         let cases = TransferCase.all(
             bench: try executablePath(), parallel: o.parallel, bigURL: bigURL, bigList: work + "/big.list",
             smallList: work + "/small.list", curlConfig: work + "/small.curl", slowURL: throttled.url,
-            slowList: work + "/slow.list"
+            slowList: work + "/slow.list", checkpointCost: o.checkpointCost
         ).filter { c in
             o.workloads.contains("\(c.workload)") && !o.without.contains { c.label.hasPrefix($0) }
         }

@@ -13,6 +13,8 @@ struct TransferCase {
     enum Key: String, CaseIterable {
         case oursBig, oursBigSplit, curlBig, ariaBigSingle, ariaBigDefault
         case oursSmall, ariaSmall, curlSmall
+        /// Ours with the scheduler's periodic checkpoint off (`--checkpoint-cost`): what it costs.
+        case oursBigNoCheckpoints, oursSmallNoCheckpoints
         case oursSlow, ariaSlow, curlSlow
     }
 
@@ -28,9 +30,10 @@ struct TransferCase {
     ///   - bigURL: the big file's URL.
     ///   - bigList: a file holding `bigURL`; `smallList`: the small files' URLs, one a line.
     ///   - curlConfig: a curl config with a `url` and an `output` line per small file.
+    ///   - checkpointCost: also ours without the periodic checkpoint, on the big file and the small ones.
     static func all(
         bench: String, parallel: Int, bigURL: String, bigList: String, smallList: String,
-        curlConfig: String, slowURL: String, slowList: String
+        curlConfig: String, slowURL: String, slowList: String, checkpointCost: Bool = false
     ) -> [TransferCase] {
         let aria = [
             "aria2c", "-q", "--file-allocation=none", "--summary-interval=0", "--allow-overwrite=true",
@@ -49,7 +52,18 @@ struct TransferCase {
                 ["curl", "-sS", "-f", "-o", $0 + "/slow.bin", slowURL]
             },
         ]
-        return [
+        let withoutCheckpoints = [
+            TransferCase(key: .oursBigNoCheckpoints, workload: .big, label: "ours, no periodic checkpoint") {
+                ours(bigList, $0) + ["--checkpoint-ms", "0"]
+            },
+            TransferCase(
+                key: .oursSmallNoCheckpoints, workload: .small,
+                label: "ours -j \(parallel), no periodic checkpoint"
+            ) {
+                ours(smallList, $0) + ["--checkpoint-ms", "0"]
+            },
+        ]
+        return (checkpointCost ? withoutCheckpoints : []) + [
             TransferCase(key: .oursBig, workload: .big, label: "ours (Ledger + Scheduler)") {
                 ours(bigList, $0)
             },

@@ -234,6 +234,24 @@ enum EventWords {
                 + ", retrying in \(String(format: "%.1f", Double(delayMs) / 1000)) s"
         case .transferConnections(let id, _, let detail):
             return "#\(id) \(detail)"
+        case .hookChanged(let hook, let command):
+            return command.map { "\(hook.settingName) set to \($0)" } ?? "\(hook.settingName): none"
+        case .hookFinished(let id, let hook, let command, let result, let line):
+            return "#\(id) \(hook.settingName) hook \(command) " + Self.hookResult(result)
+                + (line.isEmpty ? "" : ": \(line)")
+        }
+    }
+
+    /// How a hook ended, in words: `exited 0`, `was killed after its time limit (60 s)`.
+    static func hookResult(_ result: HookResult) -> String {
+        switch result {
+        case .exited(let status): return "exited \(status)"
+        case .signalled(let signal): return "was ended by signal \(signal)"
+        case .timedOut(let ms):
+            let limit =
+                ms < 1000 ? "\(ms) ms" : ms % 1000 == 0 ? "\(ms / 1000) s" : "\(Double(ms) / 1000) s"
+            return "was killed after its time limit (\(limit))"
+        case .notStarted(let reason): return "could not start (\(reason))"
         }
     }
 

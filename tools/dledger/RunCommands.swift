@@ -21,12 +21,13 @@ enum RunCommands {
 
     static let run = CommandSpec(
         name: "run", abstract: "Run the downloader for the whole ledger (follows other dledger commands).",
-        usage: "run [--until-idle] [-j <n>] [--connections <n>] [--max-size <size>]",
+        usage:
+            "run [--until-idle] [-j <n>] [--connections <n>] [--max-size <size>] [--on-download-complete <path>]",
         options: [
             connectionsOption, maxSizeOption,
             ("--until-idle", "Exit when nothing is waiting or downloading."),
             ("-j <n>", "Download at most N at a time (default: the ledger's limit, see 'dledger limit')."),
-        ],
+        ] + HookOptions.runOptions,
         discussion:
             "Pause, resume, delete, move and limits given by other dledger processes take effect within a\n"
             + "second. Ctrl-C stops cleanly (exit 130): partial files stay and resume with a Range request.\n"
@@ -151,6 +152,7 @@ enum RunCommands {
         let jobs = try inv.int("-j", in: Numbers.jobs)
         let connections = try connections(inv)
         let maxSize = try maxSize(inv)
+        let hooks = try HookOptions.settings(inv)
         try inv.require([])
         let ledger = try inv.context.openForWriting()
         let untilIdle = inv.args.has("--until-idle")
@@ -164,7 +166,7 @@ enum RunCommands {
             ledger.isOnDisk
             ? try await download(
                 ledger, console: inv.console, only: nil, jobs: jobs, untilIdle: untilIdle, json: json,
-                connections: connections, maxSize: maxSize)
+                connections: connections, maxSize: maxSize, hooks: hooks)
             : (interrupted: false, failed: Set<TaskID>())
         let list = ledger.list
         if json {
@@ -202,7 +204,8 @@ enum RunCommands {
     /// Runs a scheduler with progress until idle (or stopped by Ctrl-C / SIGTERM).
     static func download(
         _ ledger: Ledger, console: Console, only: Set<TaskID>?, jobs: Int?, untilIdle: Bool,
-        json: Bool = false, connections: Int? = nil, maxSize: Int64? = nil
+        json: Bool = false, connections: Int? = nil, maxSize: Int64? = nil,
+        hooks: HookSettings = HookSettings()
     ) async throws -> (interrupted: Bool, failed: Set<TaskID>) {
         var config = TransferConfig()
         if let connections {
@@ -211,6 +214,7 @@ enum RunCommands {
         }
         let scheduler = try Scheduler(ledger: ledger, config: config, maxDownloads: jobs, only: only)
         scheduler.maxSize = maxSize
+        scheduler.hooks = hooks
         let interrupt = Interrupt()
         interrupt.install { scheduler.requestStop() }
         defer { interrupt.remove() }

@@ -68,7 +68,7 @@ enum SettingCommand {
             reset: .setMinSplitSize(0), command: { .setMinSplitSize(try Format.parseSplitSize($0)) }),
     ]
 
-    static let names = ["dir"] + switches.map(\.name) + values.map(\.name)
+    static let names = ["dir"] + switches.map(\.name) + values.map(\.name) + Hook.allCases.map(\.settingName)
 
     static let dirHelp =
         "The ledger's download folder, for tasks added from now on (those in the list keep theirs);\n"
@@ -79,7 +79,7 @@ enum SettingCommand {
         usage: "set [dir <path> | <setting> on|off | <setting> <value>|default]",
         arguments: [("<setting>", names.joined(separator: ", ") + " (see below).")]
             + [("  dir <path>", dirHelp)] + switches.map { ("  " + $0.name, $0.help) }
-            + values.map { ("  " + $0.name + " " + $0.placeholder, $0.help) },
+            + values.map { ("  " + $0.name + " " + $0.placeholder, $0.help) } + HookOptions.settingHelp,
         discussion:
             "The maximum download count, the speed limit and the connections per download have commands of their\n"
             + "own ('limit', 'speed-limit', 'connections'). Sizes: a bare K, M, G is 1024-based (4M is 4 MiB),\n"
@@ -93,6 +93,10 @@ enum SettingCommand {
             if name == "dir" {
                 try inv.require(["<setting>", "<path>"])
                 try inv.perform(.setDirectory(try folder(inv.positionals[1], inv: inv)))
+                return CLIError.success
+            }
+            if let hook = HookOptions.setting(named: name) {
+                try HookOptions.set(hook, inv)
                 return CLIError.success
             }
             if let setting = values.first(where: { $0.name == name }) {
@@ -136,6 +140,7 @@ enum SettingCommand {
                     [JSON.Field(key: "dir", value: .string(list.directory))]
                         + switches.map { JSON.Field(key: $0.name, value: .bool($0.value(list))) }
                         + values.map { JSON.Field(key: $0.name, value: .int($0.stored(list))) }
+                        + Hook.allCases.map { JSON.Field(key: $0.settingName, value: .opt(list.hooks[$0])) }
                 )
                 .rendered(pretty: true))
             return
@@ -143,5 +148,6 @@ enum SettingCommand {
         inv.console.out(Format.fit("dir", 27) + list.directory)
         for s in switches { inv.console.out(Format.fit(s.name, 27) + (s.value(list) ? "on" : "off")) }
         for s in values { inv.console.out(Format.fit(s.name, 27) + s.shown(s.stored(list))) }
+        for (name, value) in HookOptions.shown(list) { inv.console.out(Format.fit(name, 27) + value) }
     }
 }

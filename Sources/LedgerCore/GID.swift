@@ -1,5 +1,3 @@
-import LedgerCore
-
 /// aria2's download ids: 16 lowercase hex digits. Ours are a fixed bijection of the task id, so a task keeps its
 /// GID for life (across restarts and in every process) and a GID maps back to the id without a table.
 public enum GID {
