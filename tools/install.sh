@@ -14,7 +14,9 @@
 # --uninstall disables the service if it is enabled, then removes the recorded files that are unchanged and
 # the recorded folders that are empty, and nothing else: never the ledger, never a file it did not place.
 # A file already there that an earlier run did not install is left alone, and the install stops (--force
-# replaces it).
+# replaces it). An install that fails or is interrupted takes back what it placed; interrupted while building,
+# it stops the compiler first. It says when bash will not load the completion (no bash-completion package;
+# DLEDGER_BASH_COMPLETION=PATH names that package's main script when it is elsewhere).
 set -euo pipefail
 
 usage="usage: tools/install.sh [--binary PATH] [--force] [PREFIX] | --uninstall [PREFIX]"
@@ -113,14 +115,46 @@ fi
 cd "$(dirname "$0")/.."
 if [[ -z "$binary" ]]; then
     echo "building the static binary (swift build -c release --static-swift-stdlib)" >&2
-    swift build -c release --static-swift-stdlib --scratch-path .build/static --product dledger >&2
+    # The build runs in a process group of its own (set -m), so that Ctrl-C or a kill of this script stops the
+    # compiler and every job it started, not only this shell.
+    set -m
+    swift build -c release --static-swift-stdlib --scratch-path .build/static --product dledger >&2 &
+    build=$!
+    set +m
+    stop_build() {
+        kill -TERM -- "-$build" 2>/dev/null || true
+        wait "$build" 2>/dev/null || true
+        echo "interrupted: the build was stopped, nothing was installed" >&2
+        exit "$1"
+    }
+    trap 'stop_build 130' INT
+    trap 'stop_build 143' TERM
+    wait "$build" || fail "the build failed (see above)"
+    trap - INT TERM
     binary=.build/static/release/dledger
 fi
 [[ -x "$binary" ]] || fail "not an executable: $binary"
 "$binary" --version >/dev/null || fail "$binary does not run"
 
 stage=$(mktemp -d)
-trap 'rm -rf -- "$stage"' EXIT
+records=()
+installed_all=false
+# On any exit before the manifest is written (a failure, Ctrl-C, a kill), what this run placed goes again:
+# its files and, innermost first, the folders it created. Nothing is left that no manifest lists.
+take_back() {
+    local i kind hash path
+    $installed_all && return
+    for ((i = ${#records[@]} - 1; i >= 0; i--)); do
+        IFS=$'\t' read -r kind hash path <<<"${records[i]}"
+        case "$kind" in
+            file) rm -f -- "$path" ;;
+            dir) rmdir -- "$path" 2>/dev/null || true ;;
+        esac
+    done
+}
+trap 'take_back; rm -rf -- "$stage"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 mkdir "$stage/units"
 "$binary" service units "$stage/units" >/dev/null
 
@@ -145,7 +179,6 @@ fi
 # An earlier install's files go first (all ours and unchanged, or --force), so the manifest lists this one.
 [[ -f "$manifest" ]] && remove_recorded
 
-records=()
 # mkdir -p that records every folder it creates, outermost first.
 make_dir() {
     local dir=$1 missing=()
@@ -182,11 +215,30 @@ for unit in "$stage/units"/*; do place "$unit" "$prefix/share/systemd/user/${uni
 
 make_dir "$(dirname "$manifest")"
 printf '%s\n' "${records[@]}" >"$manifest"
+installed_all=true
 
 echo "installed dledger $("$installed" --version | cut -d' ' -f2) into $prefix (${#targets[@]} files, listed in $manifest)"
 case ":$PATH:" in
     *":$prefix/bin:"*) ;;
     *) echo "note: $prefix/bin is not on PATH" ;;
 esac
-echo "the downloader as a user service: dledger service enable   (undo: dledger service disable)"
+if command -v systemctl >/dev/null 2>&1 && systemctl --user show-environment >/dev/null 2>&1; then
+    echo "the downloader as a user service: dledger service enable   (undo: dledger service disable)"
+else
+    echo "no systemd user manager here (a container, WSL, or ssh without lingering): run 'dledger run' in a" \
+        "terminal, or 'loginctl enable-linger' and log in again for 'dledger service enable'"
+fi
+# bash loads PREFIX/share/bash-completion/completions only through the bash-completion package.
+bash_completion=${DLEDGER_BASH_COMPLETION:-}
+if [[ -z "$bash_completion" ]]; then
+    for candidate in /usr/share/bash-completion/bash_completion /usr/local/share/bash-completion/bash_completion \
+        /etc/bash_completion; do
+        if [[ -f "$candidate" ]]; then bash_completion=$candidate; break; fi
+    done
+fi
+if [[ -z "$bash_completion" || ! -f "$bash_completion" ]]; then
+    echo "note: bash will not load the completion: the bash-completion package is not installed" \
+        "(no /usr/share/bash-completion/bash_completion); install it, or add to ~/.bashrc:" \
+        "source $prefix/share/bash-completion/completions/dledger"
+fi
 echo "zsh: the completion is in $prefix/share/zsh/site-functions (on fpath for /usr/local; else fpath+=(that))"

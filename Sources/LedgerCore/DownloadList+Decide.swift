@@ -169,6 +169,15 @@ extension DownloadList {
                     "min-split-size is already \(n == 0 ? "the default" : "\(n) bytes")")
             }
             return Decision(entry: Entry(.minSplitSizeChanged(n)))
+        case .setDirectory(let path):
+            guard Validation.isNormalDirectory(path) else {
+                throw LedgerError.invalidValue(
+                    "a download folder must be an absolute path without '.', '..' or empty parts: \(path)")
+            }
+            guard path != directory else {
+                throw LedgerError.nothingToDo("downloads already go to \(path)")
+            }
+            return Decision(entry: Entry(.directoryChanged(path)))
         case .sort(let mode, let descending):
             guard mode != sortMode || descending != sortDescending else {
                 throw LedgerError.nothingToDo("the list is already sorted that way")

@@ -62,6 +62,8 @@ extension DownloadList {
             return .connectionsPerServerChanged(connectionsPerServer)
         case .minSplitSizeChanged:
             return .minSplitSizeChanged(minSplitSize)
+        case .directoryChanged:
+            return .directoryChanged(directory)
         case .taskOptionsChanged(let id, _):
             guard let t = tasks[id] else { return nil }
             return .taskOptionsChanged(id: id, options: t.options)

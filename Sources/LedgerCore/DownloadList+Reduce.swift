@@ -199,6 +199,8 @@ extension DownloadList {
             connectionsPerServer = n
         case .minSplitSizeChanged(let n):
             minSplitSize = n
+        case .directoryChanged(let path):
+            directory = path
         case .taskOptionsChanged(let id, let options):
             tasks.update(id) { $0.options = options }
         case .sortChanged(let mode, let descending):

@@ -534,6 +534,10 @@ extension Entry {
                 throw r.fail("bad min split size")
             }
             return .minSplitSizeChanged(n)
+        } else if k.equals("directoryChanged") {
+            let path = try need(f.dir, "dir", r)
+            guard Validation.isNormalDirectory(path) else { throw r.fail("bad download folder") }
+            return .directoryChanged(path)
         } else if k.equals("taskOptionsChanged") {
             return .taskOptionsChanged(
                 id: try need(f.id, "id", r), options: try need(f.options.take(), "options", r))

@@ -129,6 +129,8 @@ public enum Event: Sendable, Equatable {
     case connectionsPerServerChanged(Int)
     /// The ledger's default smallest piece, in bytes (0: the downloader's).
     case minSplitSizeChanged(Int64)
+    /// The ledger's download folder, for tasks added later (those added before keep theirs).
+    case directoryChanged(String)
     /// A task's request options replaced as a whole (`changeOption`, `dledger option`); undone by the old ones.
     case taskOptionsChanged(id: TaskID, options: TaskOptions)
     case sortChanged(SortMode, descending: Bool)
@@ -210,8 +212,8 @@ public enum Event: Sendable, Equatable {
             return [id]
         case .ledgerCreated, .sectionInserted, .sectionRenamed, .sectionMoved, .sectionRemoved,
             .maxDownloadsChanged, .speedLimitChanged, .connectionsChanged, .maxSizeChanged, .sortChanged,
-            .connectionsPerServerChanged, .minSplitSizeChanged, .emptySectionsPolicyChanged,
-            .trashPolicyChanged, .hookChanged:
+            .connectionsPerServerChanged, .minSplitSizeChanged, .directoryChanged,
+            .emptySectionsPolicyChanged, .trashPolicyChanged, .hookChanged:
             return []
         }
     }

@@ -52,6 +52,7 @@ public struct ListSummary: Sendable, Equatable {
         case .sectionInserted:
             sections += 1
         case .taskRenamed, .maxDownloadsChanged, .speedLimitChanged, .connectionsChanged, .maxSizeChanged,
+            .directoryChanged,
             .taskOptionsChanged, .sortChanged, .emptySectionsPolicyChanged, .trashPolicyChanged,
             .sectionRenamed,
             .sectionMoved, .sectionSorted, .transferConnections, .hookChanged, .hookFinished:

@@ -20,15 +20,18 @@ struct Finished {
 }
 
 /// A temporary folder with a ledger path and a download directory, where `dledger` runs; removed at the end.
+/// `dledger` sees a home of its own (`root/home`) whose download folder (`XDG_DOWNLOAD_DIR`) is `downloads`.
 final class DledgerSandbox: @unchecked Sendable {
     let root: String
     var ledger: String { root + "/ledger.sqlite" }
     var downloads: String { root + "/downloads" }
+    var home: String { root + "/home" }
 
     init() throws {
         root = NSTemporaryDirectory() + "dledger-test-" + UUID().uuidString
         try FileManager.default.createDirectory(
             atPath: root + "/downloads", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: root + "/home", withIntermediateDirectories: true)
     }
 
     deinit { try? FileManager.default.removeItem(atPath: root) }
@@ -48,7 +51,7 @@ final class DledgerSandbox: @unchecked Sendable {
     }()
 
     /// The process, ready to run `dledger ARGS` against this sandbox's ledger (in the downloads folder).
-    func process(_ args: [String], env: [String: String] = [:]) -> Process {
+    func process(_ args: [String], env: [String: String] = [:], cwd: String? = nil) -> Process {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: Self.binary)
         p.arguments = args
@@ -56,25 +59,31 @@ final class DledgerSandbox: @unchecked Sendable {
         environment["DLEDGER_LEDGER"] = ledger
         environment["NO_COLOR"] = "1"
         environment["TMPDIR"] = root
+        environment["HOME"] = home
+        environment["XDG_DOWNLOAD_DIR"] = downloads
         // `serve` keeps its secret in the config folder: the sandbox's, never the user's.
         environment["XDG_CONFIG_HOME"] = root + "/config"
         environment["DLEDGER_RPC_SECRET"] = nil
         for (k, v) in env { environment[k] = v }
         p.environment = environment
-        p.currentDirectoryURL = URL(fileURLWithPath: downloads)
+        p.currentDirectoryURL = URL(fileURLWithPath: cwd ?? downloads)
         return p
     }
 
     /// Runs `dledger ARGS` to its end.
     /// (Async, so that tests waiting for processes never block the test runner's few threads.)
     @discardableResult
-    func run(_ args: String..., env: [String: String] = [:], stdin: String? = nil) async throws -> Finished {
-        try await run(args, env: env, stdin: stdin)
+    func run(_ args: String..., env: [String: String] = [:], stdin: String? = nil, cwd: String? = nil)
+        async throws -> Finished
+    {
+        try await run(args, env: env, stdin: stdin, cwd: cwd)
     }
 
     @discardableResult
-    func run(_ args: [String], env: [String: String] = [:], stdin: String? = nil) async throws -> Finished {
-        let p = process(args, env: env)
+    func run(_ args: [String], env: [String: String] = [:], stdin: String? = nil, cwd: String? = nil)
+        async throws -> Finished
+    {
+        let p = process(args, env: env, cwd: cwd)
         let running = try Running(p, stdin: stdin)
         return await running.wait()
     }

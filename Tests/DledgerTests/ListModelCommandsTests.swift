@@ -31,7 +31,8 @@ import Testing
                 == "the to-delete list is off: deletes erase at once\n")
         #expect(
             try await box.run("set").out
-                == "trash                      off\nauto-remove-sections       on\n"
+                == "dir                        \(box.downloads)\n"
+                + "trash                      off\nauto-remove-sections       on\n"
                 + "max-size                   default (16 GiB without an announced size)\n"
                 + "max-connection-per-server  default (16)\nmin-split-size             default (1 MiB)\n"
                 + "on-download-complete       none\non-download-error          none\n")
@@ -42,7 +43,7 @@ import Testing
             (["set", "trash", "maybe"], "error: give on or off, not 'maybe'\n"),
             (
                 ["set", "colour", "on"],
-                "error: unknown setting 'colour' (trash, auto-remove-sections, max-size, "
+                "error: unknown setting 'colour' (dir, trash, auto-remove-sections, max-size, "
                     + "max-connection-per-server, min-split-size, on-download-complete, on-download-error)\n"
             ),
             (["rm", "4", "--now", "--mode", "file"], "error: --now does not apply to --mode file"),

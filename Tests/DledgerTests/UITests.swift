@@ -14,6 +14,7 @@ struct UITests {
             "cd \(TmuxTerminal.quote(box.downloads)) && \(wrap(command))", columns: columns, rows: rows,
             environment: [
                 "DLEDGER_LEDGER": box.ledger, "NO_COLOR": "1", "TMPDIR": box.root, "LC_ALL": "C.UTF-8",
+                "XDG_DOWNLOAD_DIR": box.downloads,
             ].merging(environment) { $1 })
     }
 

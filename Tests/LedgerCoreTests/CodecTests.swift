@@ -82,6 +82,7 @@ let sampleEvents: [Event] = {
         .connectionsPerServerChanged(16),
         .minSplitSizeChanged(0),
         .minSplitSizeChanged(1 << 30),
+        .directoryChanged("/home/me/Downloads"),
         .taskOptionsChanged(id: 2, options: sampleOptions),
         .taskOptionsChanged(id: 2, options: TaskOptions()),
         .tasksAdded(

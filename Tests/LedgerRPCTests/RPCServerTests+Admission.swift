@@ -1,5 +1,6 @@
 import DownloadLedger
 import Foundation
+import LedgerCore
 import LedgerRPC
 import LedgerRPCServer
 import Testing

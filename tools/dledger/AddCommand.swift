@@ -78,8 +78,10 @@ enum AddCommand {
         json: true, writes: true,
         run: { try run($0) })
 
-    /// The add command a command line asks for (validated before anything is opened).
-    static func command(_ inv: Invocation) throws -> Command {
+    /// The add command a command line asks for (validated before anything is opened). Its tasks go to
+    /// `directory` (default: `--dir`; none: the ledger's folder).
+    static func command(_ inv: Invocation, directory: String? = nil) throws -> Command {
+        let directory = directory ?? inv.context.dir
         var urls: [String] = []
         for raw in inv.positionals { urls.append(try Validation.url(raw)) }
         var titled: [(title: String, urls: [String])] = []
@@ -126,13 +128,13 @@ enum AddCommand {
             let groups =
                 (urls.isEmpty ? [] : [AddGroup(urls: urls, placement: placement)])
                 + titled.map { AddGroup(urls: $0.urls, placement: .titled($0.title)) }
-            return .addGroups(groups, directory: inv.context.dir, options: options)
+            return .addGroups(groups, directory: directory, options: options)
         }
         if urls.count > 1, !options.mirrors.isEmpty {
             throw CLIError.usage("--mirror applies to a single URL")
         }
         return .add(
-            urls: urls, placement: placement, name: name, sha256: sha256, directory: inv.context.dir,
+            urls: urls, placement: placement, name: name, sha256: sha256, directory: directory,
             options: options)
     }
 
@@ -232,9 +234,11 @@ enum AddCommand {
     static func run(_ inv: Invocation) throws -> Int32 {
         let command = try command(inv)
         let ledger = try inv.context.openForWriting()
+        let isNew = !ledger.isOnDisk
         do {
             let outcome = try ledger.execute(command)
             report(outcome, list: ledger.list, inv: inv)
+            if isNew { announceFolder(ledger.list.directory, inv: inv) }
             return CLIError.success
         } catch let e as NothingAdded {
             if inv.context.json {
@@ -245,6 +249,15 @@ enum AddCommand {
             }
             throw e
         }
+    }
+
+    /// The first add into a new ledger says where downloads go (on stderr with `--json`, whose stdout is the
+    /// document), and how to change it.
+    static func announceFolder(_ folder: String, inv: Invocation) {
+        let line =
+            (inv.context.dir == nil ? "downloads will go to " : "downloads without --dir will go to ")
+            + folder + " (dledger set dir PATH to change)"
+        if inv.context.json { inv.console.err(line) } else { inv.console.info(line) }
     }
 
     /// Prints what an add did.

@@ -24,7 +24,10 @@ enum CLI {
             "The ledger file (default: $DLEDGER_LEDGER, else\n"
                 + "$XDG_DATA_HOME/dledger/ledger.sqlite, else ~/.local/share/dledger/ledger.sqlite)."
         ),
-        ("--dir <path>", "Download directory for tasks added now (and of a new ledger)."),
+        (
+            "--dir <path>",
+            "Download directory for tasks added now (default: the ledger's; get: the current one)."
+        ),
         ("--json", "Print data as JSON (commands that print data)."),
         ("-q, --quiet", "Print less."),
         ("--no-color", "No colors (also when NO_COLOR is set)."),

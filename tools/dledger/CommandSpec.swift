@@ -37,7 +37,10 @@ struct CommandSpec: Sendable {
         if json { all.append(("--json", "Print JSON (documented in docs/cli.md).")) }
         if writes {
             all.append(
-                ("--dir <path>", "Download directory (default: the ledger's, set when it was created)."))
+                (
+                    "--dir <path>",
+                    "Download directory (default: the ledger's, 'dledger set dir'; get: the current one)."
+                ))
         }
         all.append(
             (

@@ -46,13 +46,30 @@ struct Context: Sendable {
         try Ledger(path: ledgerPath, creatingWithDirectory: nil, readOnly: true)
     }
 
-    /// Opens the ledger for a command that changes it, creating it (default directory: `--dir`, else the
-    /// current directory) when there is none.
+    /// Opens the ledger for a command that changes it, creating it when there is none, with the user's download
+    /// folder as its own (``newLedgerFolder``; `--dir` is for the command's tasks only).
     func openForWriting() throws -> Ledger {
-        opened.add(
+        // xdg-user-dir is asked only for a ledger that is not there yet: most commands find theirs.
+        let folder =
+            FileManager.default.fileExists(atPath: ledgerPath)
+            ? Self.userDownloadFolder(environment, askingXDG: false) : newLedgerFolder
+        return opened.add(
             try Ledger(
-                path: ledgerPath, creatingWithDirectory: dir ?? cwd, readOnly: false, deferringCreation: true)
-        )
+                path: ledgerPath, creatingWithDirectory: folder, readOnly: false, deferringCreation: true))
+    }
+
+    /// Opens the ledger for writing, creating its file at once (with ``newLedgerFolder``) when there is none:
+    /// for a command that hands the ledger to another process (`service enable`).
+    /// - Returns: the ledger and whether this call created it.
+    func openCreatingNow() throws -> (ledger: Ledger, created: Bool) {
+        let existed = FileManager.default.fileExists(atPath: ledgerPath)
+        let ledger = opened.add(
+            try Ledger(
+                path: ledgerPath,
+                creatingWithDirectory: existed
+                    ? Self.userDownloadFolder(environment, askingXDG: false) : newLedgerFolder,
+                readOnly: false))
+        return (ledger, !existed)
     }
 
     /// Opens an existing ledger for writing: never creates it.

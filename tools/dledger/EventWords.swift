@@ -187,6 +187,8 @@ enum EventWords {
             return n == 0
                 ? "min-split-size: the default (\(Format.binaryBytes(TransferConfig().minPieceSize)))"
                 : "min-split-size set to \(Format.binaryBytes(n)): no piece smaller"
+        case .directoryChanged(let path):
+            return "download folder set to \(path): for tasks added from now on"
         case .connectionsChanged(let n):
             return n == 0
                 ? "connections per download: the downloader decides"

@@ -12,7 +12,8 @@ enum RunCommands {
             connectionsOption,
         ],
         discussion:
-            "Exit status: 0 when all finished, 1 when some failed or were paused, 130 on Ctrl-C (the\n"
+            "Files go to the current directory (as curl -O, wget and aria2c), or to --dir; each saved file's\n"
+            + "path is printed. Exit status: 0 when all finished, 1 when some failed or were paused, 130 on Ctrl-C (the\n"
             + "tasks wait again, with their bytes: 'dledger run' resumes them with a Range request).\n"
             + "With --json: progress lines go to stderr; stdout gets one document with every task's result.",
         json: true, writes: true,
@@ -60,7 +61,8 @@ enum RunCommands {
     }
 
     static func runGet(_ inv: Invocation) async throws -> Int32 {
-        let command = try AddCommand.command(inv)
+        // As curl -O, wget and aria2c: into the current directory unless --dir says otherwise.
+        let command = try AddCommand.command(inv, directory: inv.context.dir ?? inv.context.cwd)
         let jobs = try inv.int("-j", in: Numbers.jobs)
         let connections = try connections(inv)
         let maxSize = try maxSize(inv)

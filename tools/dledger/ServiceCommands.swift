@@ -31,16 +31,19 @@ enum ServiceCommands {
     static func enable(_ inv: Invocation) throws -> Int32 {
         let unit = try ServiceUnit.named(try single(inv))
         let ledger = inv.context.ledgerPath
-        guard FileManager.default.fileExists(atPath: ledger) else {
-            throw CLIError.failed("no ledger at \(ledger) yet: add a download first ('dledger add URL')")
-        }
-        let systemctl = try Self.systemctl()
+        let systemctl = try userManager()
         let path = unit.dropInPath(environment: inv.context.environment)
         let previous = FileManager.default.contents(atPath: path)
         if let previous, !String(decoding: previous, as: UTF8.self).hasPrefix(ServiceUnit.dropInMarker) {
             throw CLIError.failed("\(path) exists and was not written by dledger: not replacing it")
         }
         let content = try ServiceUnit.ledgerDropIn(ledger: ledger)
+        // Right after tools/install.sh there is no ledger yet: the service gets a new one, empty.
+        let opened = try inv.context.openCreatingNow()
+        if opened.created {
+            inv.console.info(
+                "created the ledger \(ledger): downloads will go to \(opened.ledger.list.directory)")
+        }
         let folder = (path as NSString).deletingLastPathComponent
         let createdFolder = !FileManager.default.fileExists(atPath: folder)
         do {
@@ -69,16 +72,32 @@ enum ServiceCommands {
 
     static func disable(_ inv: Invocation) throws -> Int32 {
         let unit = try ServiceUnit.named(try single(inv))
-        let systemctl = try Self.systemctl()
+        let path = unit.dropInPath(environment: inv.context.environment)
+        let folder = (path as NSString).deletingLastPathComponent
+        let ours = FileManager.default.contents(atPath: path).map {
+            String(decoding: $0, as: UTF8.self).hasPrefix(ServiceUnit.dropInMarker)
+        }
+        let systemctl: String
+        do {
+            systemctl = try userManager()
+        } catch CLIError.failed(let line) where ours != true {
+            // Nothing of dledger's is enabled: nothing to undo, and nothing to say but why.
+            inv.console.info(line)
+            return CLIError.success
+        }
+        guard ours == true || (try? run(systemctl, ["--user", "is-enabled", "--quiet", unit.name])) != nil
+        else {
+            // An empty folder a drop-in once was in goes (the folder is named for the unit: ours).
+            rmdir(folder)
+            inv.console.info("\(unit.name) is not enabled: nothing to disable")
+            return CLIError.success
+        }
         var failure: Error?
         do { try run(systemctl, ["--user", "disable", "--now", unit.name]) } catch { failure = error }
-        let path = unit.dropInPath(environment: inv.context.environment)
-        if let data = FileManager.default.contents(atPath: path),
-            String(decoding: data, as: UTF8.self).hasPrefix(ServiceUnit.dropInMarker)
-        {
+        if ours == true {
             try? FileManager.default.removeItem(atPath: path)
             // The folder goes too when nothing else is in it.
-            rmdir((path as NSString).deletingLastPathComponent)
+            rmdir(folder)
             try? run(systemctl, ["--user", "daemon-reload"])
         }
         if let failure { throw failure }
@@ -116,6 +135,19 @@ enum ServiceCommands {
     private static func single(_ inv: Invocation) throws -> String? {
         if inv.positionals.count > 1 { throw CLIError.usage("unexpected argument '\(inv.positionals[1])'") }
         return inv.positionals.first
+    }
+
+    /// What to say where there is no systemd user manager (a container, WSL, an ssh session without lingering).
+    static let noUserManager =
+        "no systemd user manager here (a container, WSL, or ssh without lingering): run 'dledger run' in a"
+        + " terminal instead, or 'loginctl enable-linger' and log in again"
+
+    /// systemctl on PATH, once it has shown that a user manager answers (`systemctl --user show-environment`).
+    /// - Throws: `CLIError.failed` with ``noUserManager`` when there is none (or no systemctl).
+    static func userManager() throws -> String {
+        guard let systemctl = try? systemctl(), (try? run(systemctl, ["--user", "show-environment"])) != nil
+        else { throw CLIError.failed(noUserManager) }
+        return systemctl
     }
 
     /// systemctl on PATH.

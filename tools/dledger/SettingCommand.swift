@@ -1,4 +1,5 @@
 import DownloadLedger
+import Foundation
 
 /// `dledger set [<setting> on|off | <value setting> <value>|default]`: the ledger's switches, its maximum file
 /// size and its defaults for splitting a download, each change one event (undo takes it back).
@@ -67,13 +68,17 @@ enum SettingCommand {
             reset: .setMinSplitSize(0), command: { .setMinSplitSize(try Format.parseSplitSize($0)) }),
     ]
 
-    static let names = switches.map(\.name) + values.map(\.name) + Hook.allCases.map(\.settingName)
+    static let names = ["dir"] + switches.map(\.name) + values.map(\.name) + Hook.allCases.map(\.settingName)
+
+    static let dirHelp =
+        "The ledger's download folder, for tasks added from now on (those in the list keep theirs);\n"
+        + "a new ledger's is $XDG_DOWNLOAD_DIR, else 'xdg-user-dir DOWNLOAD', else ~/Downloads."
 
     static let spec = CommandSpec(
         name: "set", abstract: "Show the ledger's settings, or change one.",
-        usage: "set [<setting> on|off | <setting> <value>|default]",
+        usage: "set [dir <path> | <setting> on|off | <setting> <value>|default]",
         arguments: [("<setting>", names.joined(separator: ", ") + " (see below).")]
-            + switches.map { ("  " + $0.name, $0.help) }
+            + [("  dir <path>", dirHelp)] + switches.map { ("  " + $0.name, $0.help) }
             + values.map { ("  " + $0.name + " " + $0.placeholder, $0.help) } + HookOptions.settingHelp,
         discussion:
             "The maximum download count, the speed limit and the connections per download have commands of their\n"
@@ -83,6 +88,11 @@ enum SettingCommand {
         run: { inv in
             guard let name = inv.positionals.first else {
                 show(inv, try inv.context.openForReading().list)
+                return CLIError.success
+            }
+            if name == "dir" {
+                try inv.require(["<setting>", "<path>"])
+                try inv.perform(.setDirectory(try folder(inv.positionals[1], inv: inv)))
                 return CLIError.success
             }
             if let hook = HookOptions.setting(named: name) {
@@ -105,18 +115,37 @@ enum SettingCommand {
             return CLIError.success
         })
 
+    /// The folder `set dir PATH` names, as `--dir` is taken: absolute against the current directory, `~`
+    /// expanded, in normal form, and not something other than a folder (one that does not exist yet is made by
+    /// the downloader).
+    static func folder(_ raw: String, inv: Invocation) throws -> String {
+        guard !raw.isEmpty else { throw CLIError.usage("set dir: give a folder") }
+        let absolute = Context.absolute(raw, cwd: inv.context.cwd)
+        guard let folder = FileNaming.normalizedDirectory(absolute) else {
+            throw CLIError.usage("set dir \(raw): not a usable folder path (\(absolute))")
+        }
+        var st = stat()
+        let found = stat(folder, &st) == 0
+        if found ? st.st_mode & S_IFMT != S_IFDIR : errno == ENOTDIR {
+            throw CLIError.usage("set dir \(folder): not a folder")
+        }
+        return folder
+    }
+
     /// Every setting, one a line (`--json`: one object, a value setting's default as 0).
     private static func show(_ inv: Invocation, _ list: DownloadList) {
         if inv.context.json {
             inv.console.out(
                 JSON.object(
-                    switches.map { JSON.Field(key: $0.name, value: .bool($0.value(list))) }
+                    [JSON.Field(key: "dir", value: .string(list.directory))]
+                        + switches.map { JSON.Field(key: $0.name, value: .bool($0.value(list))) }
                         + values.map { JSON.Field(key: $0.name, value: .int($0.stored(list))) }
                         + Hook.allCases.map { JSON.Field(key: $0.settingName, value: .opt(list.hooks[$0])) }
                 )
                 .rendered(pretty: true))
             return
         }
+        inv.console.out(Format.fit("dir", 27) + list.directory)
         for s in switches { inv.console.out(Format.fit(s.name, 27) + (s.value(list) ? "on" : "off")) }
         for s in values { inv.console.out(Format.fit(s.name, 27) + s.shown(s.stored(list))) }
         for (name, value) in HookOptions.shown(list) { inv.console.out(Format.fit(name, 27) + value) }
