@@ -72,11 +72,7 @@ enum RPCAbuseBench {
     }
 
     static func bench(_ o: Options) throws {
-        let dledger = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent("dledger").path
-        guard FileManager.default.isExecutableFile(atPath: dledger) else {
-            throw TransferBenchError("build dledger first: swift build -c release --product dledger")
-        }
+        let dledger = try BenchError.siblingDledger()
         let scratch = o.parent + "/rpc-abuse-version"
         print(
             "ledger-bench rpc-abuse: \(TransferProcess.firstLine(["aria2c", "--version"], scratch: scratch))")

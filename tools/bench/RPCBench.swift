@@ -81,11 +81,7 @@ enum RPCBench {
     }
 
     static func bench(_ o: Options) throws {
-        let dledger = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent("dledger").path
-        guard FileManager.default.isExecutableFile(atPath: dledger) else {
-            throw TransferBenchError("build dledger first: swift build -c release --product dledger")
-        }
+        let dledger = try BenchError.siblingDledger()
         let scratch = o.parent + "/rpc-bench-version"
         print("ledger-bench rpc: \(TransferProcess.firstLine(["aria2c", "--version"], scratch: scratch))")
         print("  load average before: \(loadAverage())")

@@ -35,11 +35,7 @@ enum ScaleBench {
     static func run(arguments: [String]) throws {
         let tasks = arguments.first.flatMap(Int.init) ?? 100_000
         let rounds = 5
-        let dledger = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent("dledger").path
-        guard FileManager.default.isExecutableFile(atPath: dledger) else {
-            throw BenchError("build dledger first: swift build -c release --product dledger")
-        }
+        let dledger = try BenchError.siblingDledger()
         let run = Run(dledger: dledger, directory: try BenchDirectory())
         var shapes = try build(tasks: tasks, run)
         for base in shapes[1...2] {
