@@ -65,6 +65,7 @@ extension UITests {
         try t.keys("j")
         #expect(await eventually(5) { Self.rewrittenRows(written()[start...]).contains(5) })
         #expect(try await t.waitFor { $0.count > 4 && $0[4].hasPrefix(">") } != nil, "\(t.shown)")
+        await settled()
         #expect(Self.rewrittenRows(written()[start...]) == [4, 5], "the cursor's old and new rows only")
 
         // Another process pauses #2: its row, the header (the head seq) and the totals change, nothing else.
@@ -75,6 +76,7 @@ extension UITests {
         #expect(
             try await t.waitFor { $0.count > 5 && $0[5].contains("#2 b.iso") && $0[5].contains("paused") }
                 != nil)
+        await settled()
         let after = written()[start...]
         #expect(Self.rewrittenRows(after) == [1, 2, 6], "\(String(decoding: after, as: UTF8.self))")
         #expect(!contains(Array(after), "\u{1B}[2J"), "no clearing of the screen")
