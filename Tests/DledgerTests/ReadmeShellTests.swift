@@ -140,11 +140,13 @@ import Testing
                 atPath: folder.path + "/bin/dledger", withDestinationPath: DledgerSandbox.binary)
         }
 
-        /// Runs one line with bash, in the home folder (as a new terminal would), to its end.
+        /// Runs one line with bash, in the home folder (as a new terminal would), to its end; its output is stdout
+        /// and stderr together.
         func run(_ line: String) async throws -> Finished {
             let p = Process()
             p.executableURL = URL(fileURLWithPath: "/bin/bash")
-            p.arguments = ["-c", line]
+            // stderr joins stdout, in the order written, as a terminal shows them.
+            p.arguments = ["-c", "exec 2>&1\n" + line]
             var environment = ProcessInfo.processInfo.environment
             for name in environment.keys where name.hasPrefix("XDG_") || name.hasPrefix("DLEDGER_") {
                 environment[name] = nil
