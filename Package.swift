@@ -47,22 +47,26 @@ let package = Package(
             path: "tools/bench", exclude: ["transfer-bench.sh"]),
         // Seeded randomness and the mutator of the decoder fuzz tests (docs/decoders.md), shared by test targets.
         .target(name: "FuzzSupport", path: "Tests/FuzzSupport"),
+        // What the test targets share: the temporary folder and the raw HTTP (and WebSocket) client.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "LedgerCoreTests", dependencies: ["LedgerCore", "FuzzSupport"]),
-        .testTarget(name: "LedgerStoreTests", dependencies: ["LedgerStore", "LedgerCore", "CSQLite"]),
+        .testTarget(
+            name: "LedgerStoreTests", dependencies: ["LedgerStore", "LedgerCore", "CSQLite", "TestSupport"]),
         .testTarget(
             name: "LedgerTransferTests", dependencies: ["LedgerTransfer", "LoopbackHTTP", "CBufferCache"]),
         .testTarget(
-            name: "DownloadLedgerTests", dependencies: ["DownloadLedger", "LoopbackHTTP"]),
-        .testTarget(name: "LoopbackHTTPTests", dependencies: ["LoopbackHTTP"]),
+            name: "DownloadLedgerTests", dependencies: ["DownloadLedger", "LoopbackHTTP", "TestSupport"]),
+        .testTarget(name: "LoopbackHTTPTests", dependencies: ["LoopbackHTTP", "TestSupport"]),
         .testTarget(
             name: "LedgerRPCTests",
             dependencies: [
                 "LedgerRPC", "LedgerRPCServer", "DownloadLedger", "LoopbackHTTP", "CWebSocketGuard",
+                "TestSupport",
             ]),
         .testTarget(
             name: "LedgerUITests", dependencies: ["LedgerUI", "LedgerCore", "LedgerTransfer", "FuzzSupport"]),
         .testTarget(
-            name: "DledgerTests", dependencies: ["LoopbackHTTP", "dledger", "FuzzSupport"],
+            name: "DledgerTests", dependencies: ["LoopbackHTTP", "dledger", "FuzzSupport", "TestSupport"],
             exclude: ["Fixtures"]),
     ]
 )

@@ -43,8 +43,6 @@ final class Job {
     var attempt: Attempt?
     /// The pieces and their connections, once the transfer is segmented (``TransferLoop/considerSplit(_:now:)``).
     var segments: Segments?
-    /// Whether the connection plan was told (``TransferEvent/connections(id:count:detail:)``) this attempt.
-    var planTold = false
     /// When the sequential attempt's speed is next looked at for a split (monotonic seconds).
     var splitCheckAt: Double?
     /// Bytes received when the split check was armed.

@@ -121,9 +121,6 @@ public struct RowIndex: Sendable {
         return lo
     }
 
-    /// The row of group `g`'s header.
-    public func headerRow(ofGroup g: Int) -> Int? { starts.indices.contains(g) ? starts[g] : nil }
-
     /// The manual section index of group `g`, when the view is the manual list.
     public func section(ofGroup g: Int) -> Int? { groups.indices.contains(g) ? groups[g].section : nil }
 

@@ -84,15 +84,25 @@ extension UITests {
         try await expectRestored(t, exit: 0)
     }
 
-    @Test func aCrashInItsOwnCodeGivesTheTerminalBack() async throws {
+    /// A crash of `dledger ui` is a fatal signal: a Swift trap raises SIGILL (x86-64) or SIGTRAP (arm64), a bad
+    /// pointer SIGSEGV, an abort SIGABRT. The test sends the signal from outside, to the ui's own pid, so production
+    /// code holds no crash switch; the ui's handler must give the terminal back before the process dies of it.
+    @Test(arguments: [SIGILL, SIGSEGV, SIGABRT])
+    func aCrashInItsOwnCodeGivesTheTerminalBack(signal: Int32) async throws {
         let box = try DledgerSandbox()
         try await setUp(box)
-        let t = try ui(box, "--watch", environment: ["DLEDGER_UI_TEST_CRASH_KEY": "!"])
+        // The shell writes its pid and becomes the ui (exec), so that pid is the ui's.
+        let pidFile = box.root + "/ui.pid"
+        let t = try ui(box, "--watch") {
+            "sh -c " + TmuxTerminal.quote("echo $$ > \(TmuxTerminal.quote(pidFile)); exec \($0)")
+        }
         defer { t.close() }
         try await t.waitFor("#3 c.iso")
-        try t.keys("!")
-        // A Swift trap: SIGILL on x86-64, SIGTRAP on arm64 (the shell says 128 + the signal).
-        try await expectRestored(t, exitIn: [128 + SIGILL, 128 + SIGTRAP])
+        let text = try String(contentsOfFile: pidFile, encoding: .utf8)
+        let pid = try #require(pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(kill(pid, signal) == 0)
+        // The shell says 128 + the signal the ui died of.
+        try await expectRestored(t, exit: 128 + signal)
         let ls = try await box.run("ls")
         #expect(ls.status == 0 && ls.out.contains("c.iso"), "the ledger is intact: \(ls.err)")
     }

@@ -188,3 +188,12 @@ extension DownloadList {
         return copy
     }
 }
+
+/// Sections "Downloads" [1 a, 2 b, 3 c] and "B" [4 d, 5 e], built by commands: where most tests start.
+func fixture() -> TestLog {
+    var log = TestLog()
+    log.add(u("a"), u("b"), u("c"))
+    log.run(.insertSection(title: "B", at: nil))
+    log.add(u("d"), u("e"), to: .titled("B"))
+    return log
+}

@@ -1,4 +1,5 @@
 import LedgerStore
+import TestSupport
 import Testing
 
 /// The behaviour every `EventStore` must have, run against each implementation.

@@ -33,13 +33,6 @@ final class UISession: @unchecked Sendable {
     private var lastHead: Int64 = -1
     private var hadActivity = false
     private let disk = UIDiskProgress()
-    /// A test hook: `DLEDGER_UI_TEST_CRASH_KEY=<one character>` makes that key trap in our own code, so that a test
-    /// can check the terminal is given back after a crash (README.md, "dledger ui").
-    private let crashKey: Character? = {
-        guard let value = ProcessInfo.processInfo.environment["DLEDGER_UI_TEST_CRASH_KEY"], value.count == 1
-        else { return nil }
-        return value.first
-    }()
     /// Statistics for `ledger-bench ui`: screens composed, lines written.
     private(set) var frames = 0
 
@@ -85,7 +78,6 @@ final class UISession: @unchecked Sendable {
         loop: for await event in events {
             switch event {
             case .keys(let keys):
-                if let key = crashKey, keys.contains(.char(key)) { Self.crashOnPurpose() }
                 dirty = true
                 for key in keys {
                     if perform(model.handle(key)) { break loop }
@@ -169,11 +161,6 @@ final class UISession: @unchecked Sendable {
         }
         model.setList(list, after: entries)
         return changed
-    }
-
-    /// The trap of the test hook: a fatal error in this process, as a bug would be.
-    private static func crashOnPurpose() -> Never {
-        fatalError("DLEDGER_UI_TEST_CRASH_KEY was pressed: a crash on purpose (a test hook)")
     }
 
     // MARK: - The downloader

@@ -1,43 +1,56 @@
+import Foundation
 import Glibc
 
-/// A deliberately tiny HTTP/1.1 client over a plain socket, so the server is tested on the wire.
-final class RawHTTPClient {
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+/// A deliberately tiny HTTP/1.1 client over a plain socket to 127.0.0.1, so that servers (LoopbackHTTP, the RPC
+/// server, `dledger serve`) are tested on the wire, byte for byte, with nothing in between to mend what they send.
+public final class RawHTTPClient {
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+        public init(description: String) { self.description = description }
     }
 
     /// One response as read from the socket.
-    struct Response {
-        var status: Int
+    public struct Response {
+        public var status: Int
         /// Names lower-cased.
-        var headers: [String: String]
-        var body: [UInt8]
+        public var headers: [String: String]
+        public var body: [UInt8]
         /// False when the connection ended before the announced body did.
-        var complete: Bool
+        public var complete: Bool
+        public var text: String { String(decoding: body, as: UTF8.self) }
+        public var json: [String: Any]? {
+            try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any]
+        }
     }
 
-    let fd: Int32
+    public let fd: Int32
+    /// Bytes received and not yet taken.
     private var pending: [UInt8] = []
 
     /// Connects to 127.0.0.1:`port`; reads give up after `timeout` seconds so a broken server fails the test.
-    init(port: UInt16, timeout: Int = 10) throws {
+    public init(port: Int, timeout: Int = 10) throws {
+        guard let port = UInt16(exactly: port) else {
+            throw Failure(description: "port \(port) out of range")
+        }
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
         var limit = timeval(tv_sec: timeout, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-        guard RawHTTPClient.connect(fd, port: port) == 0 else {
+        guard Self.connect(fd, port: port) == 0 else {
             let code = errno
             close(fd)
             throw Failure(description: "connect: errno \(code)")
         }
     }
 
-    deinit {
-        close(fd)
+    public convenience init(port: UInt16, timeout: Int = 10) throws {
+        try self.init(port: Int(port), timeout: timeout)
     }
 
+    deinit { close(fd) }
+
     /// Whether something accepts connections on 127.0.0.1:`port`.
-    static func canConnect(port: UInt16) -> Bool {
+    public static func canConnect(port: UInt16) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         return connect(fd, port: port) == 0
@@ -55,9 +68,10 @@ final class RawHTTPClient {
         }
     }
 
-    /// Sends raw text.
-    func send(_ text: String) throws {
-        let bytes = Array(text.utf8)
+    // MARK: Sending
+
+    /// Sends raw bytes, all of them.
+    public func send(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes {
@@ -68,8 +82,12 @@ final class RawHTTPClient {
         }
     }
 
-    /// Sends a request with a Host header and `headers`.
-    func request(_ method: String = "GET", _ path: String, headers: [String: String] = [:]) throws {
+    /// Sends raw text.
+    public func send(_ text: String) throws { try send(Array(text.utf8)) }
+
+    /// Sends a request without a body, with a Host header and `headers`; the response is read apart.
+    public func sendRequest(_ method: String = "GET", _ path: String, headers: [String: String] = [:]) throws
+    {
         var text = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
             text += "\(name): \(value)\r\n"
@@ -77,11 +95,28 @@ final class RawHTTPClient {
         try send(text + "\r\n")
     }
 
-    /// Reads one response; `bodyless` for the answer to HEAD.
-    func response(bodyless: Bool = false) throws -> Response {
+    /// One request with any method and no body, `extra` header lines (each ending in CRLF) added; its response.
+    public func request(_ method: String, _ target: String, extra: String = "") throws -> Response {
+        try send("\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(extra)\r\n")
+        return try response()
+    }
+
+    /// One JSON POST (to /jsonrpc unless told) on this connection (keep-alive); its response.
+    public func post(_ body: String, path: String = "/jsonrpc", extra: String = "") throws -> Response {
+        try send(
+            "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\(extra)"
+                + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)")
+        return try response()
+    }
+
+    // MARK: Receiving
+
+    /// Reads one response; `bodyless` for the answer to HEAD. A 1xx, 204 or 304 has no body; otherwise a chunked
+    /// body, a `Content-Length` one, or, without either, everything until the server closes.
+    public func response(bodyless: Bool = false) throws -> Response {
         let (status, headers) = try head()
         var response = Response(status: status, headers: headers, body: [], complete: true)
-        if bodyless { return response }
+        if bodyless || (100..<200).contains(status) || status == 204 || status == 304 { return response }
         if headers["transfer-encoding"]?.lowercased() == "chunked" {
             try readChunked(into: &response)
         } else if let length = headers["content-length"].flatMap({ Int($0) }) {
@@ -94,7 +129,7 @@ final class RawHTTPClient {
     }
 
     /// Reads a status line and headers.
-    func head() throws -> (status: Int, headers: [String: String]) {
+    public func head() throws -> (status: Int, headers: [String: String]) {
         var lines: [String] = []
         while true {
             let line = try readLine()
@@ -110,14 +145,14 @@ final class RawHTTPClient {
             guard let colon = line.firstIndex(of: ":") else {
                 throw Failure(description: "bad header \(line)")
             }
-            let value = line[line.index(after: colon)...].drop(while: { $0 == " " })
-            headers[line[..<colon].lowercased()] = String(value)
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = value
         }
         return (status, headers)
     }
 
     /// Reads up to `count` bytes: fewer only when the server closes first.
-    func read(count: Int) throws -> [UInt8] {
+    public func read(count: Int) throws -> [UInt8] {
         while pending.count < count {
             guard try fill() else { break }
         }
@@ -126,16 +161,36 @@ final class RawHTTPClient {
         return taken
     }
 
+    /// Reads exactly `count` bytes, or throws when the server closes first.
+    public func take(_ count: Int) throws -> [UInt8] {
+        let bytes = try read(count: count)
+        guard bytes.count == count else { throw Failure(description: "closed early") }
+        return bytes
+    }
+
     /// Reads until the server closes the connection.
-    func readToEnd() throws -> [UInt8] {
+    public func readToEnd() throws -> [UInt8] {
         while try fill() {}
         defer { pending = [] }
         return pending
     }
 
-    /// Whether the server closed the connection (with nothing more to read).
-    func isClosed() throws -> Bool {
-        try readToEnd().isEmpty && pending.isEmpty
+    /// Whether the server closes the connection: reads until the end of the stream (or a reset), false when the
+    /// read times out first. What came before the end is read past.
+    public func isClosed() -> Bool {
+        while true {
+            guard let more = try? fill() else { return false }
+            if !more { return true }
+        }
+    }
+
+    /// Whether the server has closed the connection by now, without waiting (end of stream, or a reset).
+    public func isClosedNow() -> Bool {
+        var probe = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&probe, 1, 0) > 0 else { return false }
+        var byte: UInt8 = 0
+        let n = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        return n == 0 || (n < 0 && errno != EAGAIN)
     }
 
     private func readChunked(into response: inout Response) throws {
@@ -173,7 +228,7 @@ final class RawHTTPClient {
         }
     }
 
-    /// Receives more bytes; false at end of stream.
+    /// Receives more bytes; false at the end of the stream (or a reset). Throws when the read times out.
     private func fill() throws -> Bool {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {

@@ -1,7 +1,8 @@
 import Foundation
 import Glibc
+import TestSupport
 
-extension WireClient {
+extension RawHTTPClient {
     /// One text frame, masked or not, with the length in the form a client picks (7-bit, 16-bit or 64-bit).
     static func frame(_ text: String, masked: Bool, lengthBytes: Int? = nil) -> [UInt8] {
         let payload = Array(text.utf8)

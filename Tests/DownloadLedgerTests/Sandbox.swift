@@ -1,21 +1,19 @@
 import DownloadLedger
 import Foundation
 import LoopbackHTTP
+import TestSupport
 import Testing
 
 /// A temporary folder with a ledger path and a download directory, removed at the end.
 final class Sandbox {
-    let root: String
+    private let folder: TemporaryDirectory
+    var root: String { folder.path }
     var ledgerPath: String { root + "/ledger.sqlite" }
     var downloads: String { root + "/downloads" }
 
     init() throws {
-        root = NSTemporaryDirectory() + "dl-test-" + UUID().uuidString
-        try FileManager.default.createDirectory(
-            atPath: root + "/downloads", withIntermediateDirectories: true)
+        folder = try TemporaryDirectory(prefix: "dl-test-", subfolders: ["downloads"])
     }
-
-    deinit { try? FileManager.default.removeItem(atPath: root) }
 
     func ledger(clock: @escaping @Sendable () -> Int64 = Ledger.wallClock) throws -> Ledger {
         try Ledger(path: ledgerPath, creatingWithDirectory: downloads, clock: clock)
