@@ -58,7 +58,7 @@ extension Ledger {
     /// Switches from the in-memory start to the file now at `path`, folding its events (through `through`: the
     /// caller applies the rest itself). Caller holds the lock.
     func openCreatedFile(through: Int64? = nil) throws {
-        let file = try SQLiteEventStore(path: path, existing: true)
+        let file = try StoreFactory.open(path: path)
         var list = try Self.startingPoint(
             file, atOrBefore: through, reader: Self.loggedEvents(file, lock: lock))
         lastSnapshotSeq = list.head
@@ -88,11 +88,8 @@ extension Ledger {
             // No one sees the temporary file before it is linked: it is written without a sync, its log folded
             // into it, and then the file is synced once (then the folder, once linked). Two fsyncs for a new
             // ledger, not nine; nothing is acknowledged before both.
-            let store = try SQLiteEventStore(path: temporary, synchronous: .off)
-            _ = try store.append(events, expectingHead: 0, time: time, vault: vault)
-            guard store.checkpoint() else {
-                throw StoreError.cannotOpen(path, "the new ledger's log could not be folded into it")
-            }
+            try StoreFactory.createUnsynced(
+                at: temporary, for: path, events: events, vault: vault, time: time)
         }
         try syncFile(temporary, for: path)
         guard link(temporary, path) == 0 else {
@@ -179,7 +176,7 @@ extension Ledger {
     /// - Returns: whether the main file alone holds every event now.
     @discardableResult
     public func checkpoint() -> Bool {
-        withLock { (store as? SQLiteEventStore)?.checkpoint() ?? false }
+        withLock { store.checkpoint() }
     }
 
     /// The process is done writing to this ledger: the write-ahead log is folded into the main file and, when no
@@ -189,7 +186,7 @@ extension Ledger {
     /// - Returns: whether the file is quiet (rollback-journal mode) now.
     @discardableResult
     public func leaveQuiet() -> Bool {
-        withLock { (store as? SQLiteEventStore)?.leaveQuiet() ?? false }
+        withLock { store.leaveQuiet() }
     }
 
     /// Writes a consistent, self-contained copy of the ledger to `destination` (one file, usable alone), while
@@ -199,10 +196,8 @@ extension Ledger {
     ///   for a ledger not yet on disk.
     public func backup(to destination: String) throws -> Int64 {
         try withLock {
-            guard pendingCreation == nil, let file = store as? SQLiteEventStore else {
-                throw LedgerOpenError.noLedger(path)
-            }
-            return try file.backup(to: destination)
+            guard pendingCreation == nil else { throw LedgerOpenError.noLedger(path) }
+            return try store.backup(to: destination)
         }
     }
 }

@@ -119,7 +119,7 @@ extension Ledger {
     /// connection still reads it, so the pages that held the keys (zeroed in the file by `secure_delete`) are not
     /// kept in older log frames either. Best effort: otherwise the next checkpoint does it.
     func forgetDeletedKeys() {
-        (store as? SQLiteEventStore)?.checkpoint()
+        store.checkpoint()
     }
 
     /// Opens a credential of task `task` for the downloader's request. Never for an output.

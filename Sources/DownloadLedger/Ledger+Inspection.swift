@@ -27,7 +27,7 @@ extension Ledger {
     /// A quick check of the chain's head (the last event's hash against the one before it): why it fails, or nil.
     /// Cheap enough for every read; `verify()` checks the whole log.
     public func checkHead() throws -> String? {
-        try withLock { try (store as? SQLiteEventStore)?.checkHead() }
+        try withLock { try store.checkHead() }
     }
 
     /// Events after `after` (a seq), at most `limit`, in order.

@@ -20,7 +20,7 @@ extension Ledger {
     /// - Complexity: O(events after the snapshot) when the summary serves; else what opening the ledger costs.
     public static func stats(path: String) throws -> Stats {
         guard try checkExisting(path) else { throw LedgerOpenError.noLedger(path) }
-        let store = try SQLiteEventStore(path: path, readOnly: true, existing: true)
+        let store = try StoreFactory.open(path: path, readOnly: true)
         if let stats = try summaryFromSnapshot(store) { return stats }
         var list = try startingPoint(store, atOrBefore: nil)
         let snapshotSeq = list.head

@@ -24,8 +24,7 @@ private final class LoggedEventSource: @unchecked Sendable {
         lock?.lock()
         defer { lock?.unlock() }
         let event =
-            (store as? SQLiteEventStore).map { try? $0.linkedEvent(at: seq) }
-            ?? (try? store.events(after: seq - 1, through: seq, limit: 1).first)
+            try? store.linkedEvent(at: seq)
         guard let event, event.seq == seq else { return nil }
         return (Array(event.kind.utf8), event.payload)
     }

@@ -29,7 +29,7 @@ extension Ledger {
         -> VerifyReport
     {
         guard try checkExisting(path) else { throw LedgerOpenError.noLedger(path) }
-        let store = try SQLiteEventStore(path: path, readOnly: true, existing: true)
+        let store = try StoreFactory.open(path: path, readOnly: true)
         return try verify(store, checkFiles: checkFiles, checksums: checksums, opening: true)
     }
 

@@ -37,7 +37,7 @@ public final class Ledger: @unchecked Sendable {
     public let path: String
     public let isReadOnly: Bool
     /// The log. Swapped (under the lock) only once: from memory to the file, when a new ledger is first written.
-    var store: EventStore
+    var store: any EventStoreUpkeep
     /// Set while a new ledger exists only in memory (its creation event in an in-memory store): nothing is on disk
     /// until the first command succeeds, which writes the file whole (`Ledger+Creation.swift`).
     var pendingCreation: NewEvent?
@@ -116,7 +116,7 @@ public final class Ledger: @unchecked Sendable {
             }
             return
         }
-        store = try SQLiteEventStore(path: path, readOnly: readOnly, existing: true)
+        store = try StoreFactory.open(path: path, readOnly: readOnly)
         state = try Self.startingPoint(store, atOrBefore: nil, reader: Self.loggedEvents(store, lock: lock))
         lastSnapshotSeq = state.head
         lastToken = try store.changeToken()
@@ -129,7 +129,7 @@ public final class Ledger: @unchecked Sendable {
     }
 
     /// Opens an existing store (tests: the in-memory store).
-    init(store: EventStore, clock: @escaping @Sendable () -> Int64 = Ledger.wallClock) throws {
+    init(store: any EventStoreUpkeep, clock: @escaping @Sendable () -> Int64 = Ledger.wallClock) throws {
         self.path = ":store:"
         self.isReadOnly = false
         self.lock = NSRecursiveLock()
@@ -143,7 +143,7 @@ public final class Ledger: @unchecked Sendable {
     /// Caller holds the lock.
     func useFactDurability(_ facts: Bool) throws {
         guard facts != factDurability else { return }
-        try (store as? SQLiteEventStore)?.setSynchronous(facts ? .normal : .full)
+        try store.setDurability(facts ? .facts : .full)
         factDurability = facts
     }
 
