@@ -7,7 +7,7 @@ enum StoreFactory {
     ///   - durability: of its commits until changed (``EventStoreUpkeep/setDurability(_:)``).
     /// - Throws: `StoreError` (not a ledger, corrupt, locked, newer schema, missing).
     static func open(path: String, readOnly: Bool = false, durability: CommitDurability = .full) throws
-        -> any EventStoreUpkeep
+        -> sending any EventStoreUpkeep
     {
         try SQLiteEventStore(
             path: path, readOnly: readOnly, synchronous: durability == .full ? .full : .normal, existing: true

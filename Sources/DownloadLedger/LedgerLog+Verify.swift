@@ -1,26 +1,7 @@
 import Foundation
 
-/// What `verify` found. Valid only when `problems` is empty.
-public struct VerifyReport: Sendable {
-    public var events: Int64
-    public var head: Int64
-    public var snapshotSeq: Int64?
-    public var filesChecked: Int
-    public var problems: [String]
-
-    public var isValid: Bool { problems.isEmpty }
-}
-
-extension Ledger {
-    /// Checks everything the log promises: the hash chain holds and every seq is present; the audit index
-    /// records exactly the tasks each event lists; every snapshot's seal holds (tied to the chain, unedited);
-    /// replay from zero equals the latest snapshot and the live projection; finished tasks' files exist with their size
-    /// (and, with `checksums`, their SHA-256).
-    public func verify(checkFiles: Bool = true, checksums: Bool = false) throws -> VerifyReport {
-        try withLock { try Self.verify(store, checkFiles: checkFiles, checksums: checksums, opening: false) }
-    }
-
-    /// ``verify(checkFiles:checksums:)`` of the ledger at `path`, opened read-only without its projection: the
+extension LedgerLog {
+    /// ``Ledger/verify(checkFiles:checksums:)`` of the ledger at `path`, opened read-only without its projection: the
     /// replay and the live projection are each held alone, and compared by the digest of their encoding
     /// (`dledger verify` of 100,000 tasks holds one list at a time).
     /// - Throws: `LedgerOpenError.noLedger` when there is no file; `StoreError` when it is not a ledger;
@@ -28,7 +9,7 @@ extension Ledger {
     public static func verify(path: String, checkFiles: Bool = true, checksums: Bool = false) throws
         -> VerifyReport
     {
-        guard try checkExisting(path) else { throw LedgerOpenError.noLedger(path) }
+        guard try Ledger.checkExisting(path) else { throw LedgerOpenError.noLedger(path) }
         let store = try StoreFactory.open(path: path, readOnly: true)
         return try verify(store, checkFiles: checkFiles, checksums: checksums, opening: true)
     }
@@ -39,7 +20,7 @@ extension Ledger {
     /// No list is held beside another, and no encoding of one is held at all: each is hashed as it is written
     /// (`snapshotBytes(inPieces:)`). The replay reserves the live list's count of tasks up front and keeps its
     /// undo history by reference to the log, as a snapshot does, so a big add is not held decoded beside its tasks.
-    static func verify(_ store: EventStore, checkFiles: Bool, checksums: Bool, opening: Bool) throws
+    static func verify(_ store: any EventStore, checkFiles: Bool, checksums: Bool, opening: Bool) throws
         -> VerifyReport
     {
         // The live projection first (latest snapshot plus tail), kept only as the digest of its encoding.
@@ -64,7 +45,7 @@ extension Ledger {
             }
             let live = try opened ?? liveDigest(store)
             replayed.reserveTasks(live.tasks)
-            let actions = loggedEvents(store, lock: nil)
+            let actions = Self.comparedOnly
             // The replay's digest, taken in the same pass as the snapshot's when no event follows the snapshot.
             var digestAtSnapshot: [UInt8]?
             if let snapshotSeq {
@@ -142,7 +123,7 @@ extension Ledger {
 
     /// The projection as an open ledger computes it: latest snapshot plus tail.
     static func liveProjection(_ store: EventStore) throws -> DownloadList {
-        var list = try startingPoint(store, atOrBefore: nil)
+        var list = try startingPoint(store, atOrBefore: nil, reader: nil)
         try fold(store, into: &list, through: nil)
         return list
     }
