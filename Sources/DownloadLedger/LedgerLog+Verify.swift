@@ -49,39 +49,9 @@ extension LedgerLog {
             // The replay's digest, taken in the same pass as the snapshot's when no event follows the snapshot.
             var digestAtSnapshot: [UInt8]?
             if let snapshotSeq {
-                try fold(store, into: &replayed, through: snapshotSeq, actionsLoggedIn: actions)
-                let plain = chain.head == snapshotSeq ? FileDigest.Stream() : nil
-                var written = false
-                // The replay encodes to the sealed bytes (the usual case), or is compared as a list: another
-                // encoding of the same list is no problem.
-                let holds = try store.snapshotHolds(reducerVersion: version, seq: snapshotSeq) { piece in
-                    replayed.snapshotBytes { bytes in
-                        piece(bytes)
-                        plain?.update(bytes)
-                    }
-                    written = true
-                }
-                if written { digestAtSnapshot = plain?.finish() }
-                if !holds {
-                    let cached = try store.withLatestSnapshot(
-                        reducerVersion: version, atOrBefore: snapshotSeq
-                    ) {
-                        seq, bytes in seq == snapshotSeq ? try? DownloadList(snapshot: bytes) : nil
-                    }
-                    if let cached = cached ?? nil {
-                        if cached != replayed {
-                            problems.append("snapshot at #\(snapshotSeq) differs from the replay of the log")
-                        }
-                    } else {
-                        problems.append("snapshot at #\(snapshotSeq) cannot be read")
-                    }
-                }
-                if case .some(nil) = summary {
-                    problems.append("the summary of snapshot #\(snapshotSeq) cannot be read")
-                } else if let summary = summary ?? nil, summary != ListSummary(replayed) {
-                    problems.append(
-                        "the summary of snapshot #\(snapshotSeq) differs from the replay of the log")
-                }
+                digestAtSnapshot = try compare(
+                    replayingThrough: snapshotSeq, of: store, chainHead: chain.head, summary: summary,
+                    into: &replayed, problems: &problems)
             }
             let head = replayed.head
             try fold(store, into: &replayed, through: nil, actionsLoggedIn: actions)
@@ -95,17 +65,74 @@ extension LedgerLog {
         }
         var checked = 0
         if checkFiles {
-            for id in replayed.tasks.keys.sorted() {
-                guard let t = replayed.tasks[id], t.state == .finished, let path = t.filePath else {
-                    continue
-                }
-                checked += 1
-                problems.append(contentsOf: Self.checkFile(t, path: path, checksum: checksums))
-            }
+            let files = Self.checkFiles(of: replayed, checksums: checksums)
+            checked = files.checked
+            problems += files.problems
         }
         return VerifyReport(
             events: chain.rowCount, head: chain.head, snapshotSeq: snapshotSeq, filesChecked: checked,
             problems: problems)
+    }
+
+    /// Folds the log through the latest snapshot's seq into `replayed` and compares it with that snapshot (its bytes,
+    /// or as a list when they differ) and with the snapshot's own summary (`summary`: nil when it has none, `.some(nil)`
+    /// when it cannot be read); what differs is added to `problems`.
+    /// - Returns: the replay's digest, taken in the same pass, when no event follows the snapshot (`chainHead`).
+    private static func compare(
+        replayingThrough snapshotSeq: Int64, of store: any EventStore, chainHead: Int64,
+        summary: ListSummary??,
+        into replayed: inout DownloadList, problems: inout [String]
+    ) throws -> [UInt8]? {
+        let version = DownloadList.reducerVersion
+        var digestAtSnapshot: [UInt8]?
+        try fold(store, into: &replayed, through: snapshotSeq, actionsLoggedIn: comparedOnly)
+        let plain = chainHead == snapshotSeq ? FileDigest.Stream() : nil
+        var written = false
+        // The replay encodes to the sealed bytes (the usual case), or is compared as a list: another
+        // encoding of the same list is no problem.
+        let holds = try store.snapshotHolds(reducerVersion: version, seq: snapshotSeq) { piece in
+            replayed.snapshotBytes { bytes in
+                piece(bytes)
+                plain?.update(bytes)
+            }
+            written = true
+        }
+        if written { digestAtSnapshot = plain?.finish() }
+        if !holds {
+            let cached = try store.withLatestSnapshot(
+                reducerVersion: version, atOrBefore: snapshotSeq
+            ) {
+                seq, bytes in seq == snapshotSeq ? try? DownloadList(snapshot: bytes) : nil
+            }
+            if let cached = cached ?? nil {
+                if cached != replayed {
+                    problems.append("snapshot at #\(snapshotSeq) differs from the replay of the log")
+                }
+            } else {
+                problems.append("snapshot at #\(snapshotSeq) cannot be read")
+            }
+        }
+        if case .some(nil) = summary {
+            problems.append("the summary of snapshot #\(snapshotSeq) cannot be read")
+        } else if let summary = summary ?? nil, summary != ListSummary(replayed) {
+            problems.append(
+                "the summary of snapshot #\(snapshotSeq) differs from the replay of the log")
+        }
+        return digestAtSnapshot
+    }
+
+    /// Checks the file of every finished task of `list` (in id order).
+    private static func checkFiles(of list: DownloadList, checksums: Bool) -> (
+        checked: Int, problems: [String]
+    ) {
+        var checked = 0
+        var problems: [String] = []
+        for id in list.tasks.keys.sorted() {
+            guard let t = list.tasks[id], t.state == .finished, let path = t.filePath else { continue }
+            checked += 1
+            problems += checkFile(t, path: path, checksum: checksums)
+        }
+        return (checked, problems)
     }
 
     /// The SHA-256 of the live projection's encoding, and its count of tasks; the list itself is not kept.
