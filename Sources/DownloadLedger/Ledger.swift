@@ -50,7 +50,8 @@ public final class Ledger: @unchecked Sendable {
     /// Whether the store commits with `synchronous=NORMAL` (downloader facts) rather than `FULL` (everything
     /// else, and how the store opens). Switched only when the next write needs the other mode.
     var factDurability = false
-    private var observers: [UUID: AsyncStream<DownloadList>.Continuation] = [:]
+    /// Who follows the changes, and the one poller for other processes' changes.
+    let followers = ChangeFollowers()
     /// The list as of the last completed change, kept once ``latestList`` was asked for (`Ledger+Latest.swift`).
     let published = Mutex<DownloadList?>(nil)
     /// Whether changes are published (set under the lock, by the first ``latestList``).
@@ -387,34 +388,41 @@ public final class Ledger: @unchecked Sendable {
         }
     }
 
-    /// The list after every change, starting with the current one. Changes by other processes are noticed by
-    /// polling the file every `pollInterval`.
+    /// The list after every change, starting with the current one. A change made through this ledger is seen at
+    /// once; one by another process when the file is next polled, every `pollInterval` (one poller serves every
+    /// follower, at the shortest interval asked for).
     public func changes(pollInterval: Duration = .milliseconds(250)) -> AsyncStream<DownloadList> {
-        let id = UUID()
         let (stream, continuation) = AsyncStream<DownloadList>.makeStream(
             bufferingPolicy: .bufferingNewest(1))
-        lock.lock()
-        observers[id] = continuation
-        continuation.yield(state)
-        lock.unlock()
-        let poller = Task { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: pollInterval)
-                _ = try? self?.refresh()
-            }
+        let poll = pollHandler()
+        let id = withLock {
+            followers.follow(continuation, current: state, pollInterval: pollInterval, poll: poll)
         }
-        continuation.onTermination = { [weak self] _ in
-            poller.cancel()
-            self?.lock.lock()
-            self?.observers[id] = nil
-            self?.lock.unlock()
-        }
+        continuation.onTermination = { [followers] _ in followers.unfollow(id, poll: poll) }
         return stream
+    }
+
+    /// The list's head after every change, starting with the current one: ``changes(pollInterval:)`` for a
+    /// follower that needs to know only that the list changed (it holds no copy of the list while the ledger
+    /// folds).
+    public func headChanges(pollInterval: Duration = .milliseconds(250)) -> AsyncStream<Int64> {
+        let (stream, continuation) = AsyncStream<Int64>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let poll = pollHandler()
+        let id = withLock {
+            followers.follow(continuation, current: state.head, pollInterval: pollInterval, poll: poll)
+        }
+        continuation.onTermination = { [followers] _ in followers.unfollow(id, poll: poll) }
+        return stream
+    }
+
+    /// What the poller does: fold in other processes' changes (publishing them), while the ledger lives.
+    private func pollHandler() -> @Sendable () -> Void {
+        { [weak self] in _ = try? self?.refresh() }
     }
 
     private func notify() {
         if publishes { published.withLock { $0 = state } }
-        for c in observers.values { c.yield(state) }
+        followers.publish(state)
     }
 
     /// Runs `body` with the lock held (for the scheduler's read-decide-act steps).
