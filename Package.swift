@@ -37,9 +37,13 @@ let package = Package(
         .target(name: "LedgerUI", dependencies: ["LedgerCore", "LedgerTransfer"]),
         .target(name: "LedgerRPC", dependencies: ["DownloadLedger"]),
         .target(name: "LedgerRPCServer", dependencies: ["LedgerRPC", "CWebSockets", "CWebSocketGuard"]),
+        .target(name: "LedgerFrontEnd", dependencies: ["DownloadLedger", "LedgerCore"]),
         .executableTarget(
             name: "dledger",
-            dependencies: ["DownloadLedger", "LedgerUI", "LoopbackHTTP", "LedgerRPC", "LedgerRPCServer"],
+            dependencies: [
+                "DownloadLedger", "LedgerUI", "LoopbackHTTP", "LedgerRPC", "LedgerRPCServer",
+                "LedgerFrontEnd",
+            ],
             path: "tools/dledger"),
         .executableTarget(
             name: "ledger-bench",

@@ -1,5 +1,6 @@
 import DownloadLedger
 import Foundation
+import LedgerFrontEnd
 import LedgerUI
 
 /// One run of `dledger ui`: the event loop between the terminal, the screen model, the ledger and the
@@ -20,7 +21,8 @@ final class UISession: @unchecked Sendable {
     let ledger: Ledger
     var model: UIModel
     private let runDownloader: Bool
-    private var scheduler: Scheduler?
+    /// The downloader this `ui` runs (not with `--watch`); the session leaves the signals to this loop.
+    private var session: DownloaderSession?
     private var downloader: Task<Void, Never>?
     private var lastStart = ContinuousClock.now
     private let events: AsyncStream<Event>
@@ -46,7 +48,7 @@ final class UISession: @unchecked Sendable {
         model.now = now
         model.utcOffsetSeconds = Format.utcOffset(at: now)
         if runDownloader {
-            scheduler = try Scheduler(ledger: ledger, config: TransferConfig())
+            session = try DownloaderSession(ledger: ledger, options: .init(handlesSignals: false))
         } else {
             model.runner = .nobody
         }
@@ -101,7 +103,7 @@ final class UISession: @unchecked Sendable {
         }
         ticker.cancel()
         stopping.set()
-        scheduler?.requestStop()
+        session?.requestStop()
         await downloader?.value
         terminal.restore()
         for s in signals { s.cancel() }
@@ -128,10 +130,10 @@ final class UISession: @unchecked Sendable {
             let now = ContinuousClock.now
             activity = disk.isDue(now) ? disk.sample(model.shownDownloading(), in: model.list, now: now) : nil
         case .starting:
-            activity = scheduler?.currentActivity() ?? []
+            activity = session?.currentActivity() ?? []
         case .here, .nobody:
             disk.reset()
-            activity = scheduler?.currentActivity() ?? []
+            activity = session?.currentActivity() ?? []
         }
         if let activity, !activity.isEmpty || hadActivity {
             model.setActivity(activity)
@@ -139,7 +141,7 @@ final class UISession: @unchecked Sendable {
             dirty = true
         }
         model.now = ledger.now()
-        if scheduler != nil, downloader == nil, ledger.isOnDisk {
+        if session != nil, downloader == nil, ledger.isOnDisk {
             startDownloader()
             dirty = true
         }
@@ -166,7 +168,7 @@ final class UISession: @unchecked Sendable {
     // MARK: - The downloader
 
     private func startDownloader() {
-        guard let scheduler else { return }
+        guard let session else { return }
         // A new ledger stays off the disk, its lock file too, until the user adds something: the downloader
         // starts then (`tick`).
         guard ledger.isOnDisk else {
@@ -179,7 +181,7 @@ final class UISession: @unchecked Sendable {
         let sink = self.sink
         downloader = Task {
             do {
-                try await scheduler.run()
+                try await session.run()
                 sink.yield(.downloaderEnded(nil))
             } catch {
                 sink.yield(.downloaderEnded(error))
