@@ -35,11 +35,15 @@ let package = Package(
             dependencies: ["LedgerCore", "LedgerStore", "LedgerTransfer", "CCrypto", "CSpawn"]),
         .target(name: "LoopbackHTTP"),
         .target(name: "LedgerUI", dependencies: ["LedgerCore", "LedgerTransfer"]),
-        .target(name: "LedgerRPC", dependencies: ["DownloadLedger"]),
+        .target(name: "LedgerRPC", dependencies: ["DownloadLedger", "LedgerFrontEnd"]),
         .target(name: "LedgerRPCServer", dependencies: ["LedgerRPC", "CWebSockets", "CWebSocketGuard"]),
+        .target(name: "LedgerFrontEnd", dependencies: ["DownloadLedger", "LedgerCore"]),
         .executableTarget(
             name: "dledger",
-            dependencies: ["DownloadLedger", "LedgerUI", "LoopbackHTTP", "LedgerRPC", "LedgerRPCServer"],
+            dependencies: [
+                "DownloadLedger", "LedgerUI", "LoopbackHTTP", "LedgerRPC", "LedgerRPCServer",
+                "LedgerFrontEnd",
+            ],
             path: "tools/dledger"),
         .executableTarget(
             name: "ledger-bench",
@@ -54,6 +58,7 @@ let package = Package(
         .testTarget(
             name: "DownloadLedgerTests", dependencies: ["DownloadLedger", "LoopbackHTTP"]),
         .testTarget(name: "LoopbackHTTPTests", dependencies: ["LoopbackHTTP"]),
+        .testTarget(name: "LedgerFrontEndTests", dependencies: ["LedgerFrontEnd", "FuzzSupport"]),
         .testTarget(
             name: "LedgerRPCTests",
             dependencies: [
@@ -62,7 +67,7 @@ let package = Package(
         .testTarget(
             name: "LedgerUITests", dependencies: ["LedgerUI", "LedgerCore", "LedgerTransfer", "FuzzSupport"]),
         .testTarget(
-            name: "DledgerTests", dependencies: ["LoopbackHTTP", "dledger", "FuzzSupport"],
+            name: "DledgerTests", dependencies: ["LoopbackHTTP", "dledger", "FuzzSupport", "LedgerFrontEnd"],
             exclude: ["Fixtures"]),
     ]
 )

@@ -274,10 +274,11 @@ public final class Ledger: @unchecked Sendable {
     }
 
     /// Validates `commands` one after the other, each against the list the ones before it leave, and appends all
-    /// their events in one transaction, or none (`undo 3` undoes three actions or nothing).
+    /// their events in one transaction, or none (`undo 3` undoes three actions or nothing). `origin` as for
+    /// ``execute(_:origin:)``, logged with each event.
     /// - Throws: ``BatchRefused`` naming how many could be done and why the next could not; `StoreError`.
     @discardableResult
-    public func execute(all given: [Command]) throws -> [Outcome] {
+    public func execute(all given: [Command], origin: String? = nil) throws -> [Outcome] {
         let commands = try given.map(Self.acceptingDirectory)
         lock.lock()
         defer { lock.unlock() }
@@ -292,6 +293,7 @@ public final class Ledger: @unchecked Sendable {
             for (n, command) in commands.enumerated() {
                 do {
                     var decision = try trial.decide(command)
+                    decision.entry.origin = origin
                     if let undo = try prepareFiles(for: &decision.entry, in: trial) {
                         undoRenames.append(undo)
                     }

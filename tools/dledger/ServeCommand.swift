@@ -1,5 +1,6 @@
 import DownloadLedger
 import Foundation
+import LedgerFrontEnd
 import LedgerRPC
 import LedgerRPCServer
 

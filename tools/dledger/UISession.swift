@@ -1,5 +1,6 @@
 import DownloadLedger
 import Foundation
+import LedgerFrontEnd
 import LedgerUI
 
 /// One run of `dledger ui`: the event loop between the terminal, the screen model, the ledger and the
