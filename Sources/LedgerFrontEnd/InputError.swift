@@ -9,7 +9,9 @@ public struct InputError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The one line shown to the user.
     public var message: String
 
+    /// An error saying `message`.
     public init(_ message: String) { self.message = message }
 
+    /// The message.
     public var description: String { message }
 }

@@ -18,6 +18,8 @@ public struct JSONStream {
     /// The open containers, outermost first: whether each is an object, and how many members it has so far.
     private var open: [(object: Bool, members: Int)] = []
 
+    /// A document compact (`pretty` false) or indented by two spaces, handed to `sink` in pieces of about
+    /// `chunk` bytes.
     public init(pretty: Bool, chunk: Int = 1 << 18, sink: @escaping (String) -> Void) {
         self.pretty = pretty
         self.chunk = chunk

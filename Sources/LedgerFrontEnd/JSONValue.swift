@@ -10,12 +10,16 @@
 public enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
+    /// An integer; the RPC's readers take one that fits in 64 bits as this, not as a double.
     case int(Int64)
+    /// A number with a fraction or an exponent (written as `null` when not finite).
     case double(Double)
     case string(String)
     case array([JSONValue])
+    /// An object's members in their order (a key may repeat; the subscript finds the first).
     case object([(String, JSONValue)])
 
+    /// Equal values: objects with the same keys in the same order, doubles by value.
     public static func == (a: JSONValue, b: JSONValue) -> Bool {
         switch (a, b) {
         case (.null, .null): return true
