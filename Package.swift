@@ -35,7 +35,7 @@ let package = Package(
             dependencies: ["LedgerCore", "LedgerStore", "LedgerTransfer", "CCrypto", "CSpawn"]),
         .target(name: "LoopbackHTTP"),
         .target(name: "LedgerUI", dependencies: ["LedgerCore", "LedgerTransfer"]),
-        .target(name: "LedgerRPC", dependencies: ["DownloadLedger"]),
+        .target(name: "LedgerRPC", dependencies: ["DownloadLedger", "LedgerFrontEnd"]),
         .target(name: "LedgerRPCServer", dependencies: ["LedgerRPC", "CWebSockets", "CWebSocketGuard"]),
         .target(name: "LedgerFrontEnd", dependencies: ["DownloadLedger", "LedgerCore"]),
         .executableTarget(
@@ -61,6 +61,7 @@ let package = Package(
         .testTarget(
             name: "DownloadLedgerTests", dependencies: ["DownloadLedger", "LoopbackHTTP", "TestSupport"]),
         .testTarget(name: "LoopbackHTTPTests", dependencies: ["LoopbackHTTP", "TestSupport"]),
+        .testTarget(name: "LedgerFrontEndTests", dependencies: ["LedgerFrontEnd", "FuzzSupport"]),
         .testTarget(
             name: "LedgerRPCTests",
             dependencies: [
@@ -70,7 +71,8 @@ let package = Package(
         .testTarget(
             name: "LedgerUITests", dependencies: ["LedgerUI", "LedgerCore", "LedgerTransfer", "FuzzSupport"]),
         .testTarget(
-            name: "DledgerTests", dependencies: ["LoopbackHTTP", "dledger", "FuzzSupport", "TestSupport"],
+            name: "DledgerTests",
+            dependencies: ["LoopbackHTTP", "dledger", "FuzzSupport", "TestSupport", "LedgerFrontEnd"],
             exclude: ["Fixtures"]),
     ]
 )

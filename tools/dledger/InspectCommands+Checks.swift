@@ -1,5 +1,6 @@
 import DownloadLedger
 import Foundation
+import LedgerFrontEnd
 
 extension InspectCommands {
     static let checkSpecs: [CommandSpec] = [
@@ -39,13 +40,13 @@ extension InspectCommands {
             checksums: inv.args.has("--checksums"))
         if inv.context.json {
             inv.console.out(
-                JSON.obj([
+                JSONValue.obj([
                     "valid": .bool(report.isValid),
                     "events": .int(report.events),
                     "head": .int(report.head),
                     "snapshotSeq": .opt(report.snapshotSeq),
                     "filesChecked": .int(report.filesChecked),
-                    "problems": .array(report.problems.map(JSON.string)),
+                    "problems": .array(report.problems.map(JSONValue.string)),
                 ]).rendered(pretty: true))
         } else {
             let snapshot = report.snapshotSeq.map { "snapshot at #\($0)" } ?? "no snapshot"
@@ -83,10 +84,10 @@ extension InspectCommands {
         var info = stat()
         let fileBytes = stat(path, &info) == 0 ? Int64(info.st_size) : nil
         if inv.context.json {
-            var byState: [JSON.Field] = [JSON.Field(key: "total", value: .int(live))]
-            byState += TaskState.allCases.map { JSON.Field(key: $0.rawValue, value: .int(counts[$0] ?? 0)) }
+            var byState: [(String, JSONValue)] = [("total", .int(live))]
+            byState += TaskState.allCases.map { ($0.rawValue, .int(counts[$0] ?? 0)) }
             inv.console.out(
-                JSON.obj([
+                JSONValue.obj([
                     "tasks": .object(byState),
                     "trash": .int(list.trash),
                     "sections": .int(list.sections),

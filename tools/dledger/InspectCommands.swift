@@ -1,4 +1,5 @@
 import DownloadLedger
+import LedgerFrontEnd
 
 /// Offline inspection: `log`, `audit`, `replay`, `verify`, `export`, `stats`. All open the ledger read-only,
 /// never create it, and need neither the network nor the download directory (except `verify`'s file checks).

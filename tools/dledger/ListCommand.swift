@@ -1,4 +1,5 @@
 import DownloadLedger
+import LedgerFrontEnd
 
 /// `dledger ls`: the sectioned list, as a table or JSON.
 enum ListCommand {

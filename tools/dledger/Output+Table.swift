@@ -1,4 +1,5 @@
 import DownloadLedger
+import LedgerFrontEnd
 
 extension Output {
     /// The state word of a row, padded to 11 characters (`Format.fit($0.rawValue, 11)`), as bytes of the program.

@@ -1,5 +1,6 @@
 import DownloadLedger
 import Foundation
+import LedgerFrontEnd
 
 /// The shapes the tool prints: task and list JSON (stable key order, documented in docs/cli.md) and the
 /// human table of `ls`.
@@ -13,7 +14,7 @@ enum Output {
     static func task(
         _ t: DownloadTask, place: (section: Int, index: Int)?, list: DownloadList, interrupted: Bool = false,
         connections: Int? = nil, trash index: [TaskID: TrashEntry]? = nil
-    ) -> JSON {
+    ) -> JSONValue {
         let trash = index.map { $0[t.id] } ?? list.trash.first { $0.id == t.id }
         return .obj([
             "id": .int(t.id),

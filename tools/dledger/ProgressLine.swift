@@ -1,4 +1,5 @@
 import DownloadLedger
+import LedgerFrontEnd
 
 /// The live line of one running transfer, laid out for a terminal width: id and name first, then the fields by
 /// how much they tell: percent, ETA, speed, bytes (`10.2 MB / 117 MB`), the connections of a transfer split into

@@ -97,7 +97,7 @@ enum RunCommands {
         if json {
             let places = list.locations(of: Set(ids))
             inv.console.out(
-                JSON.obj([
+                JSONValue.obj([
                     "interrupted": .bool(result.interrupted),
                     "tasks": .array(tasks.map { Output.task($0, place: places[$0.id], list: list) }),
                     "skipped": .array(
@@ -172,13 +172,13 @@ enum RunCommands {
         let list = ledger.list
         if json {
             let live = list.orderedTasks
-            var counts: [JSON.Field] = []
+            var counts: [(String, JSONValue)] = []
             for state in TaskState.allCases {
                 counts.append(
-                    JSON.Field(key: state.rawValue, value: .int(live.filter { $0.state == state }.count)))
+                    (state.rawValue, .int(live.filter { $0.state == state }.count)))
             }
             inv.console.out(
-                JSON.obj([
+                JSONValue.obj([
                     "interrupted": .bool(result.interrupted),
                     "failed": .array(result.failed.sorted().map { .int($0) }),
                     "states": .object(counts),

@@ -1,5 +1,6 @@
 import DownloadLedger
 import Foundation
+import LedgerFrontEnd
 
 /// `dledger set [<setting> on|off | <value setting> <value>|default]`: the ledger's switches, its maximum file
 /// size and its defaults for splitting a download, each change one event (undo takes it back).
@@ -136,11 +137,11 @@ enum SettingCommand {
     private static func show(_ inv: Invocation, _ list: DownloadList) {
         if inv.context.json {
             inv.console.out(
-                JSON.object(
-                    [JSON.Field(key: "dir", value: .string(list.directory))]
-                        + switches.map { JSON.Field(key: $0.name, value: .bool($0.value(list))) }
-                        + values.map { JSON.Field(key: $0.name, value: .int($0.stored(list))) }
-                        + Hook.allCases.map { JSON.Field(key: $0.settingName, value: .opt(list.hooks[$0])) }
+                JSONValue.object(
+                    [("dir", .string(list.directory))]
+                        + switches.map { ($0.name, .bool($0.value(list))) }
+                        + values.map { ($0.name, .int($0.stored(list))) }
+                        + Hook.allCases.map { ($0.settingName, .opt(list.hooks[$0])) }
                 )
                 .rendered(pretty: true))
             return

@@ -1,4 +1,5 @@
 import DownloadLedger
+import LedgerFrontEnd
 
 /// Commands on tasks and settings: pause, resume, stop, mv, rm, restore, purge, redownload, rename, limit,
 /// speed-limit, sort. Each appends one event and prints it in words.
@@ -190,7 +191,7 @@ enum TaskCommands {
     static func showSort(_ inv: Invocation, _ mode: SortMode, descending: Bool) {
         if inv.context.json {
             inv.console.out(
-                JSON.obj(["sort": .string(mode.rawValue), "descending": .bool(descending)]).rendered())
+                JSONValue.obj(["sort": .string(mode.rawValue), "descending": .bool(descending)]).rendered())
         } else {
             inv.console.out("sort: \(mode.rawValue)" + (descending ? ", descending" : ""))
         }

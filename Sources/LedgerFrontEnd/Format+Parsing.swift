@@ -1,14 +1,15 @@
-import DownloadLedger
 import Foundation
+import LedgerCore
 
-/// Times, sizes and rates as the tool reads them. Every field is range-checked: an impossible date, a time outside
-/// 1970…9999, a rate that rounds to 0 B/s or exceeds 1000TB is a usage error, never normalised or clamped.
+/// Times, sizes and rates as every front end reads them. Every field is range-checked: an impossible date, a time
+/// outside 1970…9999, a rate that rounds to 0 B/s or exceeds 1000TB is an ``InputError``, never normalised or
+/// clamped.
 extension Format {
     /// Reads a time: ISO 8601 (`2026-11-29T17:00:00Z`, with `.123`, or an offset like `+01:00`), local
     /// `2026-11-29 18:00[:05]` or `2026-11-29`, or Unix seconds (`1795971600`, `1795971600.5`).
     /// - Returns: milliseconds since the Unix epoch, in `Numbers.time`.
-    /// - Throws: `CLIError.usage` saying what is wrong.
-    static func parseTime(_ raw: String) throws(CLIError) -> Int64 {
+    /// - Throws: ``InputError`` saying what is wrong.
+    public static func parseTime(_ raw: String) throws(InputError) -> Int64 {
         let text = raw.trimmingCharacters(in: .whitespaces)
         var scanner = TimeScanner(text)
         guard text.first?.isNumber == true, text.allSatisfy({ $0 == "." || ($0.isASCII && $0.isNumber) })
@@ -22,19 +23,19 @@ extension Format {
         return try checked(seconds.map { $0 * 1000 + millis }, raw)
     }
 
-    private static func checked(_ ms: Int64?, _ raw: String) throws(CLIError) -> Int64 {
+    private static func checked(_ ms: Int64?, _ raw: String) throws(InputError) -> Int64 {
         guard let ms, Numbers.time.contains(ms) else {
-            throw .usage("time out of range: '\(raw)' (from 1970-01-01 to 9999-12-31)")
+            throw InputError("time out of range: '\(raw)' (from 1970-01-01 to 9999-12-31)")
         }
         return ms
     }
 
-    private static func parseDate(_ s: inout TimeScanner, _ raw: String) throws(CLIError) -> Int64? {
+    private static func parseDate(_ s: inout TimeScanner, _ raw: String) throws(InputError) -> Int64? {
         guard let year = s.digits(exactly: 4), s.take("-"), let month = s.digits(exactly: 2), s.take("-"),
             let day = s.digits(exactly: 2)
         else { throw timeError(raw) }
         guard (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day) else {
-            throw .usage("no such date: '\(raw)'")
+            throw InputError("no such date: '\(raw)'")
         }
         var parts = tm()
         parts.tm_year = Int32(year - 1900)
@@ -47,7 +48,7 @@ extension Format {
                 throw timeError(raw)
             }
             let sec = s.take(":") ? s.digits(exactly: 2) : 0
-            guard let sec, h < 24, m < 60, sec < 60 else { throw .usage("no such time of day: '\(raw)'") }
+            guard let sec, h < 24, m < 60, sec < 60 else { throw InputError("no such time of day: '\(raw)'") }
             (parts.tm_hour, parts.tm_min, parts.tm_sec) = (Int32(h), Int32(m), Int32(sec))
             if s.take(".") { millis = try s.fraction(raw) }
         }
@@ -64,7 +65,7 @@ extension Format {
                 _ = s.take(":")
                 m = s.digits(exactly: 2)
             }
-            guard let m, h < 24, m < 60 else { throw .usage("not a UTC offset in '\(raw)'") }
+            guard let m, h < 24, m < 60 else { throw InputError("not a UTC offset in '\(raw)'") }
             offset = sign * (h * 3600 + m * 60)
         }
         guard s.atEnd else { throw timeError(raw) }
@@ -79,8 +80,8 @@ extension Format {
         }
     }
 
-    private static func timeError(_ raw: String) -> CLIError {
-        .usage("not a time: '\(raw)' (e.g. 2026-11-29T17:00:00Z, '2026-11-29 18:00', 1795971600)")
+    private static func timeError(_ raw: String) -> InputError {
+        InputError("not a time: '\(raw)' (e.g. 2026-11-29T17:00:00Z, '2026-11-29 18:00', 1795971600)")
     }
 
     /// A file size, by the rule every size and rate of the tool follows: digits with an optional fraction and an
@@ -88,24 +89,24 @@ extension Format {
     /// (`4M` is 4 MiB); with `B` it is 1000-based, as the tool prints sizes (`4MB`, `4 MB`: 4,000,000); with `iB`
     /// 1024-based (`4MiB`). Without a unit, bytes (`2000`, `2000B`). Case does not matter.
     /// - Returns: bytes, in `DownloadList.maxSizeRange` (1 KB to 1 EB).
-    /// - Throws: `CLIError.usage` for anything else or a size out of that range.
-    static func parseSize(_ raw: String) throws(CLIError) -> Int64 {
+    /// - Throws: ``InputError`` for anything else or a size out of that range.
+    public static func parseSize(_ raw: String) throws(InputError) -> Int64 {
         guard let scaled = scaled(raw.uppercased(), units: ["K", "M", "G", "T", "P", "E"]) else {
-            throw .usage("not a size: '\(raw)' (e.g. 500M, 16GiB, 1.5G, 2MB)")
+            throw InputError("not a size: '\(raw)' (e.g. 500M, 16GiB, 1.5G, 2MB)")
         }
         let bytes = scaled.rounded()
         let range = DownloadList.maxSizeRange
         guard bytes >= Double(range.lowerBound), bytes <= Double(range.upperBound) else {
-            throw .usage("size out of range: '\(raw)' (1KB to 1EB: 1000 to 10^18 bytes)")
+            throw InputError("size out of range: '\(raw)' (1KB to 1EB: 1000 to 10^18 bytes)")
         }
         return Int64(bytes)
     }
 
     /// A `min-split-size`: a size as ``parseSize(_:)`` reads it, 1 MiB to 1 GiB (aria2's bounds: `1M` to `1G`).
-    static func parseSplitSize(_ raw: String) throws(CLIError) -> Int64 {
+    public static func parseSplitSize(_ raw: String) throws(InputError) -> Int64 {
         let bytes = try parseSize(raw)
         guard TaskOptions.minSplitSizeRange.contains(bytes) else {
-            throw .usage("min-split-size out of range: '\(raw)' (1M to 1G; 1M is 1 MiB)")
+            throw InputError("min-split-size out of range: '\(raw)' (1M to 1G; 1M is 1 MiB)")
         }
         return bytes
     }
@@ -139,67 +140,21 @@ extension Format {
     /// Reads a rate in bytes per second, units as ``parseSize(_:)`` reads them: `500K` (512,000), `2M`, `1.5G`,
     /// `500KB` (500,000), `1.5MiB/s`; `0` = none.
     /// - Returns: bytes per second, 0 or in `Numbers.rate`.
-    /// - Throws: `CLIError.usage` for anything else, a rate that rounds to 0 B/s or one above 1000TB (10^15 B/s).
-    static func parseRate(_ raw: String) throws(CLIError) -> Int64 {
+    /// - Throws: ``InputError`` for anything else, a rate that rounds to 0 B/s or one above 1000TB (10^15 B/s).
+    public static func parseRate(_ raw: String) throws(InputError) -> Int64 {
         var s = raw.trimmingCharacters(in: .whitespaces).uppercased()
         if s.hasSuffix("/S") { s.removeLast(2) }
         guard let scaled = scaled(s, units: ["K", "M", "G", "T"]) else {
-            throw .usage("not a rate: '\(raw)' (e.g. 500K, 2M, 1.5G; 0 for none)")
+            throw InputError("not a rate: '\(raw)' (e.g. 500K, 2M, 1.5G; 0 for none)")
         }
         let bytes = scaled.rounded()
         if scaled == 0 { return 0 }
         guard bytes <= Double(Numbers.rate.upperBound) else {
-            throw .usage("rate out of range: '\(raw)' (at most 1000TB, 10^15 B/s)")
+            throw InputError("rate out of range: '\(raw)' (at most 1000TB, 10^15 B/s)")
         }
         guard bytes >= 1 else {
-            throw .usage("rate '\(raw)' rounds to 0 B/s (the smallest limit is 1 B/s; 0 for none)")
+            throw InputError("rate '\(raw)' rounds to 0 B/s (the smallest limit is 1 B/s; 0 for none)")
         }
         return Int64(bytes)
     }
-}
-
-/// Steps through a time's characters (ASCII only: anything else fails to match).
-private struct TimeScanner {
-    let bytes: [UInt8]
-    var at = 0
-
-    init(_ text: String) { bytes = Array(text.utf8) }
-
-    var atEnd: Bool { at == bytes.count }
-    var peek: Character? { atEnd ? nil : Character(Unicode.Scalar(bytes[at])) }
-
-    /// Consumes `c` if it is next.
-    mutating func take(_ c: Character) -> Bool {
-        guard peek == c else { return false }
-        at += 1
-        return true
-    }
-
-    /// Exactly `count` digits, or nil (consuming nothing).
-    mutating func digits(exactly count: Int) -> Int64? {
-        guard at + count <= bytes.count, bytes[at..<at + count].allSatisfy(Self.isDigit) else { return nil }
-        defer { at += count }
-        return bytes[at..<at + count].reduce(0) { $0 * 10 + Int64($1 - 0x30) }
-    }
-
-    /// One to `max` digits, all that follow (nil when none, or more than `max`).
-    mutating func digits(max: Int) -> Int64? {
-        var end = at
-        while end < bytes.count, Self.isDigit(bytes[end]) { end += 1 }
-        guard end > at, end - at <= max else { return nil }
-        return digits(exactly: end - at)
-    }
-
-    /// Fractional seconds after the `.`, as milliseconds (digits beyond the third are dropped).
-    mutating func fraction(_ raw: String) throws(CLIError) -> Int64 {
-        var end = at
-        while end < bytes.count, Self.isDigit(bytes[end]) { end += 1 }
-        guard end > at else { throw .usage("not a time: '\(raw)' (digits must follow the '.')") }
-        let kept = bytes[at..<min(end, at + 3)].reduce(0) { $0 * 10 + Int64($1 - 0x30) }
-        let scale: Int64 = [100, 10, 1][min(end - at, 3) - 1]
-        at = end
-        return kept * scale
-    }
-
-    private static func isDigit(_ b: UInt8) -> Bool { (0x30...0x39).contains(b) }
 }

@@ -1,4 +1,4 @@
-/// A JSON document written member by member as it is produced, in exactly the bytes ``JSON/rendered(pretty:)``
+/// A JSON document written member by member as it is produced, in exactly the bytes ``JSONValue/rendered(pretty:)``
 /// gives the whole tree: a list of 100,000 tasks is never held as one tree, nor as one string. Text goes to `sink`
 /// in pieces of about `chunk` bytes.
 ///
@@ -10,7 +10,7 @@
 /// }
 /// s.finish()
 /// ```
-struct JSONStream {
+public struct JSONStream {
     private var out = ""
     private let pretty: Bool
     private let chunk: Int
@@ -18,7 +18,9 @@ struct JSONStream {
     /// The open containers, outermost first: whether each is an object, and how many members it has so far.
     private var open: [(object: Bool, members: Int)] = []
 
-    init(pretty: Bool, chunk: Int = 1 << 18, sink: @escaping (String) -> Void) {
+    /// A document compact (`pretty` false) or indented by two spaces, handed to `sink` in pieces of about
+    /// `chunk` bytes.
+    public init(pretty: Bool, chunk: Int = 1 << 18, sink: @escaping (String) -> Void) {
         self.pretty = pretty
         self.chunk = chunk
         self.sink = sink
@@ -26,29 +28,29 @@ struct JSONStream {
     }
 
     /// A member `key: value` of the open object.
-    mutating func field(_ key: String, _ value: JSON) {
+    public mutating func field(_ key: String, _ value: JSONValue) {
         member(key)
         write(value)
     }
 
     /// An item of the open array (or the whole document when nothing is open).
-    mutating func item(_ value: JSON) {
+    public mutating func item(_ value: JSONValue) {
         if !open.isEmpty { member(nil) }
         write(value)
     }
 
     /// An object: a member `key` of the open object, an item of the open array (`key` nil), or the document.
-    mutating func object(_ key: String? = nil, _ body: (inout JSONStream) -> Void) {
+    public mutating func object(_ key: String? = nil, _ body: (inout JSONStream) -> Void) {
         container(object: true, key: key, body)
     }
 
     /// An array, placed as ``object(_:_:)`` places an object.
-    mutating func array(_ key: String? = nil, _ body: (inout JSONStream) -> Void) {
+    public mutating func array(_ key: String? = nil, _ body: (inout JSONStream) -> Void) {
         container(object: false, key: key, body)
     }
 
     /// Hands over what is left.
-    mutating func finish() {
+    public mutating func finish() {
         if !out.isEmpty { sink(out) }
         out.removeAll(keepingCapacity: true)
     }
@@ -74,12 +76,12 @@ struct JSONStream {
         open[last].members += 1
         if pretty { indent(open.count) }
         if let key {
-            JSON.quote(key, into: &out)
+            JSONValue.quote(key, into: &out)
             out += pretty ? ": " : ":"
         }
     }
 
-    private mutating func write(_ value: JSON) {
+    private mutating func write(_ value: JSONValue) {
         let sink = sink
         let chunk = chunk
         value.write(into: &out, pretty: pretty, depth: open.count) { text in
