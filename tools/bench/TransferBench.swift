@@ -27,12 +27,14 @@ enum TransferBench {
         var slowRate = 4_000_000
         /// Clients left out (the start of their label), to iterate on one case without the others' time.
         var without: [String] = []
+        /// Another build of this benchmark (its path), whose child runs beside ours in the same rounds.
+        var base: String?
     }
 
     static let usage = """
         usage: ledger-bench transfer [--runs N] [--big-mib N] [--small N] [--small-kib N] [-j N]
                                      [--slow-mib N] [--slow-rate BYTES/S] [--only big|small|slow]
-                                     [--without CLIENT]... [--work PARENT] [--keep]
+                                     [--without CLIENT]... [--base LEDGER-BENCH] [--work PARENT] [--keep]
         """
 
     static func run(arguments: [String]) -> Int32 {
@@ -60,6 +62,7 @@ enum TransferBench {
             case "--only": o.workloads = [value]
             case "--work": o.parent = value
             case "--without": o.without.append(value)
+            case "--base": o.base = value
             default: return nil
             }
         }
@@ -104,7 +107,7 @@ enum TransferBench {
         let cases = TransferCase.all(
             bench: try executablePath(), parallel: o.parallel, bigURL: bigURL, bigList: work + "/big.list",
             smallList: work + "/small.list", curlConfig: work + "/small.curl", slowURL: throttled.url,
-            slowList: work + "/slow.list"
+            slowList: work + "/slow.list", base: o.base
         ).filter { c in
             o.workloads.contains("\(c.workload)") && !o.without.contains { c.label.hasPrefix($0) }
         }
