@@ -35,6 +35,9 @@ public struct TransferConfig: Sendable {
     /// Seconds a transfer's one connection is measured, from its first byte, before it may be split; later looks
     /// come every ``splitProbe`` or 0.2 s, whichever is longer, each over the time since the one before.
     public var splitProbe: Double = 0.02
+    /// Without a count asked, a split transfer's connections ramp up while each step adds throughput (``Ramp``);
+    /// false: it is split straight into ``connectionsPerTask`` once it proves slow.
+    public var rampConnections = true
     /// Seconds the rate of a ramping transfer is measured after each step, once the step's connections answered
     /// (``connectionsPerTask``): a step that added connections is kept growing only if they added throughput.
     public var rampWindow: Double = 0.05

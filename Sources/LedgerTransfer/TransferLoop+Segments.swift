@@ -22,6 +22,11 @@ extension TransferLoop {
         config.splitAtOnce || job.request.connections != nil
     }
 
+    /// Whether `job`'s connections ramp up once it is split (no count asked, ``TransferConfig/rampConnections``).
+    func ramps(_ job: Job) -> Bool {
+        config.rampConnections && !asksConnections(job)
+    }
+
     /// The most connections `job`'s ramp may reach: the task's cap, and no more than its URLs take together
     /// (``TransferConfig/connectionsPerServer`` each).
     func rampCap(for job: Job) -> Int {
@@ -104,7 +109,7 @@ extension TransferLoop {
 
     private func split(_ job: Job, attempt: Attempt, total: Int64, speed: Double, now: Double) {
         // Without a count asked, the connections ramp up from the one measured (``Ramp``).
-        let ramp = asksConnections(job) ? nil : Ramp(cap: rampCap(for: job), count: 1, rate: speed, now: now)
+        let ramp = ramps(job) ? Ramp(cap: rampCap(for: job), count: 1, rate: speed, now: now) : nil
         do {
             try job.beginSegments { prefix in
                 Segments(
@@ -271,9 +276,7 @@ extension TransferLoop {
             return
         }
         // Without a count asked, a resume ramps up too: its first window measures the first step's connections.
-        let ramp =
-            asksConnections(job)
-            ? nil : Ramp(cap: rampCap(for: job), count: 1, rate: nil, now: Self.now())
+        let ramp = ramps(job) ? Ramp(cap: rampCap(for: job), count: 1, rate: nil, now: Self.now()) : nil
         let segments = Segments(
             file: job.file, follower: job.follower, hashes: hashes, map: map,
             sources: [job.request.url] + job.request.mirrors,
