@@ -49,7 +49,8 @@ extension Ledger {
         for (n, entry) in entries.enumerated() {
             let seq = last - Int64(entries.count - 1 - n)
             state.apply(LoggedEntry(seq: seq, time: committed, entry: entry))
-            workSinceSnapshot += events[n].payload.count + Self.eventWork
+            workSinceSnapshot += Self.work(
+                of: entry.event, payload: events[n].payload.count, liveCount: state.liveCount)
         }
         return (last, committed)
     }
@@ -179,6 +180,16 @@ extension Ledger {
     @discardableResult
     public func checkpoint() -> Bool {
         withLock { (store as? SQLiteEventStore)?.checkpoint() ?? false }
+    }
+
+    /// The process is done writing to this ledger: the write-ahead log is folded into the main file and, when no
+    /// other process has the file open, the file is left in rollback-journal mode, without a `-wal` or `-shm`, so
+    /// that any copy of it opens in the plain `sqlite3` shell, even read-only in a folder the reader cannot write.
+    /// Never waits; the next process that opens it to write switches it back to WAL. The ledger stays usable.
+    /// - Returns: whether the file is quiet (rollback-journal mode) now.
+    @discardableResult
+    public func leaveQuiet() -> Bool {
+        withLock { (store as? SQLiteEventStore)?.leaveQuiet() ?? false }
     }
 
     /// Writes a consistent, self-contained copy of the ledger to `destination` (one file, usable alone), while

@@ -1,16 +1,19 @@
 import LedgerCore
 import LedgerStore
 
-/// Credentials (an `Authorization`, `Proxy-Authorization` or `Cookie` header, a proxy's `user:password`) are
-/// sealed here, between the pure decision and the append: the event that reaches the log holds only the sealed
-/// form (``SealedSecret``, under the task's key in the vault), and the key goes in with it in one transaction. A
-/// purge deletes the keys of the tasks it forgets, in the purge's own transaction. Only the downloader opens them
-/// (``openCredential(_:task:context:)`` is internal: no front end can).
+/// Credentials (an `Authorization`, `Proxy-Authorization` or `Cookie` header, the `user:password` of a proxy, of
+/// a referer or of the task's URL) are sealed here, between the pure decision and the append: the event that
+/// reaches the log holds only the sealed form (``SealedSecret``, under the task's key in the vault), and the key
+/// goes in with it in one transaction. A purge deletes the keys of the tasks it forgets, in the purge's own
+/// transaction. Only the downloader opens them (``openCredential(_:task:context:)`` is internal: no front end
+/// can).
 extension Ledger {
     /// Where a credential is used, bound into its seal: a value copied to another header does not open.
     enum CredentialPlace {
         static func header(_ name: String) -> String { "header:" + name.lowercased() }
         static let proxy = "proxy"
+        /// The user information of the referer URL.
+        static let referer = "referer"
         /// The login of the task's own URL.
         static let url = "url"
     }
@@ -100,6 +103,10 @@ extension Ledger {
         if case .plain(let text)? = sealed.proxyUserinfo {
             sealed.proxyUserinfo = .sealed(
                 SealedValue(try key.seal(Array(text.utf8), context: CredentialPlace.proxy)))
+        }
+        if case .plain(let text)? = sealed.refererUserinfo {
+            sealed.refererUserinfo = .sealed(
+                SealedValue(try key.seal(Array(text.utf8), context: CredentialPlace.referer)))
         }
         if case .plain(let text)? = sealed.userinfo {
             sealed.userinfo = .sealed(

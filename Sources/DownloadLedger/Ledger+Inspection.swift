@@ -79,7 +79,7 @@ extension Ledger {
 
     /// Folds the events after the list's head (through `through`) into it; with `actions`, its undo history holds
     /// the actions by reference to the log (``DownloadList/apply(_:actionsLoggedIn:)``).
-    /// - Returns: the replay work done: payload bytes plus `eventWork` per event.
+    /// - Returns: the replay work done (``work(of:payload:liveCount:)`` of each event).
     @discardableResult
     static func fold(
         _ store: EventStore, into list: inout DownloadList, through: Int64?,
@@ -89,11 +89,11 @@ extension Ledger {
         var work = 0
         try store.scan(after: list.head, through: through) { view in
             guard failure == nil else { return }
-            work += view.payload.count + eventWork
             do {
                 let entry = try Entry.decode(kind: view.kind, payload: view.payload)
                 list.apply(
                     LoggedEntry(seq: view.seq, time: view.time, entry: entry), actionsLoggedIn: actions)
+                work += Self.work(of: entry.event, payload: view.payload.count, liveCount: list.liveCount)
             } catch {
                 failure = .unreadableEvent(seq: view.seq, detail: "\(error)")
             }

@@ -4,7 +4,8 @@ extension Ledger {
     /// What `dledger stats` prints of a ledger: its summary, and the snapshot it was read or loaded from.
     public struct Stats: Sendable, Equatable {
         public var summary: ListSummary
-        /// The seq of the snapshot the summary comes from; nil when the whole log was folded.
+        /// The seq of the snapshot an open loads (the newest whose seal holds; the summary may come from it or, when
+        /// its bytes were edited, from its own sealed summary); nil when there is none and the whole log is folded.
         public var snapshotSeq: Int64?
     }
 
@@ -45,7 +46,11 @@ extension Ledger {
                 return
             }
         }
-        return foldable ? Stats(summary: summary, snapshotSeq: found.seq) : nil
+        guard foldable else { return nil }
+        // The snapshot named is the one an open would load: the newest whose own seal holds. A summary's seal
+        // says nothing of the snapshot's bytes beside it, which may have been edited (then it is not loaded).
+        let loaded = try store.latestSnapshotSeq(reducerVersion: DownloadList.reducerVersion, atOrBefore: nil)
+        return Stats(summary: summary, snapshotSeq: loaded)
     }
 
     /// Saves a snapshot when the events folded since the last one are a tenth of the way to the next: what a

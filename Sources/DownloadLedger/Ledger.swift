@@ -64,6 +64,14 @@ public final class Ledger: @unchecked Sendable {
     /// The work counted for one event besides its payload (decoding and applying it).
     public static let eventWork = 64
 
+    /// The replay work of one event folded onto a list of `liveCount` tasks: its payload and ``eventWork``, and
+    /// for an event that reorders the list (``Event/reordersList``: a move, a delete) a byte for every 16 tasks,
+    /// since its fold passes over the list's ids. After a big list, a few hundred moves then make a snapshot,
+    /// where their payloads alone would need thousands, and every reader after them folds them all.
+    static func work(of event: Event, payload: Int, liveCount: Int) -> Int {
+        payload + eventWork + (event.reordersList ? liveCount / 16 : 0)
+    }
+
     /// Wall-clock milliseconds since the Unix epoch.
     public static let wallClock: @Sendable () -> Int64 = {
         Int64((Date().timeIntervalSince1970 * 1000).rounded())

@@ -60,6 +60,11 @@ public final class Scheduler: @unchecked Sendable {
     /// How long `transferStarted` and `transferResolved` facts may wait to share a commit with later facts.
     /// Terminal facts are committed at once (with whatever waits before them, in order).
     public var factDelay: Duration = .milliseconds(20)
+    /// How often, while `run` works, the write-ahead log is folded into the ledger's main file (a passive
+    /// checkpoint on a thread and connection of its own, ``LogCheckpointer``), so that a copy of the main file
+    /// alone is at most about this much behind the head. Nil leaves it to SQLite (at 16 MB of log) and to the end
+    /// of the command.
+    public var checkpointInterval: Duration? = .seconds(1)
 
     /// - Throws: `TransferEngineError` when libcurl cannot start.
     public init(
@@ -102,10 +107,15 @@ public final class Scheduler: @unchecked Sendable {
     }
 
     /// Downloads until stopped (or, with `untilIdle`, until nothing is waiting or downloading in scope).
+    /// `whenLocked` runs once this process holds the ledger's downloader lock, before any transfer (`serve` starts
+    /// answering then).
     /// - Throws: `LedgerOpenError.runnerActive` when another process runs transfers for this ledger; store errors.
-    public func run(untilIdle: Bool = false) async throws {
+    public func run(untilIdle: Bool = false, whenLocked: () -> Void = {}) async throws {
         let runLock = try RunLock(ledgerPath: ledger.path)
         defer { runLock.release() }
+        whenLocked()
+        let checkpointer = checkpointInterval.map { LogCheckpointer(path: ledger.path, interval: $0) }
+        defer { checkpointer?.stop() }
         removeRecordedPartials()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { [self] in

@@ -42,6 +42,12 @@ extension TransferRequest {
             }
         }
         userinfo = try open(o.userinfo, Ledger.CredentialPlace.url)
+        // The referer's login, sealed apart, goes back into the URL for the request only.
+        if let referer, let login = try open(o.refererUserinfo, Ledger.CredentialPlace.referer),
+            let (scheme, rest) = Validation.splitScheme(referer)
+        {
+            self.referer = "\(scheme)://\(login)@\(rest)"
+        }
         if let proxy = o.proxy {
             let userinfo = try open(o.proxyUserinfo, Ledger.CredentialPlace.proxy)
             if let userinfo, let (scheme, rest) = Validation.splitScheme(proxy) {

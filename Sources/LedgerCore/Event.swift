@@ -170,6 +170,19 @@ public enum Event: Sendable, Equatable {
         }
     }
 
+    /// True for the events whose fold searches or shifts the sections' lists of ids (and, for user actions,
+    /// whose undo step finds the tasks' places): folding one costs time in proportion to the whole list, not
+    /// to the tasks it names.
+    public var reordersList: Bool {
+        switch self {
+        case .tasksMoved, .tasksPlaced, .tasksDeleted, .tasksRestored, .tasksTrashed, .tasksRemoved,
+            .tasksErased, .trashPurged, .sectionRemoved:
+            return true
+        default:
+            return false
+        }
+    }
+
     /// Every task id the event names, for the audit index.
     public var taskIDs: [TaskID] {
         switch self {

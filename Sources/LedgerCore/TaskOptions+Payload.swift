@@ -14,6 +14,12 @@ extension TaskOptions {
         }
         w.field("userAgent", userAgent)
         w.field("referer", referer)
+        if let refererUserinfo {
+            w.key("refererUserinfo")
+            w.beginObject()
+            Self.write(refererUserinfo, &w)
+            w.endObject()
+        }
         w.field("proxy", proxy)
         if let proxyUserinfo {
             w.key("proxyUserinfo")
@@ -86,6 +92,8 @@ extension TaskOptions {
                 userAgent = try r.string()
             } else if k.equals("referer") {
                 referer = try r.string()
+            } else if k.equals("refererUserinfo") {
+                refererUserinfo = try Self.readCredential(&r)
             } else if k.equals("proxy") {
                 proxy = try r.string()
             } else if k.equals("proxyUserinfo") {

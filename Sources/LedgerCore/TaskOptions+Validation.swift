@@ -150,13 +150,23 @@ extension Validation {
         return ua
     }
 
-    /// A referer: an http(s) URL, or `*` for the task's own URL.
+    /// A referer: an http(s) URL, or `*` for the task's own URL. A refusal names it without its user information.
     public static func referer(_ raw: String) throws -> String {
         let text = trimmed(raw)
         if text == "*" { return text }
         do { return try url(text) } catch LedgerError.invalidURL(_, let reason) {
             throw LedgerError.invalidValue(
-                "bad referer '\(printable(text))': \(reason) (or '*' for the task's URL)")
+                "bad referer '\(printable(redactingUserinfo(text)))': \(reason) (or '*' for the task's URL)")
+        }
+    }
+
+    /// A referer (checked by ``referer(_:)``) without its user information, and that information as typed.
+    /// - Throws: `LedgerError.invalidValue` (the referer shown redacted) for user information that is empty,
+    ///   longer than 1,024 bytes, or holds spaces or control characters.
+    public static func splitReferer(_ referer: String) throws -> (url: String, userinfo: String?) {
+        guard referer != "*" else { return (referer, nil) }
+        do { return try splitUserinfo(referer) } catch LedgerError.invalidURL(let shown, let reason) {
+            throw LedgerError.invalidValue("bad referer '\(printable(shown))': \(reason)")
         }
     }
 }
@@ -177,6 +187,16 @@ extension TaskOptions {
         }
         o.userAgent = try userAgent.map(Validation.userAgent)
         o.referer = try referer.map(Validation.referer)
+        // A referer's user:password is a credential: kept apart, sealed by the ledger, as a proxy's is.
+        if let referer = o.referer, case let (url, userinfo?) = try Validation.splitReferer(referer) {
+            guard refererUserinfo == nil else {
+                throw LedgerError.invalidValue("the referer's user information is given twice")
+            }
+            o.referer = url
+            o.refererUserinfo = .plain(userinfo)
+        } else if refererUserinfo != nil && (o.referer == nil || o.referer == "*") {
+            throw LedgerError.invalidValue("user information for a referer, but no referer URL")
+        }
         if let proxy {
             let (url, userinfo) = try Validation.proxy(proxy)
             if let userinfo {

@@ -66,8 +66,12 @@ public struct TaskOptions: Sendable, Equatable {
     /// Extra request headers, in the order given.
     public var headers: [HeaderField] = []
     public var userAgent: String?
-    /// The `Referer` sent; `*` sends the task's own URL (aria2's convention).
+    /// The `Referer` sent; `*` sends the task's own URL (aria2's convention). Without user information: a
+    /// referer's `user:password` is kept apart, sealed (``refererUserinfo``).
     public var referer: String?
+    /// The referer URL's `user:password` (as typed, percent-encoding kept), a credential: sealed, kept apart from
+    /// ``referer``, put back into the `Referer` only for the request.
+    public var refererUserinfo: HeaderValue?
     /// The proxy as a URL without user information (`http://proxy:3128`, `socks5h://host:1080`).
     public var proxy: String?
     /// The proxy's `user:password`, a credential: sealed, kept apart from ``proxy``.
@@ -126,13 +130,15 @@ public struct TaskOptions: Sendable, Equatable {
 
     /// Whether any value is a credential (a credential header, the proxy's user information).
     public var hasCredentials: Bool {
-        proxyUserinfo != nil || userinfo != nil || headers.contains(where: \.isCredential)
+        proxyUserinfo != nil || userinfo != nil || refererUserinfo != nil
+            || headers.contains(where: \.isCredential)
     }
 
     /// Whether a credential is still in clear: the ledger seals it before the event is appended.
     public var hasPlainCredentials: Bool {
         if case .plain? = proxyUserinfo { return true }
         if case .plain? = userinfo { return true }
+        if case .plain? = refererUserinfo { return true }
         return headers.contains { h in
             guard h.isCredential, case .plain = h.value else { return false }
             return true
@@ -146,11 +152,20 @@ public struct TaskOptions: Sendable, Equatable {
         return scheme + "://" + Self.redaction + "@" + rest
     }
 
+    /// The referer as outputs show it: `scheme://[redacted]@host/…` when it has user information.
+    public var redactedReferer: String? {
+        guard let referer else { return nil }
+        guard refererUserinfo != nil, let (scheme, rest) = Validation.splitScheme(referer) else {
+            return referer
+        }
+        return scheme + "://" + Self.redaction + "@" + rest
+    }
+
     /// The options as `key value` lines for `show` and `audit`, credentials redacted.
     public var redactedLines: [(key: String, value: String)] {
         var lines: [(key: String, value: String)] = headers.map { ("header", $0.redacted) }
         if let userAgent { lines.append(("user-agent", userAgent)) }
-        if let referer { lines.append(("referer", referer)) }
+        if let referer = redactedReferer { lines.append(("referer", referer)) }
         if let proxy = redactedProxy { lines.append(("proxy", proxy)) }
         if userinfo != nil { lines.append(("login", Self.redaction)) }
         if let maxSpeed { lines.append(("max-speed", "\(maxSpeed) B/s")) }

@@ -10,6 +10,17 @@ public enum Validation {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
+    /// A bidirectional control: the Arabic letter mark, the left-to-right and right-to-left marks, the
+    /// embeddings and overrides (U+202A–U+202E) and the isolates (U+2066–U+2069). In a name they make it display
+    /// as another (`report\u{202E}txt.exe` shows as `reportexe.txt`); names from servers have them stripped
+    /// (`FileNaming.sanitize`), names a user gives are refused.
+    public static func isBidiControl(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true
+        default: false
+        }
+    }
+
     /// A trimmed http(s) URL with a host and no spaces or control characters.
     /// - Throws: `LedgerError.invalidURL`.
     public static func url(_ raw: String) throws -> String {
@@ -166,7 +177,9 @@ public enum Validation {
         (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(b) ? b + 32 : b
     }
 
-    /// A file or display name: one path component, not empty, no '..', no control characters, at most 255 bytes.
+    /// A file or display name: one path component, not empty, no '..', no control characters, no bidirectional
+    /// controls (``isBidiControl(_:)``), at most 255 bytes. Every name a user gives goes through it: `add`/`get
+    /// --name`, `rename`, the UI's rename and the RPC's `out`.
     /// - Throws: `LedgerError.invalidName`.
     public static func name(_ raw: String) throws -> String {
         let name = raw
@@ -178,6 +191,13 @@ public enum Validation {
         guard !name.contains("..") else { throw LedgerError.invalidName(raw, reason: "contains '..'") }
         guard !name.unicodeScalars.contains(where: isControl) else {
             throw LedgerError.invalidName(raw, reason: "contains control characters")
+        }
+        if let bidi = name.unicodeScalars.first(where: isBidiControl) {
+            let hex = String(bidi.value, radix: 16, uppercase: true)
+            let code = String(repeating: "0", count: max(4 - hex.count, 0)) + hex
+            throw LedgerError.invalidName(
+                raw,
+                reason: "contains the bidirectional control U+\(code), which makes a name display as another")
         }
         guard name.utf8.count <= 255 else {
             throw LedgerError.invalidName(raw, reason: "longer than 255 bytes")

@@ -93,7 +93,9 @@ struct AddOptions {
         let text = try Self.text(key, value)
         switch key {
         case "user-agent": o.userAgent = text.isEmpty ? nil : text
-        case "referer": o.referer = text.isEmpty ? nil : text
+        case "referer":
+            o.referer = text.isEmpty ? nil : text
+            o.refererUserinfo = nil
         case "all-proxy":
             o.proxy = text.isEmpty ? nil : text
             o.proxyUserinfo = nil

@@ -8,6 +8,7 @@ extension Aria2Service {
             throw RPCError.invalidParams("The parameter at 0 must be a non-empty array of URIs.")
         }
         var options = try AddOptions(try p.options(1) ?? [], defaultDir: settings.withLock { $0.dir })
+        if let dir = options.dir { options.dir = try confined(dir) }
         // The other URIs are mirrors of the first (aria2 repeats a URI for more connections to it: one here).
         var seen: Set<String> = [Validation.identity(first)]
         options.request.mirrors = uris.dropFirst().filter { seen.insert(Validation.identity($0)).inserted }

@@ -83,7 +83,7 @@ extension Aria2Service {
             case "min-split-size":
                 commands.append(.setMinSplitSize(try AddOptions.minSplitSize(text)))
             case "dir":
-                dir = try AddOptions.directory(text)
+                dir = try confined(AddOptions.directory(text))
             default:
                 continue
             }
@@ -123,7 +123,7 @@ extension Aria2Service {
             fields.append(("min-split-size", .number(n)))
         }
         if task.nameIsUserChosen { fields.append(("out", .string(task.displayName))) }
-        if let referer = o.referer { fields.append(("referer", .string(referer))) }
+        if let referer = o.redactedReferer { fields.append(("referer", .string(referer))) }
         if let n = o.connections ?? (list.connections > 0 ? list.connections : nil) {
             fields.append(("split", .number(Int64(n))))
         }

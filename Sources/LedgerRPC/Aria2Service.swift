@@ -27,6 +27,8 @@ public final class Aria2Service: Sendable {
     /// A new random id per process, as aria2's `getSessionInfo` gives.
     public let sessionID: String
     let onShutdown: @Sendable (_ force: Bool) -> Void
+    /// Folders a download may go to besides the ledger's (``confined(_:)``): the server's `--dir` and `--allow-dir`.
+    let downloadRoots: [String]
     let settings: Mutex<Settings>
     /// Encoded results of reads, kept while the list and the activity they came from stay the same
     /// (`Aria2Service+Cache.swift`).
@@ -51,12 +53,14 @@ public final class Aria2Service: Sendable {
     ///   - onShutdown: called by `aria2.shutdown` (false) and `aria2.forceShutdown` (true).
     ///   - dir: the directory of downloads added without `dir` (aria2c's `--dir`; nil: the ledger's), until
     ///     `changeGlobalOption` sets another.
+    ///   - allowedDirectories: folders besides the ledger's and `dir` that a `dir` given over RPC may be inside.
     public init(
         ledger: Ledger, secret: String? = nil,
         activity: @escaping @Sendable () -> [TransferActivity] = { [] },
         onShutdown: @escaping @Sendable (_ force: Bool) -> Void = { _ in },
-        dir: String? = nil
+        dir: String? = nil, allowedDirectories: [String] = []
     ) {
+        downloadRoots = (dir.map { [$0] } ?? []) + allowedDirectories
         self.ledger = ledger
         self.secret = secret.map { Array($0.utf8) }
         self.activity = activity

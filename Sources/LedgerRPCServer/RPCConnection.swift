@@ -27,8 +27,8 @@ final class RPCConnection {
     var isWebSocket = false
     /// The request body (POST) or the WebSocket message being assembled.
     var body: [UInt8] = []
-    /// Whether the request had an `Origin` header (CORS headers are then sent, when allowed).
-    var hasOrigin = false
+    /// The `Access-Control-Allow-Origin` its request is answered with (``RPCAdmission``), nil for none.
+    var allowOrigin: String?
     /// The request was answered before its body was read (too large): the body is discarded, then the connection
     /// closes.
     var refused = false
@@ -44,7 +44,7 @@ final class RPCConnection {
     func reset() {
         method = .other
         body = []
-        hasOrigin = false
+        allowOrigin = nil
         refused = false
         ready = nil
         pending = []

@@ -35,7 +35,9 @@ extension RPCServer {
             }
             return writeHTTP(wsi, conn)
         case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
-            return path(wsi, WSI_TOKEN_GET_URI) == "/jsonrpc" ? 0 : 1
+            guard path(wsi, WSI_TOKEN_GET_URI) == "/jsonrpc" else { return 1 }
+            if case .refuse = admitted(wsi) { return 1 }
+            return 0
         case LWS_CALLBACK_ESTABLISHED:
             if drainingSeen { return -1 }
             closeConnection(wsi)

@@ -8,13 +8,20 @@ extension RPCServer {
         if drainingSeen { return -1 }
         let conn = connections[wsi] ?? openConnection(wsi)
         conn.reset()
-        conn.hasOrigin = lws_hdr_total_length(wsi, WSI_TOKEN_ORIGIN) > 0
         if lws_hdr_total_length(wsi, WSI_TOKEN_POST_URI) > 0 {
             conn.method = .post
         } else if lws_hdr_total_length(wsi, WSI_TOKEN_OPTIONS_URI) > 0 {
             conn.method = .options
         } else if lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) > 0 {
             conn.method = .get
+        }
+        switch admitted(wsi) {
+        case .refuse(let why):
+            // A refused POST's body is never read: the connection closes after the answer.
+            conn.refused = conn.method == .post
+            return respond(wsi, conn, status: 403, type: "application/json-rpc", RPCAdmission.refusal(why))
+        case .admit(let allowOrigin):
+            conn.allowOrigin = allowOrigin
         }
         guard path == "/jsonrpc" else {
             return respond(wsi, conn, status: 404, type: "text/plain", Array("Not Found\n".utf8))
@@ -34,7 +41,13 @@ extension RPCServer {
         case .get:
             // The query is read now (lws keeps the headers only during this callback), answered by a worker.
             let (method, id, params) = (argument(wsi, "method"), argument(wsi, "id"), argument(wsi, "params"))
-            let callback = argument(wsi, "jsoncallback").flatMap { Self.isCallbackName($0) ? $0 : nil }
+            let asked = argument(wsi, "jsoncallback")
+            if asked != nil && !isJSONPAuthorized(params: params) {
+                return respond(
+                    wsi, conn, status: 403, type: "application/json-rpc",
+                    RPCAdmission.refusal("JSONP needs the secret: params must start with \"token:<secret>\""))
+            }
+            let callback = asked.flatMap { Self.isCallbackName($0) ? $0 : nil }
             let service = service
             dispatch(conn, reads: method.map(Aria2Service.isRead) ?? true, callback: callback) {
                 service.reply(method: method, id: id, base64Params: params)
@@ -78,8 +91,9 @@ extension RPCServer {
             return -1
         }
         var headers: [(String, String)] = [("cache-control:", "no-cache")]
-        if configuration.allowOriginAll && (conn.hasOrigin || preflight) {
-            headers.append(("access-control-allow-origin:", "*"))
+        if let allowOrigin = conn.allowOrigin {
+            headers.append(("access-control-allow-origin:", allowOrigin))
+            if allowOrigin != "*" { headers.append(("vary:", "Origin")) }
             if preflight {
                 headers.append(("access-control-allow-methods:", "POST, GET, OPTIONS"))
                 if let asked = header(wsi, WSI_TOKEN_HTTP_AC_REQUEST_HEADERS) {

@@ -38,8 +38,13 @@ public final class RPCServer: @unchecked Sendable {
         public var port: Int
         /// Listen on every address (needs a secret) instead of 127.0.0.1 only.
         public var listenAll: Bool
-        /// Send `Access-Control-Allow-Origin: *` and answer preflights, as aria2's `--rpc-allow-origin-all`.
+        /// Take requests from every web page, answered with `Access-Control-Allow-Origin: *` (aria2's
+        /// `--rpc-allow-origin-all`); otherwise only those of ``allowedOrigins`` (``RPCAdmission``).
         public var allowOriginAll: Bool
+        /// The web pages (`--rpc-allow-origin URL`, their origins) that may call; browser extensions always may.
+        public var allowedOrigins: [String]
+        /// Names this server is reached by besides loopback ones (a `Host` naming anything else is refused).
+        public var hostNames: [String]
         /// The largest request body or WebSocket message, in bytes (aria2's `--rpc-max-request-size`, 2 MiB).
         public var maxRequestSize: Int
         /// Seconds a keep-alive connection may sit idle between requests.
@@ -52,9 +57,11 @@ public final class RPCServer: @unchecked Sendable {
         public init(
             port: Int = 6800, listenAll: Bool = false, allowOriginAll: Bool = false,
             maxRequestSize: Int = 2 << 20, idleTimeout: Int = 60, requestTimeout: Int = 15,
-            maxQueuedBytes: Int = 16 << 20
+            maxQueuedBytes: Int = 16 << 20, allowedOrigins: [String] = [], hostNames: [String] = []
         ) {
             self.port = port
+            self.allowedOrigins = allowedOrigins
+            self.hostNames = hostNames
             self.listenAll = listenAll
             self.allowOriginAll = allowOriginAll
             self.maxRequestSize = maxRequestSize
@@ -86,6 +93,8 @@ public final class RPCServer: @unchecked Sendable {
 
     public let service: Aria2Service
     public let configuration: Configuration
+    /// Which requests are taken, by their headers.
+    let admission: RPCAdmission
     /// The port listened on.
     public private(set) var port: Int = 0
     /// Set once by init (nil when it failed), never changed after.
@@ -120,6 +129,9 @@ public final class RPCServer: @unchecked Sendable {
         if configuration.listenAll && !service.hasSecret { throw RPCServerError.secretRequired }
         self.service = service
         self.configuration = configuration
+        admission = RPCAdmission(
+            allowOriginAll: configuration.allowOriginAll, origins: configuration.allowedOrigins,
+            hostNames: configuration.hostNames, anyAddress: configuration.listenAll)
         scratch = .allocate(capacity: cws_pre() + Self.chunk + 4096)
         let name = strdup("aria2-jsonrpc")!
         let address = strdup("127.0.0.1")!

@@ -19,6 +19,17 @@ extension SQLiteEventStore {
         return db.checkpointTruncate()
     }
 
+    /// Copies into the main file every frame of the write-ahead log that no reader still needs (a PASSIVE
+    /// checkpoint): waits for no lock and blocks no reader or writer, of this process or another. Meant for a
+    /// connection of its own, between its transactions (`LogCheckpointer` in DownloadLedger keeps the main file
+    /// current while the downloader writes).
+    /// - Returns: the frames in the log and how many of them are in the main file now; nil for a read-only store,
+    ///   or when SQLite refused (another checkpoint was running, an I/O error).
+    public func checkpointPassive() -> (logFrames: Int, folded: Int)? {
+        guard !isReadOnly, let result = db.checkpointPassive() else { return nil }
+        return (Int(result.log), Int(result.folded))
+    }
+
     /// Writes a consistent, self-contained copy of the ledger to `destination`: one file, no `-wal`, every event
     /// committed when the copy began (one read transaction: writers in other processes go on meanwhile).
     ///
@@ -106,7 +117,7 @@ extension SQLiteEventStore {
     static func openReadOnly(_ path: String, busyTimeout: Int32) throws -> (Database, String?) {
         guard FileCheck.exists(path) else { throw StoreError.cannotOpen(path, "no such file") }
         let walInUse = FileCheck.exists(path + "-wal")
-        let parameters = walInUse ? ["mode=ro"] : ["mode=ro", "immutable=1"]
+        let parameters = readOnlyParameters(path, walInUse: walInUse)
         let db = try Database(
             location: Database.uri(path: path, parameters: parameters), readOnly: true,
             busyTimeout: busyTimeout)
@@ -122,6 +133,15 @@ extension SQLiteEventStore {
                 busyTimeout: busyTimeout)
             return (copy, folder)
         }
+    }
+
+    /// How a read-only open reads `path`. A file in rollback-journal mode needs neither a `-shm` nor a write: read
+    /// with locks (`mode=ro`), it is never read half-written by a writer starting meanwhile. A WAL file without its
+    /// log (a copy of a live ledger) would need to create both: it is read as it lies, without locks
+    /// (`immutable=1`). A WAL file with its log is read with locks, through a `-shm`.
+    static func readOnlyParameters(_ path: String, walInUse: Bool) -> [String] {
+        if walInUse || FileCheck.isRollbackJournalFile(path) { return ["mode=ro"] }
+        return ["mode=ro", "immutable=1"]
     }
 
     /// Copies `path` and `path-wal` into a new private folder (under `$TMPDIR`, else `/tmp` or `/var/tmp`).
@@ -179,5 +199,24 @@ extension Database {
         csqlite_config_busy_timeout(handle, 0)
         defer { csqlite_config_busy_timeout(handle, busyTimeout) }
         return sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil) == SQLITE_OK
+    }
+
+    /// `wal_checkpoint(PASSIVE)`: copies into the main file every frame of the log that no reader still needs,
+    /// without waiting for any lock and without blocking readers or writers.
+    /// - Returns: the frames in the log and how many of them are in the main file now, or nil when SQLite
+    ///   refused (another checkpoint is running, or an I/O error).
+    func checkpointPassive() -> (log: Int32, folded: Int32)? {
+        var log: Int32 = 0
+        var folded: Int32 = 0
+        let code = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, &log, &folded)
+        return code == SQLITE_OK ? (log, folded) : nil
+    }
+
+    /// The connection's journal mode, lowercased (`wal`, `delete`…).
+    func journalMode() throws(DatabaseError) -> String {
+        let statement = try cachedStatement("PRAGMA journal_mode")
+        defer { statement.reset() }
+        guard try statement.step() else { return "" }
+        return statement.string(at: 0).lowercased()
     }
 }

@@ -156,6 +156,9 @@ extension SQLiteEventStore {
     public func latestSnapshotSeq(reducerVersion: Int, atOrBefore seq: Int64?) throws -> Int64? {
         guard hasSealedSnapshots else { return nil }
         return try translatingErrors {
+            // The seal is checked over the whole snapshot: read through a map, as a load does.
+            try db.execute("PRAGMA mmap_size = \(Self.snapshotMapSize)")
+            defer { try? db.execute("PRAGMA mmap_size = 0") }
             var found: Int64?
             try eachSnapshot(reducerVersion: reducerVersion, atOrBefore: seq) { seq, _, problem in
                 guard problem == nil else { return true }

@@ -6,7 +6,8 @@ import CSQLite
     import Darwin
 #endif
 
-/// The event store in one SQLite file (WAL mode), readable with the sqlite3 shell alone.
+/// The event store in one SQLite file (WAL mode while a writer has it open, rollback-journal mode once the last
+/// writer leaves it quiet), readable with the sqlite3 shell alone.
 ///
 /// ```swift
 /// let store = try SQLiteEventStore(path: "/var/lib/dl/ledger.sqlite")
@@ -50,9 +51,11 @@ public final class SQLiteEventStore: EventStore {
 
     /// Opens the ledger at `path`, creating and migrating it as needed.
     ///
-    /// With `readOnly: true` the file is never written, nor created, nor migrated: when no `-wal` file lies next
-    /// to it the file is opened `immutable=1` (no locks, no `-shm`; works on read-only media, but a writer that
-    /// starts meanwhile is not seen), otherwise `mode=ro` (sees committed writes; needs to create `-shm`, and when
+    /// With `readOnly: true` the file is never written, nor created, nor migrated. A file in rollback-journal mode
+    /// (a quiet ledger) is opened `mode=ro`: shared locks only, which work in a read-only folder, and a writer
+    /// that starts meanwhile waits for each read to end. A WAL file with no `-wal` beside it (a copy of a live
+    /// ledger) is opened `immutable=1` (no locks, no `-shm`; works on read-only media, but a writer that starts
+    /// meanwhile is not seen); one with a `-wal` `mode=ro` (sees committed writes; needs to create `-shm`, and when
     /// it cannot — a read-only folder — the file and its `-wal` are read from a private copy).
     /// A file that was there before (even an empty one) is taken only if it is a DownloadLedger ledger: anything
     /// else is refused with `.notALedger` and left as it was.
@@ -85,13 +88,16 @@ public final class SQLiteEventStore: EventStore {
             } else {
                 // Only takes effect on a new file: 16 KiB pages halve the WAL frames a bulk append writes.
                 try db.execute("PRAGMA page_size = 16384")
-                // The switch to WAL and the migrations commit without waiting for the disk: each step is atomic
-                // (a crash leaves an older schema, which the next open migrates), and the first append with
-                // `synchronous` FULL syncs the log they were written to. A new ledger then costs one fsync for its
-                // schema instead of ten (none with `.off`, whose caller syncs the file).
+                // A quiet ledger is in rollback-journal mode (`leaveQuiet`): a writer works in WAL, so that
+                // readers and the downloader never wait for each other.
+                try Self.enterWAL(db, path: path, syncing: synchronous != .off)
+                // The migrations commit without waiting for the disk: each step is atomic (a crash leaves an older
+                // schema, which the next open migrates), and the first append with `synchronous` FULL syncs the log
+                // they were written to. A new ledger then costs one fsync for its schema instead of ten (none with
+                // `.off`, whose caller syncs the file).
                 // Deleted rows (a purged task's vault key) are overwritten with zeros, not left in free space.
                 let early = synchronous == .off ? "OFF" : "NORMAL"
-                try db.execute("PRAGMA synchronous = \(early); PRAGMA journal_mode = WAL")
+                try db.execute("PRAGMA synchronous = \(early)")
                 try db.execute("PRAGMA secure_delete = ON")
                 try Migration.migrate(db)
                 try db.execute("PRAGMA synchronous = \(synchronous.rawValue)")

@@ -81,13 +81,13 @@ extension Attempt {
         guard let range = ContentRange(headers["content-range"] ?? ""), let first = range.first,
             let last = range.last, first == offset
         else {
-            outcome = .restartFromZero("server sent a range not starting at \(offset)")
+            outcome = .rangeFault("server sent a range not starting at \(offset)")
             return
         }
         // The rest of another file would be appended to this one's start: a total other than the one resolved
         // before (in this run or an earlier one) means the content changed, even when no validator says so.
         if let known = job.expected ?? job.request.expectedSize, let now = range.total, now != known {
-            outcome = .restartFromZero("size changed (\(known) -> \(now) bytes)")
+            outcome = .rangeFault("size changed (\(known) -> \(now) bytes)")
             return
         }
         limit = last + 1
@@ -122,7 +122,8 @@ extension Attempt {
             if let sentValidator, let now = etag ?? lastModified, now != sentValidator {
                 reason = "validator changed (\(sentValidator) -> \(now))"
             } else {
-                reason = "server ignored Range"
+                // The body is taken as it comes; no Range is asked again in this transfer.
+                reason = job.distrustRanges("server ignored Range")
             }
             do {
                 try job.discardPartial()

@@ -22,11 +22,12 @@ extension Attempt {
     }
 
     /// What the response to a piece request means. A 206 for exactly the bytes asked, of a file of the map's size
-    /// and with the validator known (if both sides have one), is taken. A different size or validator means the
-    /// file is another one now: the transfer restarts from zero (``Outcome/restartFromZero(_:)``), unless another
-    /// response of this round already matched the map, in which case only this source is at fault
-    /// (``Outcome/dropSource(_:)``). A 200 (Range ignored, or
-    /// `If-Range` refused) is treated the same way.
+    /// and with the validator known (if both sides have one), is taken. A different validator means the file is
+    /// another one now: the transfer restarts from zero (``Outcome/restartFromZero(_:)``), unless another response
+    /// of this round already matched the map and another source is left, in which case only this source is at
+    /// fault (``Outcome/dropSource(_:)``). A 200 (Range ignored), a 206 for another range or of another size, or a
+    /// 416 inside the map's size is a range fault (``Outcome/rangeFault(_:)``): the source is dropped while
+    /// another is left, else the transfer goes on one connection from zero.
     func decidePiece() {
         guard let segments = job.segments, let piece else { return }
         let size = segments.map.size
@@ -39,15 +40,15 @@ extension Attempt {
         case 206:
             // `protocolViolation` vouches for a readable range; an unknown total (`*`) cannot match the map.
             guard let range = ContentRange(headers["content-range"] ?? ""), let total = range.total else {
-                mismatch(segments, "size unknown (Content-Range without a total)")
+                outcome = .rangeFault("size unknown (Content-Range without a total)")
                 return
             }
             guard total == size else {
-                mismatch(segments, "size changed (\(size) -> \(total) bytes)")
+                outcome = .rangeFault("size changed (\(size) -> \(total) bytes)")
                 return
             }
             guard range.first == piece.position, let last = range.last, last < size else {
-                mismatch(segments, "server sent a range not starting at \(piece.position)")
+                outcome = .rangeFault("server sent a range not starting at \(piece.position)")
                 return
             }
             if let maxSize = job.maxSize, total > maxSize {
@@ -61,18 +62,18 @@ extension Attempt {
             }
             limit = last + 1
         case 200..<300:
-            mismatch(segments, "server ignored Range")
+            outcome = .rangeFault("server ignored Range")
         case 416:
-            mismatch(segments, "range not satisfiable (asked from \(piece.position) of \(size) bytes)")
+            outcome = .rangeFault("range not satisfiable (asked from \(piece.position) of \(size) bytes)")
         default:
             outcome = .fail(.http(status), retryAfter: retryAfter)
         }
     }
 
-    /// The response does not fit the map: the whole file starts over, or only this source is dropped when another
-    /// one already matched the map.
+    /// The file is another one now: the whole file starts over, or only this source is dropped when another one
+    /// already matched the map and another source is left.
     private func mismatch(_ segments: Segments, _ why: String) {
-        if segments.confirmed && segments.sources.count > 1 {
+        if segments.confirmed, let piece, segments.hasSource(besides: piece.source) {
             outcome = .dropSource(why)
         } else {
             outcome = .restartFromZero(why)

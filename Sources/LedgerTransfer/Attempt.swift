@@ -12,6 +12,10 @@ final class Attempt {
         case restartFromZero(String)
         /// The source (a mirror) serves another file than the others: drop it for this transfer.
         case dropSource(String)
+        /// The source's answer to a Range cannot be used: it ignored it, or sent another range or another size.
+        /// The source is dropped while another one is left; else the transfer goes on one connection, from zero
+        /// and without Range (``TransferLoop/fallBack(_:_:source:)``).
+        case rangeFault(String)
     }
 
     unowned let job: Job
@@ -66,7 +70,7 @@ final class Attempt {
         self.easy = easy
         self.number = number
         self.piece = piece
-        self.url = url ?? job.request.url
+        self.url = url ?? job.url
         self.offset = piece?.position ?? job.size
         self.sentValidator = offset > 0 || piece != nil ? job.validator : nil
         self.emit = emit

@@ -136,7 +136,7 @@ extension FileNaming {
     private static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
         if scalar.properties.generalCategory == .control { return true }
         switch scalar.value {
-        case 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: return true
+        case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: return true
         default: return false
         }
     }

@@ -10,6 +10,14 @@ final class Job {
     var restartedFromZero = false
     /// Why the partial was discarded before the next attempt; reported by its `.resolved`.
     var pendingRestartReason: String?
+    /// Why the server's ranges are not trusted for the rest of this transfer (it ignored a Range, or answered one
+    /// with another range or another size): the transfer is not split again, and every attempt asks the whole file
+    /// from zero, without Range (``distrustRanges(_:)``).
+    private(set) var rangeFault: String?
+    /// Connections the transfer may use (the loop sets it at the start): whether the log says it stays on one.
+    var connections = 1
+    /// The URL a sequential attempt asks: the request's, or the source left once the others were dropped.
+    var url: String
     /// The `If-Range` value for the next attempt.
     var validator: String?
     var serverName: String?
@@ -61,6 +69,7 @@ final class Job {
         self.request = request
         self.file = file
         self.validator = request.validator
+        self.url = request.url
         self.hashes = hashes
         self.follower = hashes.follow(fd: fd, size: file.size)
         self.published = file.size
@@ -143,6 +152,14 @@ final class Job {
             }
         }
         try writeStage()
+    }
+
+    /// Stops trusting the server's ranges for the rest of this transfer (see ``rangeFault``); returns the reason
+    /// as the log tells it, once, with the restart from zero.
+    func distrustRanges(_ why: String) -> String {
+        rangeFault = why
+        splitCheckAt = .infinity
+        return connections > 1 ? why + "; one connection from now on" : why
     }
 
     /// Empties the partial file; the next bytes start the file (and its hash) anew.

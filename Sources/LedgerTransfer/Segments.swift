@@ -110,6 +110,11 @@ final class Segments {
         return holes
     }
 
+    /// Whether a source other than `source` is left (not dropped).
+    func hasSource(besides source: Int) -> Bool {
+        sources.indices.contains { $0 != source && sources[$0].dropped == nil }
+    }
+
     /// The source a new connection should use: the one with the fewest connections in flight, below the limit
     /// per source, not dropped; nil when there is none.
     func freeSource() -> Int? {

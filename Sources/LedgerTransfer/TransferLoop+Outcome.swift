@@ -27,6 +27,8 @@ extension TransferLoop {
             complete(job)
         case .restartFromZero(let reason), .dropSource(let reason):
             restartFromZero(job, reason: reason)
+        case .rangeFault(let why):
+            fallBack(job, why, source: attempt.url)
         case nil:
             if result != CURLE_OK {
                 fault(job, reason(for: result, attempt: attempt), retryAfter: nil)
@@ -101,6 +103,29 @@ extension TransferLoop {
         }
         job.restartedFromZero = true
         job.pendingRestartReason = reason
+        job.validator = nil
+        do {
+            try job.discardPartial()
+        } catch {
+            end(job, failure: error.reason)
+            return
+        }
+        beginAttempt(job)
+    }
+
+    /// The server's ranges cannot be trusted (``Attempt/Outcome/rangeFault(_:)``): the transfer goes on one
+    /// connection from `source`, the whole file from zero, for the rest of the transfer (no split, no Range), and
+    /// the log says why once, with the restart. Not bounded by the one restart from zero: after it no Range is
+    /// asked, so a range fault cannot recur; one that does (a 206 to a request without Range) fails the transfer.
+    func fallBack(_ job: Job, _ why: String, source: String) {
+        guard job.rangeFault == nil else {
+            stopPieces(of: job)
+            end(job, failure: .rangeNotSatisfiable)
+            return
+        }
+        stopPieces(of: job)
+        job.pendingRestartReason = job.distrustRanges(why)
+        job.url = source
         job.validator = nil
         do {
             try job.discardPartial()

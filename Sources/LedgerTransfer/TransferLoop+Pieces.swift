@@ -23,6 +23,13 @@ extension TransferLoop {
             return
         case .dropSource(let why):
             drop(source: piece.source, of: job, why: why)
+        case .rangeFault(let why):
+            // A mirror goes while another source is left; the last one serves the whole file on one connection.
+            if segments.hasSource(besides: piece.source) {
+                drop(source: piece.source, of: job, why: why)
+            } else {
+                fallBack(job, why, source: segments.sources[piece.source].url)
+            }
         case .fail(let reason, let retryAfter):
             connectionFailed(job, reason, retryAfter: retryAfter, source: piece.source)
         case .alreadyComplete, nil:

@@ -14,6 +14,10 @@ final class TransferLoop: @unchecked Sendable {
     var jobs: [Int64: Job] = [:]
     var idsByHandle: [UnsafeMutableRawPointer: Int64] = [:]
     var speedLimit: Int64
+    /// Transfers whose server's ranges failed (``Job/rangeFault``), by id, for the life of the engine: a transfer
+    /// started again for the same task generation and URL goes on as it went (one connection, from zero, without
+    /// Range, from the source that was left).
+    var rangeFaults: [Int64: (generation: Int, url: String, source: String, why: String)] = [:]
     /// Starts whose partial file could not be opened for lack of descriptors, and when to try again.
     private var reopens: [(request: TransferRequest, due: Double)] = []
     private var nextTick: Double = 0
@@ -92,14 +96,31 @@ final class TransferLoop: @unchecked Sendable {
         let job = Job(request: request, file: partial.file, readFD: partial.readFD, hashes: hashes)
         job.maxSize = request.maxSize ?? config.maxSize
         job.unannouncedMaxSize = config.unannouncedMaxSize
+        job.connections = connections(for: job)
+        // A server whose ranges failed this transfer before, in this run: the rest goes as it went, on one
+        // connection from zero without Range, from the URL that was left; the log said why already.
+        if let known = rangeFaults[request.id], known.generation == request.generation,
+            known.url == request.url
+        {
+            _ = job.distrustRanges(known.why)
+            job.url = known.source
+        }
         jobs[request.id] = job
         do {
-            try resumeSegments(job)
+            // Pieces are not resumed for a server whose ranges failed: its next attempt starts from zero.
+            if job.rangeFault == nil { try resumeSegments(job) }
         } catch {
             end(job, failure: error.reason)
             return
         }
         beginAttempt(job)
+    }
+
+    /// Keeps, for a later start of the same transfer, that its server's ranges failed.
+    private func rememberRangeFault(of job: Job) {
+        guard let why = job.rangeFault else { return }
+        let request = job.request
+        rangeFaults[request.id] = (request.generation, request.url, job.url, why)
     }
 
     /// Stops `id` at once; its bytes are synced and its `.stopped` sent from the completion queue. An id already
@@ -119,6 +140,7 @@ final class TransferLoop: @unchecked Sendable {
     /// Takes `job` off the loop and runs its blocking end on the completion queue, which sends its terminal event.
     func handOver(_ job: Job, name: String = "", _ end: @escaping @Sendable (Finishing) -> TransferEvent) {
         detachAttempt(of: job)
+        rememberRangeFault(of: job)
         jobs[job.request.id] = nil
         let finishing = Finishing(
             request: job.request, file: job.file, follower: job.follower, hashes: hashes, name: name,
@@ -137,6 +159,8 @@ final class TransferLoop: @unchecked Sendable {
         job.attempts += 1
         let easy: CurlEasy
         do {
+            // Ranges are not trusted any more: what a failed attempt left is asked again, from zero.
+            if job.rangeFault != nil && job.size > 0 { try job.discardPartial() }
             easy = try CurlEasy()
         } catch {
             end(job, failure: error.reason)
@@ -335,6 +359,7 @@ final class TransferLoop: @unchecked Sendable {
             return
         }
         jobs[job.request.id] = nil
+        rememberRangeFault(of: job)
         hashes.forget(job.follower)
         if case .tooLarge = reason {
             job.segments = nil

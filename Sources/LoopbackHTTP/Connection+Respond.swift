@@ -55,12 +55,16 @@ extension Connection {
             return sendSimple(refusal, text: "range not satisfiable\n", bodyless: headOnly, close: close)
         case .satisfiable(let satisfiable):
             bytes = satisfiable
+            if let shift = faults.shiftRange {
+                let start = min(max(satisfiable.lowerBound - shift, 0), size - 1)
+                bytes = start..<min(start + Int64(satisfiable.count), size)
+            }
             response = ResponseHead(status: 206)
             let total = faults.contentRangeTotal ?? size
             response.add("Content-Range", "bytes \(bytes.lowerBound)-\(bytes.upperBound - 1)/\(total)")
         }
         response.add("Content-Type", resource.contentType ?? "application/octet-stream")
-        if !faults.ignoreRange { response.add("Accept-Ranges", "bytes") }
+        if !faults.ignoreRange || faults.advertiseIgnoredRange { response.add("Accept-Ranges", "bytes") }
         response.add("ETag", resource.etag)
         response.add("Last-Modified", resource.lastModified)
         response.add("Content-Disposition", resource.contentDisposition)

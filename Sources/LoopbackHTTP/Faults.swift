@@ -27,6 +27,12 @@ public struct Faults: Sendable, Equatable {
     public var throttleBytesPerSecond: Int?
     /// Answer a Range request with 200 and the whole body (and do not advertise `Accept-Ranges`).
     public var ignoreRange: Bool
+    /// With `ignoreRange`: advertise `Accept-Ranges: bytes` all the same, as servers that then answer every Range
+    /// with 200 and the whole body do.
+    public var advertiseIgnoredRange = false
+    /// Answer a satisfiable Range with the bytes this many earlier (from byte 0 at least) and a `Content-Range`
+    /// that says so: a 206 for another range than the one asked.
+    public var shiftRange: Int64?
     /// Announce this `Content-Length`, send the real body anyway, then close the connection.
     public var lieContentLength: Int64?
     /// After N requests the content changes to ``Resource/changedContent()`` (new bytes, ETag, Last-Modified).

@@ -92,11 +92,11 @@ import Testing
         let globals = ["--ledger", box.ledger, "--dir", box.root, "--json", "-q", "--no-color"]
         for spec in CLI.commands where spec.name != "demo" {
             // `run` and `serve` would keep running: `--until-idle` ends the one, and for the other a refusal that
-            // comes only after the options were accepted (listening on every address without a secret).
+            // comes only after the options were accepted (listening on every address with the secret turned off).
             let words =
                 spec.name.split(separator: " ").map(String.init)
                 + (spec.name == "run" ? ["--until-idle"] : [])
-                + (spec.name == "serve" ? ["--rpc-listen-all"] : [])
+                + (spec.name == "serve" ? ["--rpc-listen-all", "--rpc-secret", ""] : [])
             let r = try await box.run(words + globals)
             #expect(!r.err.contains("does not apply"), "\(spec.name): \(r.err)")
         }

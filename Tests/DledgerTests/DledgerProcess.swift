@@ -56,6 +56,9 @@ final class DledgerSandbox: @unchecked Sendable {
         environment["DLEDGER_LEDGER"] = ledger
         environment["NO_COLOR"] = "1"
         environment["TMPDIR"] = root
+        // `serve` keeps its secret in the config folder: the sandbox's, never the user's.
+        environment["XDG_CONFIG_HOME"] = root + "/config"
+        environment["DLEDGER_RPC_SECRET"] = nil
         for (k, v) in env { environment[k] = v }
         p.environment = environment
         p.currentDirectoryURL = URL(fileURLWithPath: downloads)

@@ -95,6 +95,29 @@ import Testing
     }
 
     /// A ledger with one finished download, for verify.
+    /// Moves after a big list are what readers fold after its snapshot, each a pass over every id: the commands
+    /// that make them save a snapshot once a few dozen have accumulated, so that `stats`, `ls` and `audit` after
+    /// them start near the head (issue 24: 300 moves after 100,000 tasks had every read fold all 300).
+    @Test func movesAfterABigListAreSnapshottedBeforeReadersFoldMany() async throws {
+        let box = try DledgerSandbox()
+        let list = (1...20_000).map { "https://example.com/pub/file-\($0).iso" }.joined(separator: "\n")
+        try list.write(toFile: box.root + "/urls.txt", atomically: true, encoding: .utf8)
+        try await box.run("add", "--from-file", box.root + "/urls.txt", "-q")
+        try await box.run("section", "add", "Later")
+        for n in 0..<60 {
+            #expect(try await box.run("mv", "\(1 + n * 300)", "--to", "\(n % 2):0").status == 0)
+        }
+        let stats = try #require(try await box.run("stats", "--json").json as? [String: Any])
+        let head = try #require(stats["events"] as? Int)
+        let snapshot = try #require(stats["snapshotSeq"] as? Int)
+        #expect(head == 63)
+        // 20,000 tasks: a move counts 1,250 bytes of replay work besides its payload, and a command leaves at
+        // most a tenth of 512 KiB after the last snapshot (about 40 moves), where payloads alone allowed 480.
+        #expect(head - snapshot <= 42, "snapshot at #\(snapshot), head #\(head)")
+        let verify = try await box.run("verify", "--skip-files")
+        #expect(verify.status == 0, "\(verify.out)")
+    }
+
     func finishedLedger() async throws -> (DledgerSandbox, LoopbackServer) {
         let box = try DledgerSandbox()
         let server = try LoopbackServer()

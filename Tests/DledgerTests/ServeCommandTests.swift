@@ -4,11 +4,13 @@ import Testing
 
 @Suite struct ServeCommandTests {
     /// Starts `dledger serve` on a free port and waits until it listens.
-    static func serve(_ box: DledgerSandbox, secret: String, _ extra: [String] = []) async throws -> (
-        Running, Int
-    ) {
+    /// With `secret` nil, serve uses the one it keeps in the sandbox's config folder.
+    static func serve(
+        _ box: DledgerSandbox, secret: String?, _ extra: [String] = [], env: [String: String] = [:]
+    ) async throws -> (Running, Int) {
+        let given = secret.map { ["--rpc-secret", $0] } ?? []
         let server = try Running(
-            box.process(["serve", "--rpc-listen-port", "0", "--rpc-secret", secret] + extra), stdin: nil)
+            box.process(["serve", "--rpc-listen-port", "0"] + given + extra, env: env), stdin: nil)
         var port = 0
         _ = await eventually {
             let out = server.output
@@ -36,13 +38,16 @@ import Testing
         files.serve(
             "/slow.bin", Resource(size: 2_000_000, seed: 5, faults: Faults(throttleBytesPerSecond: 100_000)))
         files.serve("/fast.bin", Resource(size: 300_000, seed: 6))
-        let (server, port) = try await Self.serve(box, secret: "pw")
+        // The secret serve made (issue 26), as a user hands it to aria2p.
+        let (server, port) = try await Self.serve(box, secret: nil)
+        let secret = try await box.run("-q", "serve", "--print-secret").out.trimmingCharacters(in: .newlines)
+        #expect(secret.utf8.count == 32)
         let script =
             URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().path + "/tools/rpc/aria2p-drive.py"
         let p = Process()
         p.executableURL = URL(fileURLWithPath: Self.aria2pPython!)
-        p.arguments = [script, String(port), "pw", files.url("/slow.bin"), files.url("/fast.bin")]
+        p.arguments = [script, String(port), secret, files.url("/slow.bin"), files.url("/fast.bin")]
         let out = Pipe()
         let err = Pipe()
         p.standardOutput = out
@@ -97,9 +102,9 @@ import Testing
 
     @Test func listeningOnAllAddressesNeedsASecretAndCreatesNothing() async throws {
         let box = try DledgerSandbox()
-        let refused = try await box.run("serve", "--rpc-listen-all")
+        let refused = try await box.run("serve", "--rpc-listen-all", "--rpc-secret", "")
         #expect(refused.status == 64)
-        #expect(refused.err.hasPrefix("error: '--rpc-listen-all' needs '--rpc-secret'"))
+        #expect(refused.err.hasPrefix("error: '--rpc-listen-all' needs a secret (not --rpc-secret '')"))
         #expect(!FileManager.default.fileExists(atPath: box.ledger))
         let badPort = try await box.run("serve", "--rpc-listen-port", "70000")
         #expect(badPort.status == 64)
@@ -115,7 +120,9 @@ import Testing
         #expect(refused.status == 64, "\(refused.err)")
         #expect(!FileManager.default.fileExists(atPath: box.ledger))
         let dir = box.root + "/served"
-        let (server, port) = try await Self.serve(box, secret: "pw", ["--dir", dir])
+        let own = box.root + "/own"
+        try FileManager.default.createDirectory(atPath: own, withIntermediateDirectories: true)
+        let (server, port) = try await Self.serve(box, secret: "pw", ["--dir", dir, "--allow-dir", own])
         func call(_ method: String, _ params: String) throws -> Any? {
             try Self.call(
                 port, #"{"jsonrpc":"2.0","id":1,"method":"\#(method)","params":["token:pw"\#(params)]}"#)[
@@ -124,12 +131,22 @@ import Testing
         let global = try call("aria2.getGlobalOption", "") as? [String: String]
         #expect(global?["dir"] == dir)
         let plain = try #require(try call("aria2.addUri", #",["http://127.0.0.1:9/a"]"#) as? String)
-        let own = try #require(
-            try call("aria2.addUri", #",["http://127.0.0.1:9/b"],{"dir":"/tmp/own"}"#) as? String)
+        let ownGID = try #require(
+            try call("aria2.addUri", #",["http://127.0.0.1:9/b"],{"dir":"\#(own)/sub"}"#) as? String)
         let plainStatus = try call("aria2.tellStatus", #","\#(plain)",["dir"]"#) as? [String: String]
-        let ownStatus = try call("aria2.tellStatus", #","\#(own)",["dir"]"#) as? [String: String]
+        let ownStatus = try call("aria2.tellStatus", #","\#(ownGID)",["dir"]"#) as? [String: String]
         #expect(plainStatus?["dir"] == dir)
-        #expect(ownStatus?["dir"] == "/tmp/own")
+        #expect(ownStatus?["dir"] == own + "/sub")
+        // A folder neither the ledger's, serve's --dir nor an --allow-dir one: aria2's error, nothing added.
+        let outside = try Self.call(
+            port,
+            #"{"jsonrpc":"2.0","id":1,"method":"aria2.addUri","params":["token:pw",["http://127.0.0.1:9/c"],{"dir":"/tmp/own"}]}"#
+        )
+        let error = try #require(outside["error"] as? [String: Any])
+        #expect(error["code"] as? Int == 1)
+        #expect(
+            (error["message"] as? String ?? "").contains(
+                "option dir /tmp/own is outside the download folders"))
         _ = try call("aria2.shutdown", "")
         #expect(await server.wait().status == 0)
         #expect(try await box.task(1)?["directory"] as? String == dir)

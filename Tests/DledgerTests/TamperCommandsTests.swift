@@ -56,6 +56,31 @@ import Testing
         #expect(box.contents("evil.bin") == nil)
     }
 
+    /// `stats` reads its counts from the snapshot's summary, sealed on its own, but names the snapshot an open
+    /// loads: not one whose bytes were edited (issue 24 §5), and it says what `verify` says.
+    @Test func statsNamesTheSnapshotAnOpenLoadsNotAnEditedOne() async throws {
+        let box = try DledgerSandbox()
+        try await box.run("add", "http://example.invalid/first.bin")
+        let filler = (1...6000).map { "http://filler.invalid/file-\($0).bin" }.joined(separator: "\n")
+        try filler.write(toFile: box.root + "/filler.txt", atomically: true, encoding: .utf8)
+        #expect(try await box.run("add", "--from-file", box.root + "/filler.txt", "-q").status == 0)
+        // A setting after the snapshot changes no count: stats folds it into the summary, decoding no task.
+        #expect(try await box.run("limit", "2").status == 0)
+        let before = try #require(try await box.run("stats", "--json").json as? [String: Any])
+        #expect(before["snapshotSeq"] as? Int == 3, "\(before)")
+        try editSnapshots(box) { bytes in bytes[bytes.count / 2] ^= 0x01 }
+        let after = try #require(try await box.run("stats", "--json").json as? [String: Any])
+        #expect(after["snapshotSeq"] is NSNull, "\(after)")
+        #expect((after["tasks"] as? [String: Any])?["total"] as? Int == 6001)
+        #expect(after["events"] as? Int == 4)
+        let human = try await box.run("stats")
+        #expect(human.out.contains("snapshot        none\n"), "\(human.out)")
+        let verify = try await box.run("verify", "--skip-files")
+        #expect(verify.status == 1)
+        #expect(verify.out.contains("4 events, head #4, no snapshot"), "\(verify.out)")
+        #expect(verify.out.contains("snapshot at #3 is not used: its bytes were changed"), "\(verify.out)")
+    }
+
     @Test func rowsDeletedFromTheAuditIndexAreStillAuditedAndNamed() async throws {
         let box = try DledgerSandbox()
         try await box.run("add", "http://example.com/a", "http://example.com/b")

@@ -296,6 +296,10 @@ struct DecideTests {
         log.refuses(.rename(1, name: "  "), with: .invalidName("  ", reason: "empty"))
         log.refuses(
             .rename(1, name: "a\tb"), with: .invalidName("a\tb", reason: "contains control characters"))
+        let spoof = "report\u{202E}txt.exe"
+        let bidi = "contains the bidirectional control U+202E, which makes a name display as another"
+        log.refuses(.rename(1, name: spoof), with: .invalidName(spoof, reason: bidi))
+        log.refuses(add([u("g")], name: spoof), with: .invalidName(spoof, reason: bidi))
         log.refuses(.rename(9, name: "x"), with: .noSuchTask(9))
         log.refuses(.rename(1, name: "a"), with: .nothingToDo("task #1 is already named 'a'"))
     }

@@ -146,6 +146,12 @@ struct TaskOptionsTests {
         (TaskOptions(userAgent: "a\nb"), "control characters"),
         (TaskOptions(userAgent: " "), "empty"),
         (TaskOptions(referer: "ftp://x/"), "bad referer"),
+        (TaskOptions(referer: "ftp://user:s3cret@x/"), "bad referer"),
+        (TaskOptions(referer: "http://user:s3 cret@x/"), "bad referer"),
+        (TaskOptions(referer: "http://@x/"), "bad user information"),
+        (refererWithLogin("http://user:s3cret@x/"), "the referer's user information is given twice"),
+        (refererWithLogin("*"), "but no referer URL"),
+        (refererWithLogin(nil), "but no referer URL"),
         (TaskOptions(proxy: "ftp://proxy:21"), "not supported"),
         (TaskOptions(proxy: "proxy:3128"), "not a proxy URL"),
         (TaskOptions(proxy: "http://proxy:99999"), "bad port"),
@@ -203,6 +209,30 @@ struct TaskOptionsTests {
         #expect(!sealed.hasPlainCredentials && sealed.hasCredentials)
     }
 
+    /// A referer's `user:password` is split off as a proxy's is (issue 26 §7): the ledger seals it, outputs show
+    /// `[redacted]`, and the payload holds the URL without it.
+    @Test func aReferersLoginIsSplitOffAndRedacted() throws {
+        let o = try TaskOptions(referer: "https://user:s3cret@portal.example/page?q=1").validated()
+        #expect(o.referer == "https://portal.example/page?q=1")
+        #expect(o.refererUserinfo == .plain("user:s3cret"))
+        #expect(o.hasPlainCredentials && o.hasCredentials)
+        #expect(o.redactedReferer == "https://[redacted]@portal.example/page?q=1")
+        #expect(o.redactedLines.map(\.value) == ["https://[redacted]@portal.example/page?q=1"])
+        var sealed = o
+        sealed.refererUserinfo = .sealed(SealedValue(ciphertext: "sealed:v1:1:00:00"))
+        #expect(!sealed.hasPlainCredentials)
+        // Validated again (a change of other options): kept as it is.
+        #expect(try sealed.validated() == sealed)
+        let entry = Entry(.taskOptionsChanged(id: 3, options: sealed))
+        #expect(try roundTrip(entry) == entry)
+        let payload = String(decoding: entry.encodedPayload(), as: UTF8.self)
+        #expect(payload.contains(#""referer":"https://portal.example/page?q=1""#))
+        #expect(payload.contains(#""refererUserinfo":{"sealed":"sealed:v1:1:00:00"}"#))
+        // A referer without a login, and '*', have none.
+        #expect(try TaskOptions(referer: "https://portal.example/").validated().refererUserinfo == nil)
+        #expect(try TaskOptions(referer: "*").validated().redactedReferer == "*")
+    }
+
     @Test func goodOptionsAreNormalised() throws {
         let o = try TaskOptions(
             headers: [try Validation.header("X-Requested-With:   XMLHttpRequest  ")], userAgent: " UA ",
@@ -247,4 +277,11 @@ struct TaskOptionsTests {
         #expect(!lines.joined().contains("c2VhbGVk"))
         #expect(Validation.redactingUserinfo("http://u:p/w@h:1") == "http://[redacted]@h:1")
     }
+}
+
+/// Options whose referer login is already given apart, beside `referer`.
+private func refererWithLogin(_ referer: String?) -> TaskOptions {
+    var o = TaskOptions(referer: referer)
+    o.refererUserinfo = .plain("other:s3cret")
+    return o
 }

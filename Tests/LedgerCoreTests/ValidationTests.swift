@@ -79,6 +79,27 @@ struct ValidationTests {
         }
     }
 
+    /// Every bidirectional control is refused in a name a user gives (issue 26 §8): `report\u{202E}txt.exe`
+    /// would show as `reportexe.txt`. Right-to-left text without controls is a name like any other.
+    @Test(arguments: [
+        0x061C, 0x200E, 0x200F, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069,
+    ])
+    func aBidiControlInANameIsRefused(_ code: UInt32) throws {
+        let control = Character(Unicode.Scalar(code)!)
+        let raw = "report\(control)txt.exe"
+        let hex = String(code, radix: 16, uppercase: true)
+        let shown = hex.count < 4 ? "0" + hex : hex
+        let reason = "contains the bidirectional control U+\(shown), which makes a name display as another"
+        #expect(throws: LedgerError.invalidName(raw, reason: reason)) { try Validation.name(raw) }
+        #expect(Validation.isBidiControl(Unicode.Scalar(code)!))
+    }
+
+    @Test func rightToLeftTextWithoutControlsIsAName() throws {
+        #expect(try Validation.name("דוח שנתי.pdf") == "דוח שנתי.pdf")
+        #expect(try Validation.name("تقرير.txt") == "تقرير.txt")
+        #expect(!Validation.isBidiControl("\u{2065}") && !Validation.isBidiControl("\u{202F}"))
+    }
+
     @Test func titles() throws {
         #expect(try Validation.title("  Vidéos 🎬 ") == "Vidéos 🎬")
         #expect(throws: LedgerError.invalidTitle("empty")) { try Validation.title("\n ") }

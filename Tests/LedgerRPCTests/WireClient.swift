@@ -120,9 +120,9 @@ final class WireClient {
 
     /// Upgrades this connection to a WebSocket on `path`; returns the handshake's status.
     @discardableResult
-    func upgrade(path: String = "/jsonrpc") throws -> Int {
+    func upgrade(path: String = "/jsonrpc", extra: String = "") throws -> Int {
         try send(
-            "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\(extra)"
                 + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
         return try response().status
     }

@@ -86,6 +86,35 @@ extension LoopbackServerTests {
         #expect(Fingerprint(response.body) == Fingerprint(Body.generatedBytes(seed: 3, in: 0..<1000)))
     }
 
+    @Test func anAdvertisedRangeIsIgnoredWithAcceptRangesAllTheSame() throws {
+        let server = try LoopbackServer()
+        var faults = Faults(ignoreRange: true)
+        faults.advertiseIgnoredRange = true
+        server.serve("/ar", Resource(size: 1000, seed: 3, faults: faults))
+        let plain = try Self.fetch(server, "/ar")
+        #expect(plain.status == 200 && plain.headers["accept-ranges"] == "bytes")
+        let ranged = try Self.fetch(server, "/ar", headers: ["Range": "bytes=100-199"])
+        #expect(ranged.status == 200)
+        #expect(ranged.headers["accept-ranges"] == "bytes")
+        #expect(ranged.headers["content-range"] == nil)
+        #expect(ranged.body.count == 1000)
+    }
+
+    @Test func aShiftedRangeAnswersOtherBytesAndSaysWhich() throws {
+        let server = try LoopbackServer()
+        var faults = Faults()
+        faults.shiftRange = 30
+        server.serve("/sr", Resource(size: 1000, seed: 4, faults: faults))
+        let ranged = try Self.fetch(server, "/sr", headers: ["Range": "bytes=100-199"])
+        #expect(ranged.status == 206)
+        #expect(ranged.headers["content-range"] == "bytes 70-169/1000")
+        #expect(Fingerprint(ranged.body) == Fingerprint(Body.generatedBytes(seed: 4, in: 70..<170)))
+        // Never before byte 0; a request without Range is answered whole.
+        let early = try Self.fetch(server, "/sr", headers: ["Range": "bytes=10-19"])
+        #expect(early.headers["content-range"] == "bytes 0-9/1000")
+        #expect(try Self.fetch(server, "/sr").body.count == 1000)
+    }
+
     @Test func lieContentLengthLongerThanTheBodyEndsEarly() throws {
         let server = try LoopbackServer()
         server.serve("/lie", Resource(size: 100, seed: 4, faults: Faults(lieContentLength: 200)))

@@ -34,7 +34,9 @@ final class RPCTarget {
             try ledger.execute(.add(urls: urls, placement: .end, name: nil, sha256: nil, directory: nil))
             pid = try TransferProcess.spawn(
                 [
-                    dledger, "serve", "--ledger", path, "--rpc-listen-port", String(port), "-j",
+                    // Without a token, as the aria2c it is compared with (serve would make a secret otherwise).
+                    dledger, "serve", "--ledger", path, "--rpc-listen-port", String(port), "--rpc-secret", "",
+                    "-j",
                     String(active),
                     "--connections", "1",
                 ], log: log)

@@ -151,7 +151,7 @@ enum ScaleBench {
         try writeURLs(directory.file("one.txt"), range: 1...1, prefix: "https://mirror.example.org/one")
         _ = try run.measure(["add", "--from-file", directory.file("one.txt"), "--ledger", floor.path, "-q"])
 
-        let oneAdd = Shape(name: "one add", path: directory.file("one-add.sqlite"), auditID: tasks / 2)
+        var oneAdd = Shape(name: "one add", path: directory.file("one-add.sqlite"), auditID: tasks / 2)
         try writeURLs(
             directory.file("all.txt"), range: 1...tasks, prefix: "https://mirror.example.org/pub/all")
         let add = try run.measure([
@@ -161,8 +161,7 @@ enum ScaleBench {
             "  built: one add of \(tasks) URLs in \(String(format: "%.2f", add.wall)) s,"
                 + " peak RSS \(String(format: "%.0f", megabytes(add.peakRSS))) MB")
 
-        let batches = Shape(
-            name: "adds of 1,000", path: directory.file("batches.sqlite"), auditID: tasks / 2, section: 6)
+        var batches = Shape(name: "adds of 1,000", path: directory.file("batches.sqlite"), auditID: tasks / 2)
         let titles = ["Linux", "Media", "Documents", "Games", "Music", "Books", "Other"]
         var slowest = 0.0
         for start in stride(from: 1, through: tasks, by: 1000) {
@@ -186,6 +185,17 @@ enum ScaleBench {
         let count = try LedgerBench.build(path: events.path, tasks: tasks)
         _ = try run.measure(["limit", "5", "--ledger", events.path])
         print("  built: \(count) events over \(tasks) tasks, snapshotted by 'dledger limit 5'")
+        // A small section of ten beside the big ones, the one `ls --section` shows: it prints ten rows whatever
+        // the list and its history.
+        try writeURLs(directory.file("later.txt"), range: 1...10, prefix: "https://mirror.example.org/later")
+        for shape in [oneAdd, batches] {
+            _ = try run.measure([
+                "add", "--from-file", directory.file("later.txt"), "--new-section", "Later", "--ledger",
+                shape.path, "-q",
+            ])
+        }
+        oneAdd.section = 1
+        batches.section = 7
         return [floor, oneAdd, batches, events]
     }
 

@@ -29,12 +29,15 @@ enum TransferBench {
         var without: [String] = []
         /// Another build of this benchmark (its path), whose child runs beside ours in the same rounds.
         var base: String?
+        /// Also ours without the periodic checkpoint (issue 24 §2), for the ratio of its cost.
+        var checkpointCost = false
     }
 
     static let usage = """
         usage: ledger-bench transfer [--runs N] [--big-mib N] [--small N] [--small-kib N] [-j N]
                                      [--slow-mib N] [--slow-rate BYTES/S] [--only big|small|slow]
                                      [--without CLIENT]... [--base LEDGER-BENCH] [--work PARENT] [--keep]
+                                     [--checkpoint-cost]
         """
 
     static func run(arguments: [String]) -> Int32 {
@@ -47,6 +50,10 @@ enum TransferBench {
         while let flag = rest.popFirst() {
             if flag == "--keep" {
                 o.keep = true
+                continue
+            }
+            if flag == "--checkpoint-cost" {
+                o.checkpointCost = true
                 continue
             }
             guard let value = rest.popFirst() else { return nil }
@@ -107,7 +114,7 @@ enum TransferBench {
         let cases = TransferCase.all(
             bench: try executablePath(), parallel: o.parallel, bigURL: bigURL, bigList: work + "/big.list",
             smallList: work + "/small.list", curlConfig: work + "/small.curl", slowURL: throttled.url,
-            slowList: work + "/slow.list", base: o.base
+            slowList: work + "/slow.list", base: o.base, checkpointCost: o.checkpointCost
         ).filter { c in
             o.workloads.contains("\(c.workload)") && !o.without.contains { c.label.hasPrefix($0) }
         }

@@ -13,6 +13,8 @@ struct TransferCase {
     enum Key: String, CaseIterable {
         case oursBig, oursBigSplit, curlBig, ariaBigSingle, ariaBigDefault
         case oursSmall, ariaSmall, curlSmall
+        /// Ours with the scheduler's periodic checkpoint off (`--checkpoint-cost`): what it costs.
+        case oursBigNoCheckpoints, oursSmallNoCheckpoints
         case oursSlowDefault, oursSlow, ariaSlow, ariaSlowDefault, curlSlow
         /// Ours as another build runs it (`--base PATH`), beside this one in the same rounds.
         case baseBig, baseSmall, baseSlowDefault, baseSlow
@@ -31,9 +33,11 @@ struct TransferCase {
     ///   - bigList: a file holding `bigURL`; `smallList`: the small files' URLs, one a line.
     ///   - curlConfig: a curl config with a `url` and an `output` line per small file.
     ///   - base: another build of the benchmark, whose child runs ours again as that build does (`--base`).
+    ///   - checkpointCost: also ours without the periodic checkpoint, on the big file and the small ones.
     static func all(
         bench: String, parallel: Int, bigURL: String, bigList: String, smallList: String,
-        curlConfig: String, slowURL: String, slowList: String, base: String? = nil
+        curlConfig: String, slowURL: String, slowList: String, base: String? = nil,
+        checkpointCost: Bool = false
     ) -> [TransferCase] {
         let aria = [
             "aria2c", "-q", "--file-allocation=none", "--summary-interval=0", "--allow-overwrite=true",
@@ -80,37 +84,49 @@ struct TransferCase {
                 },
             ]
         }
-        let cases = [
-            TransferCase(key: .oursBig, workload: .big, label: "ours (Ledger + Scheduler)") {
-                ours(bigList, $0)
+        let withoutCheckpoints = [
+            TransferCase(key: .oursBigNoCheckpoints, workload: .big, label: "ours, no periodic checkpoint") {
+                ours(bigList, $0) + ["--checkpoint-ms", "0"]
             },
-            // What splitting a fast file would cost (the rule leaves it on one connection): the hash of the pieces
-            // after the first waits for the gaps to close.
-            TransferCase(key: .oursBigSplit, workload: .big, label: "ours --connections 16") {
-                ours(bigList, $0) + ["--connections", "16"]
-            },
-            TransferCase(key: .curlBig, workload: .big, label: "curl -o") {
-                ["curl", "-sS", "-f", "-o", $0 + "/big.bin", bigURL]
-            },
-            TransferCase(key: .ariaBigSingle, workload: .big, label: "aria2c -x1 -s1") {
-                aria + ["-x1", "-s1", "-d", $0, bigURL]
-            },
-            TransferCase(key: .ariaBigDefault, workload: .big, label: "aria2c (defaults)") {
-                aria + ["-d", $0, bigURL]
-            },
-            TransferCase(key: .oursSmall, workload: .small, label: "ours -j \(parallel)") {
-                ours(smallList, $0)
-            },
-            TransferCase(key: .ariaSmall, workload: .small, label: "aria2c -j \(parallel) -i list") {
-                aria + ["-j", "\(parallel)", "-i", smallList, "-d", $0]
-            },
-            TransferCase(key: .curlSmall, workload: .small, label: "curl -Z --parallel-max \(parallel)") {
-                [
-                    "curl", "-sS", "-f", "-Z", "--parallel-max", "\(parallel)", "--output-dir", $0, "-K",
-                    curlConfig,
-                ]
+            TransferCase(
+                key: .oursSmallNoCheckpoints, workload: .small,
+                label: "ours -j \(parallel), no periodic checkpoint"
+            ) {
+                ours(smallList, $0) + ["--checkpoint-ms", "0"]
             },
         ]
+        let cases =
+            (checkpointCost ? withoutCheckpoints : []) + [
+                TransferCase(key: .oursBig, workload: .big, label: "ours (Ledger + Scheduler)") {
+                    ours(bigList, $0)
+                },
+                // What splitting a fast file would cost (the rule leaves it on one connection): the hash of the pieces
+                // after the first waits for the gaps to close.
+                TransferCase(key: .oursBigSplit, workload: .big, label: "ours --connections 16") {
+                    ours(bigList, $0) + ["--connections", "16"]
+                },
+                TransferCase(key: .curlBig, workload: .big, label: "curl -o") {
+                    ["curl", "-sS", "-f", "-o", $0 + "/big.bin", bigURL]
+                },
+                TransferCase(key: .ariaBigSingle, workload: .big, label: "aria2c -x1 -s1") {
+                    aria + ["-x1", "-s1", "-d", $0, bigURL]
+                },
+                TransferCase(key: .ariaBigDefault, workload: .big, label: "aria2c (defaults)") {
+                    aria + ["-d", $0, bigURL]
+                },
+                TransferCase(key: .oursSmall, workload: .small, label: "ours -j \(parallel)") {
+                    ours(smallList, $0)
+                },
+                TransferCase(key: .ariaSmall, workload: .small, label: "aria2c -j \(parallel) -i list") {
+                    aria + ["-j", "\(parallel)", "-i", smallList, "-d", $0]
+                },
+                TransferCase(key: .curlSmall, workload: .small, label: "curl -Z --parallel-max \(parallel)") {
+                    [
+                        "curl", "-sS", "-f", "-Z", "--parallel-max", "\(parallel)", "--output-dir", $0, "-K",
+                        curlConfig,
+                    ]
+                },
+            ]
         // Each base case beside its workload's others, so the rounds interleave them too.
         return bases.reduce(cases + slow) { all, extra in
             let at = all.lastIndex { $0.workload == extra.workload }.map { $0 + 1 } ?? all.count

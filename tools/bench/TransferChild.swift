@@ -6,9 +6,11 @@ import Foundation
 /// creates one), and runs the scheduler until idle, so the measured figure includes the ledger's appends. Exits 0
 /// only when every task finished. `--tick-ms` overrides the scheduler's polling tick, and `LEDGER_BENCH_TRACE=FILE`
 /// appends the events with their times to FILE, for diagnosis only: the benchmark runs the library's default.
+/// `--checkpoint-ms N` sets how often the scheduler folds the log into the main file (0: never, as before issue 24),
+/// for the rows that measure what the periodic checkpoint costs.
 enum TransferChild {
     static let usage =
-        "usage: ledger-bench transfer-child --list FILE --dir DIR [-j N] [--connections N] [--ledger PATH] [--tick-ms N]"
+        "usage: ledger-bench transfer-child --list FILE --dir DIR [-j N] [--connections N] [--ledger PATH] [--tick-ms N] [--checkpoint-ms N]"
 
     static func run(arguments: [String]) async -> Int32 {
         var list: String?
@@ -17,6 +19,7 @@ enum TransferChild {
         var parallel = 8
         var tick: Duration?
         var connections: Int?
+        var checkpoint: Duration?? = .none
         var rest = arguments[...]
         while let flag = rest.popFirst() {
             guard let value = rest.popFirst() else {
@@ -45,6 +48,12 @@ enum TransferChild {
                     return 64
                 }
                 tick = .milliseconds(n)
+            case "--checkpoint-ms":
+                guard let n = Int(value), (0...3_600_000).contains(n) else {
+                    print("error: --checkpoint-ms wants a count from 0 (never) to 3600000")
+                    return 64
+                }
+                checkpoint = .some(n == 0 ? nil : .milliseconds(n))
             default:
                 print(usage)
                 return 64
@@ -59,7 +68,7 @@ enum TransferChild {
             let urls = text.split(whereSeparator: \.isNewline).map(String.init).filter { !$0.isEmpty }
             return try await download(
                 urls, into: directory, ledger: ledgerPath ?? directory + ".ledger", parallel: parallel,
-                tick: tick, connections: connections)
+                tick: tick, connections: connections, checkpoint: checkpoint)
         } catch {
             print("error: \(error)")
             return 1
@@ -68,7 +77,7 @@ enum TransferChild {
 
     private static func download(
         _ urls: [String], into directory: String, ledger path: String, parallel: Int, tick: Duration?,
-        connections: Int?
+        connections: Int?, checkpoint: Duration??
     ) async throws -> Int32 {
         // As dledger creates one: the file appears with the creation and the first command in one go.
         let ledger = try Ledger(path: path, creatingWithDirectory: directory, deferringCreation: true)
@@ -80,6 +89,7 @@ enum TransferChild {
         }
         let scheduler = try Scheduler(ledger: ledger, config: config, maxDownloads: parallel)
         if let tick { scheduler.tick = tick }
+        if case .some(let interval) = checkpoint { scheduler.checkpointInterval = interval }
         try await scheduler.run(untilIdle: true)
         if let path = ProcessInfo.processInfo.environment["LEDGER_BENCH_TRACE"] {
             try trace(ledger, to: path)

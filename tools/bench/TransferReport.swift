@@ -18,11 +18,14 @@ struct TransferReport {
     func render() -> String {
         var lines: [String] = []
         let bigKeys: [TransferCase.Key] = [
-            .oursBig, .baseBig, .oursBigSplit, .curlBig, .ariaBigSingle, .ariaBigDefault,
+            .oursBig, .baseBig, .oursBigNoCheckpoints, .oursBigSplit, .curlBig, .ariaBigSingle,
+            .ariaBigDefault,
         ]
         lines += throughputTable(
             bigKeys, bytes: bigBytes, digits: 0, title: "1 file of \(mib(bigBytes)), median of \(runs) runs:")
-        let smallKeys: [TransferCase.Key] = [.oursSmall, .baseSmall, .ariaSmall, .curlSmall]
+        let smallKeys: [TransferCase.Key] = [
+            .oursSmall, .baseSmall, .oursSmallNoCheckpoints, .ariaSmall, .curlSmall,
+        ]
         if smallKeys.contains(where: { results[$0] != nil }) {
             lines.append("\(smallCount) files of \(mib(smallBytes)), median of \(runs) runs:")
             lines.append("")
@@ -120,6 +123,19 @@ struct TransferReport {
             if let curl = median(.curlSlow)?.wall {
                 rows.append(
                     ("\(slow): throughput ours / one connection ≥ 8", f(curl / ours, 2), curl / ours >= 8))
+            }
+        }
+        // What the periodic checkpoint costs (issue 24 §2), with --checkpoint-cost.
+        for (with, without, name) in [
+            (TransferCase.Key.oursBig, TransferCase.Key.oursBigNoCheckpoints, big),
+            (.oursSmall, .oursSmallNoCheckpoints, small),
+        ] {
+            if let ours = median(with)?.wall, let before = median(without)?.wall {
+                rows.append(
+                    (
+                        "\(name): wall ours / ours without periodic checkpoints ≤ 1.1", f(ours / before, 2),
+                        ours / before <= 1.1
+                    ))
             }
         }
         let ourKeys: [TransferCase.Key] = [.oursBig, .oursBigSplit, .oursSmall, .oursSlowDefault, .oursSlow]

@@ -29,7 +29,10 @@ enum AddCommand {
                 + "credentials: sealed in the log, shown as [redacted]."
         ),
         ("--user-agent <text>", "The User-Agent to send."),
-        ("--referer <url>", "The Referer to send ('*': the download's own URL)."),
+        (
+            "--referer <url>",
+            "The Referer to send ('*': the download's own URL); a user:password in it is sealed."
+        ),
         (
             "--proxy <url>",
             "Go through this proxy: http, https, socks4, socks4a, socks5 or socks5h://host:port."

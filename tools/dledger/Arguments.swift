@@ -13,21 +13,21 @@ struct Arguments {
         "--to", "--mode", "--task", "--since", "--limit", "--recent", "--sort", "--by", "--new-section",
         "--at-section", "--rpc-listen-port", "--rpc-secret", "--connections", "--header", "--user-agent",
         "--referer", "--proxy", "--max-speed", "--mirror", "--max-size", "--max-connection-per-server",
-        "--min-split-size",
+        "--min-split-size", "--rpc-allow-origin", "--allow-dir",
     ]
     /// Options that take none.
     static let flagOptions: Set<String> = [
         "--json", "--quiet", "--no-color", "--help", "--version", "--all", "--until-idle", "--unfinished",
         "--finished", "--trash", "--desc", "--skip-files", "--checksums", "--keep", "--fast", "--past",
         "--now",
-        "--urls", "--rpc-listen-all", "--rpc-allow-origin-all",
+        "--urls", "--rpc-listen-all", "--rpc-allow-origin-all", "--print-secret",
         "--man",
         "--watch",
         "--ui",
         "--clear",
     ]
     /// Options that may be given several times, each value kept in order.
-    static let repeatable: Set<String> = ["--header", "--mirror"]
+    static let repeatable: Set<String> = ["--header", "--mirror", "--rpc-allow-origin", "--allow-dir"]
     /// Short spellings.
     static let aliases: [String: String] = [
         "-q": "--quiet", "-h": "--help", "-V": "--version", "--jobs": "-j",

@@ -118,7 +118,8 @@ final class Console: @unchecked Sendable {
     private static func isSteering(_ c: Unicode.Scalar) -> Bool {
         switch c.value {
         case 0x0A, 0x09: return false
-        case 0..<0x20, 0x7F, 0x80...0x9F, 0x202A...0x202E, 0x2066...0x2069: return true
+        case 0..<0x20, 0x7F, 0x80...0x9F, 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069:
+            return true
         default: return false
         }
     }

@@ -61,12 +61,13 @@ struct Context: Sendable {
     }
 
     /// The command is done: the write-ahead log of every ledger it wrote is folded into the main file (when no
-    /// other process still reads it), so that the main file alone holds every event.
+    /// other process still reads it), so that the main file alone holds every event, and the file is left in
+    /// rollback-journal mode when no other process has it open (any copy then opens in the plain sqlite3 shell).
     func finish() {
         for ledger in opened.all() {
             // A command that left a long tail snapshots it, so that the readers after it decode none of it.
             try? ledger.saveSnapshotIfTailIsLong()
-            ledger.checkpoint()
+            ledger.leaveQuiet()
         }
     }
 }

@@ -61,7 +61,10 @@ enum OptionCommands {
         }
         if given.contains("--header") { o.headers = wanted.headers }
         if given.contains("--user-agent") { o.userAgent = wanted.userAgent }
-        if given.contains("--referer") { o.referer = wanted.referer }
+        if given.contains("--referer") {
+            o.referer = wanted.referer
+            o.refererUserinfo = wanted.refererUserinfo
+        }
         if given.contains("--proxy") {
             o.proxy = wanted.proxy
             o.proxyUserinfo = wanted.proxyUserinfo
@@ -87,7 +90,7 @@ extension Output {
         .obj([
             "headers": .array(o.headers.map { .string($0.redacted) }),
             "userAgent": .opt(o.userAgent),
-            "referer": .opt(o.referer),
+            "referer": .opt(o.redactedReferer),
             "proxy": .opt(o.redactedProxy),
             "login": o.userinfo == nil ? .null : .string(TaskOptions.redaction),
             "maxSpeed": .opt(o.maxSpeed),

@@ -9,24 +9,36 @@ enum ServeCommand {
         name: "serve",
         abstract: "Run the downloader with an aria2-compatible JSON-RPC endpoint (AriaNg, aria2p).",
         usage:
-            "serve [--rpc-listen-port <port>] [--rpc-secret <token>] [--rpc-listen-all] [-j <n>]"
-            + " [--connections <n>]",
+            "serve [--rpc-listen-port <port>] [--rpc-secret <token>] [--rpc-listen-all] [--rpc-allow-origin <url>]..."
+            + " [--allow-dir <dir>]... [--print-secret] [-j <n>] [--connections <n>]",
         options: [
             (
                 "--rpc-listen-port <port>",
                 "Port of http://127.0.0.1:<port>/jsonrpc (default 6800; 0 picks one)."
             ),
-            ("--rpc-secret <token>", "Calls must carry \"token:<token>\" first (also $DLEDGER_RPC_SECRET)."),
+            (
+                "--rpc-secret <token>",
+                "Calls carry \"token:<token>\" (also $DLEDGER_RPC_SECRET; default: one made and kept in"
+                    + " ~/.config/dledger/rpc-secret; '' for none)."
+            ),
+            ("--print-secret", "Print the secret and the AriaNg link that carries it, then exit."),
             ("--rpc-listen-all", "Listen on every address, not only loopback (needs a secret)."),
             (
-                "--rpc-allow-origin-all",
-                "Answer CORS requests from any origin (AriaNg from a file or a site)."
+                "--rpc-allow-origin <url>",
+                "Let the web page of this origin call (your AriaNg); repeatable. Extensions always may."
+            ),
+            ("--rpc-allow-origin-all", "Let every web page call (with the secret), as aria2's option."),
+            (
+                "--allow-dir <dir>",
+                "Another folder a dir given over RPC may be in (besides the download folder); repeatable."
             ),
             ("-j <n>", "Download at most N at a time (default: the ledger's limit)."),
             RunCommands.connectionsOption,
         ],
         discussion:
-            "HTTP POST, GET (?method=&id=&params=<base64>, JSONP with jsoncallback) and WebSocket on /jsonrpc.\n"
+            "HTTP POST, GET (?method=&id=&params=<base64>, JSONP with jsoncallback and the token) and WebSocket on"
+            + " /jsonrpc.\n"
+            + "Web pages are refused unless their origin is allowed; a Host that is not this machine is refused.\n"
             + "Every call that changes the list is the same command as the CLI's, logged as one event.\n"
             + "Ctrl-C, SIGTERM or aria2.shutdown stop cleanly (partial files resume with the next run or serve).",
         writes: true,
@@ -37,14 +49,17 @@ enum ServeCommand {
         let jobs = try inv.int("-j", in: Numbers.jobs)
         let connections = try RunCommands.connections(inv)
         let port = try inv.int("--rpc-listen-port", in: Numbers.port) ?? 6800
-        let secret = inv.args.value("--rpc-secret") ?? inv.context.environment["DLEDGER_RPC_SECRET"]
-        if let secret, secret.isEmpty {
-            throw CLIError.usage("option '--rpc-secret' needs a non-empty token")
-        }
+        let policy = try ServePolicy(inv)
+        if inv.args.has("--print-secret") { return try printSecret(inv, policy, port: port) }
         let listenAll = inv.args.has("--rpc-listen-all")
-        if listenAll && secret == nil { throw CLIError.usage("'--rpc-listen-all' needs '--rpc-secret'") }
+        if listenAll && policy.isOpen {
+            throw CLIError.usage("'--rpc-listen-all' needs a secret (not --rpc-secret '')")
+        }
         try AddCommand.checkDirectory(inv.context.dir)
+        let secret = try policy.secret()
         let ledger = try inv.context.openForWriting()
+        // Another downloader's lock is the answer before the port is: its serve holds the same port, most likely.
+        if ledger.isDownloaderRunning { throw runnerActive(ledger) }
         var config = TransferConfig()
         if let connections {
             config.connectionsPerTask = connections
@@ -54,29 +69,35 @@ enum ServeCommand {
         let service = Aria2Service(
             ledger: ledger, secret: secret, activity: { scheduler.currentActivity() },
             // The transfers stop now; the server's stop at the end drains, so the reply ("OK") still goes out.
-            onShutdown: { _ in scheduler.requestStop() }, dir: inv.context.dir)
+            onShutdown: { _ in scheduler.requestStop() }, dir: inv.context.dir,
+            allowedDirectories: policy.allowedDirectories)
         let server: RPCServer
         do {
             server = try RPCServer(
                 service: service,
                 configuration: .init(
-                    port: port, listenAll: listenAll, allowOriginAll: inv.args.has("--rpc-allow-origin-all")))
+                    port: port, listenAll: listenAll, allowOriginAll: inv.args.has("--rpc-allow-origin-all"),
+                    allowedOrigins: policy.origins, hostNames: ServePolicy.hostNames()))
         } catch let e as RPCServerError {
             throw CLIError.failed(e.description)
         }
         let interrupt = Interrupt()
         interrupt.install { scheduler.requestStop() }
         defer { interrupt.remove() }
-        server.start()
         let notifier = Task { await Aria2Notifications.follow(ledger) { server.broadcast($0) } }
         let host = listenAll ? "0.0.0.0" : "127.0.0.1"
-        inv.console.info(
-            "serving aria2 JSON-RPC on http://\(host):\(server.port)/jsonrpc (WebSocket on the same path)")
         let progress = Progress(console: inv.console, ledger: ledger, scheduler: scheduler, scope: nil)
         progress.start()
         defer { server.stop() }
         do {
-            try await scheduler.run(untilIdle: false)
+            // Serving starts, and is said, once this process holds the downloader's lock (and the port, above).
+            try await scheduler.run(untilIdle: false) {
+                server.start()
+                inv.console.info(
+                    "serving aria2 JSON-RPC on http://\(host):\(server.port)/jsonrpc (WebSocket on the same path)"
+                )
+                policy.announce(inv, secret: secret, port: server.port)
+            }
         } catch {
             notifier.cancel()
             await progress.stop()
@@ -86,5 +107,24 @@ enum ServeCommand {
         await progress.stop()
         inv.console.info("stopped: partial files resume with the next 'dledger run' or 'dledger serve'")
         return interrupt.fired ? CLIError.interrupted : CLIError.success
+    }
+
+    /// `--print-secret`: the secret on stdout (alone, for scripts), then the AriaNg link; nothing else is opened.
+    static func printSecret(_ inv: Invocation, _ policy: ServePolicy, port: Int) throws -> Int32 {
+        guard let secret = try policy.secret() else {
+            throw CLIError.usage("no secret to print: --rpc-secret '' turns it off")
+        }
+        inv.console.out(secret)
+        inv.console.info("AriaNg: " + policy.ariaNgLink(secret: secret, port: port))
+        return CLIError.success
+    }
+
+    /// The refusal when another process downloads for this ledger, naming it as the lock file does.
+    static func runnerActive(_ ledger: Ledger) -> LedgerOpenError {
+        let lockPath = ledger.path + ".lock"
+        let pid = (try? String(contentsOfFile: lockPath, encoding: .utf8)).flatMap {
+            Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        return .runnerActive(pid: pid, lockPath: lockPath)
     }
 }

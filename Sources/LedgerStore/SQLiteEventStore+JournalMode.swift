@@ -1,0 +1,59 @@
+import CSQLite
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The two journal modes of a ledger file: WAL while a writer has it open (readers and the downloader never wait
+/// for each other), rollback journal once the last writer has left it (its header then names no `-wal` or
+/// `-shm`, so a copy opens anywhere, even read-only in a folder the reader cannot write).
+extension SQLiteEventStore {
+    /// Switches the file to WAL unless it is in WAL already. The switch rewrites the first bytes of the header in
+    /// a rollback-journal transaction, written without syncs and then synced once here (with `syncing`): the file
+    /// must say WAL on disk before a commit to the log is acknowledged, or a power cut would leave a header that
+    /// ignores the log. Only bytes of the first sector change, which SQLite's power-safe overwrite assumes are
+    /// written whole or not at all, so the journal needs no sync of its own.
+    static func enterWAL(_ db: Database, path: String, syncing: Bool) throws {
+        guard try db.journalMode() != "wal" else { return }
+        try db.execute("PRAGMA synchronous = OFF; PRAGMA journal_mode = WAL")
+        guard syncing, try db.journalMode() == "wal" else { return }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw StoreError.io(path, String(cString: strerror(errno))) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw StoreError.io(path, String(cString: strerror(errno))) }
+    }
+
+    /// Leaves the file quiet when this is the last connection to it: every committed event folded into the main
+    /// file (a TRUNCATE checkpoint), then the file switched to rollback-journal mode, which removes its `-wal` and
+    /// `-shm`. A copy of a quiet file is one file that any SQLite reads, read-only, without creating anything
+    /// beside it. Never waits: while another connection (another process's reader or writer) has the file open,
+    /// the switch is refused at once and the file stays in WAL for that connection, whose own last writer leaves it
+    /// quiet. The store stays usable; a later write here runs in rollback-journal mode (and the next store opened
+    /// to write switches the file back to WAL).
+    ///
+    /// Like the switch to WAL, the header's change is written without syncs: the events are already synced by the
+    /// checkpoint, and a power cut that loses the change leaves a WAL file without a log, which reads the same.
+    /// - Returns: whether the file is in rollback-journal mode now (false for a read-only store).
+    @discardableResult
+    public func leaveQuiet() -> Bool {
+        guard !isReadOnly else { return false }
+        guard db.checkpointTruncate() else { return false }
+        csqlite_config_busy_timeout(db.handle, 0)
+        defer { csqlite_config_busy_timeout(db.handle, db.busyTimeout) }
+        guard let level = try? db.int64("PRAGMA synchronous") else { return false }
+        defer { try? db.execute("PRAGMA synchronous = \(level)") }
+        do {
+            try db.execute("PRAGMA synchronous = OFF; PRAGMA journal_mode = DELETE")
+            return try db.journalMode() == "delete"
+        } catch {
+            return false
+        }
+    }
+
+    /// The journal mode the file is in, as this connection sees it: `wal` or `delete` (lowercase).
+    public func journalMode() throws -> String {
+        try translatingErrors { try db.journalMode() }
+    }
+}
