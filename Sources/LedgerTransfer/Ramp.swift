@@ -8,7 +8,8 @@
 /// what one gives (the lower of before the step and during it): a server that caps each connection gives about
 /// that much again per connection; one whose total is capped (or a link that is full) gives nothing more, and the
 /// transfer then keeps the connections its rate pays for (``Decision/hold(_:)``), the others ending with their
-/// pieces. A window that shows the step helped may end after ``earlyWindow``; one that does not runs its length.
+/// pieces. A step may show it helped from ``earlyWindow`` after it, by the rate since the step; one that does not
+/// runs its window to the end.
 struct Ramp {
     /// What the transfer should do after a window.
     enum Decision: Equatable {
@@ -24,9 +25,9 @@ struct Ramp {
     static let helpShare = 0.5
     /// Seconds the connections of a step may take to send their first byte before the window opens without them.
     static let setupLimit = 1.0
-    /// Seconds after which a window that already shows the step helped ends early (a window that shows it did not
-    /// runs to its end).
-    static let earlyWindow = 0.02
+    /// Seconds after a step from which the rate since the step (its connections' set-up included) may show that
+    /// it helped, which ends its window early; a step that does not show it runs its window to the end.
+    static let earlyWindow = 0.01
 
     /// The most connections the ramp may reach (the task's cap, bounded by the connections allowed per server).
     let cap: Int
@@ -35,17 +36,20 @@ struct Ramp {
     /// The rate (bytes/s) measured with ``count`` connections; nil before the first window (a resume in pieces
     /// starts without one).
     private(set) var rate: Double?
-    /// When the current step's connections were asked (monotonic seconds).
+    /// When the current step's connections were asked (monotonic seconds), and the bytes received then.
     var stepAt: Double
+    var stepBytes: Int64
     /// Where the current window opened: the time and the bytes received then; nil until its connections answered.
     var windowStart: (time: Double, bytes: Int64)?
 
-    /// A ramp whose transfer ran `count` connections at `rate` (nil: not measured yet), stepping at `now`.
-    init(cap: Int, count: Int, rate: Double?, now: Double) {
+    /// A ramp whose transfer ran `count` connections at `rate` (nil: not measured yet), stepping at `now` with
+    /// `bytes` received.
+    init(cap: Int, count: Int, rate: Double?, now: Double, bytes: Int64) {
         self.cap = max(cap, 1)
         self.count = max(count, 1)
         self.rate = rate
         self.stepAt = now
+        self.stepBytes = bytes
     }
 
     /// When the open window ends: `window` seconds after it opened, or four times what the step's connections
@@ -72,7 +76,7 @@ struct Ramp {
 
     /// Takes the rate measured over a window with `running` connections wanted, and says what comes next. The
     /// first window (no rate before it) only sets the base. Before the window is `over`, only a step that already
-    /// helped is decided (a window at least ``earlyWindow`` long): nil, measure on.
+    /// helped is decided: nil, measure on.
     mutating func measured(_ measured: Double, running: Int, over: Bool = true) -> Decision? {
         if !over && (rate == nil || !helped(measured, running: running)) { return nil }
         if let base = rate, running > count, !helped(measured, running: running) {

@@ -34,7 +34,7 @@ public struct TransferConfig: Sendable {
     public var minPieceSize: Int64 = 1 << 20
     /// Seconds a transfer's one connection is measured, from its first byte, before it may be split; later looks
     /// come every ``splitProbe`` or 0.2 s, whichever is longer, each over the time since the one before.
-    public var splitProbe: Double = 0.02
+    public var splitProbe: Double = 0.01
     /// Without a count asked, a split transfer's connections ramp up while each step adds throughput (``Ramp``);
     /// false: it is split straight into ``connectionsPerTask`` once it proves slow.
     public var rampConnections = true

@@ -6,33 +6,42 @@ extension TransferLoop {
     func rampUp(_ job: Job, _ segments: Segments, now: Double) {
         guard var ramp = segments.ramp, segments.confirmed else { return }
         let received = segments.receivedBytes
-        guard let start = ramp.windowStart else {
+        if ramp.windowStart == nil {
             // Their set-up (connect, request, first byte) is latency, not throughput: the window waits for it.
             let answered = segments.pieces.allSatisfy { $0.attempt?.firstBodyAt != nil }
             if answered || now - ramp.stepAt >= Ramp.setupLimit {
                 ramp.windowStart = (now, received)
                 segments.ramp = ramp
             }
-            return
         }
-        guard now - start.time >= Ramp.earlyWindow else { return }
         let running = segments.wanted
         let before = ramp.count
-        let rate = Double(received - start.bytes) / (now - start.time)
-        // Nothing left to hand out at the end of a window: the rate measured the end of the file, not the connections.
-        if now >= ramp.windowEnd(config.rampWindow) && segments.unassigned().isEmpty {
-            segments.ramp = nil
+        let rate: Double
+        let decided: Ramp.Decision?
+        if let start = ramp.windowStart, now >= ramp.windowEnd(config.rampWindow) {
+            // The window is over: its rate decides, whatever it shows.
+            rate = Double(received - start.bytes) / max(now - start.time, 0.001)
+            // Nothing left to hand out: the rate measured the end of the file, not the connections.
+            if segments.unassigned().isEmpty {
+                segments.ramp = nil
+                return
+            }
+            decided = ramp.measured(rate, running: running)
+        } else if now - ramp.stepAt >= Ramp.earlyWindow {
+            // Early, the rate since the step (their set-up included, which only lowers it) decides only a step
+            // that already helped.
+            rate = Double(received - ramp.stepBytes) / (now - ramp.stepAt)
+            decided = ramp.measured(rate, running: running, over: false)
+        } else {
             return
         }
         let gave = "\(running) gave \(TransferActivity.formatBytes(Int64(rate)))/s"
-        guard
-            let decision = ramp.measured(
-                rate, running: running, over: now >= ramp.windowEnd(config.rampWindow))
-        else { return }
+        guard let decision = decided else { return }
         let detail: String
         switch decision {
         case .grow(let next):
             ramp.stepAt = now
+            ramp.stepBytes = received
             ramp.windowStart = nil
             segments.ramp = ramp
             segments.wanted = next

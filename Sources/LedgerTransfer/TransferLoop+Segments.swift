@@ -109,7 +109,8 @@ extension TransferLoop {
 
     private func split(_ job: Job, attempt: Attempt, total: Int64, speed: Double, now: Double) {
         // Without a count asked, the connections ramp up from the one measured (``Ramp``).
-        let ramp = ramps(job) ? Ramp(cap: rampCap(for: job), count: 1, rate: speed, now: now) : nil
+        let ramp =
+            ramps(job) ? Ramp(cap: rampCap(for: job), count: 1, rate: speed, now: now, bytes: job.size) : nil
         do {
             try job.beginSegments { prefix in
                 Segments(
@@ -231,6 +232,7 @@ extension TransferLoop {
         segments.announceRound = true
         // A ramp measures the new round afresh, from when its connections answer.
         segments.ramp?.stepAt = Self.now()
+        segments.ramp?.stepBytes = segments.receivedBytes
         segments.ramp?.windowStart = nil
         mailbox.emit(.started(id: job.request.id, attempt: job.attempts, offset: job.keptBytes))
         refill(job, now: Self.now())
@@ -276,7 +278,9 @@ extension TransferLoop {
             return
         }
         // Without a count asked, a resume ramps up too: its first window measures the first step's connections.
-        let ramp = ramps(job) ? Ramp(cap: rampCap(for: job), count: 1, rate: nil, now: Self.now()) : nil
+        let ramp =
+            ramps(job)
+            ? Ramp(cap: rampCap(for: job), count: 1, rate: nil, now: Self.now(), bytes: job.keptBytes) : nil
         let segments = Segments(
             file: job.file, follower: job.follower, hashes: hashes, map: map,
             sources: [job.request.url] + job.request.mirrors,
