@@ -6,12 +6,13 @@ import Testing
 /// Segmented transfers against LoopbackHTTP: the pieces reassemble byte-identical, whatever the sizes, a stalled
 /// connection, a restart or a server that changed.
 @Suite struct SegmentTests {
-    /// Splits at once (no probe), into pieces of at least `minPiece`.
+    /// Splits after a short probe straight into `connections` (no ramp), into pieces of at least `minPiece`.
     static func config(connections: Int = 8, minPiece: Int64 = 64 * 1024) -> TransferConfig {
         var config = Harness.fastConfig
         config.connectionsPerTask = connections
         config.minPieceSize = minPiece
         config.splitProbe = 0.02
+        config.rampConnections = false
         config.splitBelowSpeed = .infinity
         return config
     }
