@@ -14,10 +14,9 @@ extension Ledger {
     ///
     /// Read from the newest snapshot's summary, whose seal is checked (tied to the chain, unedited), when every
     /// event after that snapshot is one that cannot change a count (``ListSummary/fold(_:)``): then no task is
-    /// decoded. When the events after it change counts only through the tasks they name
-    /// (``ListSummary/changesOnlyNamedTasks(_:)``: moves, pauses, transfers…), the snapshot's list is folded and
-    /// only those tasks are counted again, before and after. Otherwise, or when no snapshot has a summary whose
-    /// seal holds, the list is loaded (snapshot and tail) and counted.
+    /// decoded. Otherwise the snapshot's list is folded and, when the events after it name at most
+    /// ``recountReach`` tasks, only those are counted again, before and after (``countTail(_:into:from:)``); else,
+    /// or when no snapshot has a summary whose seal holds, the list is loaded (snapshot and tail) and counted.
     /// - Throws: what ``init(path:creatingWithDirectory:readOnly:deferringCreation:clock:)`` throws for this path.
     /// - Complexity: O(events after the snapshot) when the summary serves; plus reading the snapshot when the tail
     ///   names tasks; else what opening the ledger costs and a count of the list.
@@ -74,9 +73,15 @@ extension Ledger {
         return Stats(summary: summary, snapshotSeq: loaded)
     }
 
+    /// Tasks a tail may name for `stats` to count them again rather than the whole list.
+    static let recountReach = 8192
+
     /// Folds the events after `list` (the snapshot `summary` was saved with) into it and returns `summary` with
-    /// the tasks they name counted again; nil when one of them is not ``ListSummary/changesOnlyNamedTasks(_:)``
-    /// (the caller then counts the whole list, folded through the head: this fold stops there).
+    /// the tasks they name counted again: an event changes a count only through the tasks it names (their state,
+    /// bytes and size, how many times the sections list them: what the audit index and the fold of one task for
+    /// `audit` rely on too), and through the to-delete list's length and the number of sections, which are the
+    /// folded list's. Nil when they name more than ``recountReach`` tasks (a big add): the caller then counts the
+    /// whole list, folded through the head (this fold stops at the event that went past).
     /// - Throws: for an event that does not decode, as a fold does.
     static func countTail(_ store: EventStore, into list: inout DownloadList, from summary: ListSummary)
         throws
@@ -89,11 +94,12 @@ extension Ledger {
             guard failure == nil, countable else { return }
             do {
                 let entry = try Entry.decode(kind: view.kind, payload: view.payload)
-                guard ListSummary.changesOnlyNamedTasks(entry.event) else {
+                let named = entry.event.taskIDs
+                guard before.count + named.count <= recountReach else {
                     countable = false
                     return
                 }
-                for id in entry.event.taskIDs where before[id] == nil {
+                for id in named where before[id] == nil {
                     before[id] = .some(ListSummary.place(of: id, in: list))
                 }
                 list.apply(LoggedEntry(seq: view.seq, time: view.time, entry: entry))

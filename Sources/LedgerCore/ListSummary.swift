@@ -62,29 +62,6 @@ public struct ListSummary: Sendable, Equatable {
         return (list.sections.reduce(0) { $0 + $1.tasks.occurrences(of: id) }, figures)
     }
 
-    /// Whether folding `event` changes what ``init(_:)`` counts only through the tasks it names (their figures and
-    /// how often the sections list them), the to-delete list's length and the sections' number: then a summary is
-    /// brought up to date by counting those tasks before and after (`dledger stats` after moves and transfers).
-    /// Adds, removals, purges and sorts are left to a count of the whole list.
-    public static func changesOnlyNamedTasks(_ event: Event) -> Bool {
-        switch event {
-        case .tasksMoved, .tasksPlaced, .tasksPaused, .tasksResumed, .tasksStopped, .statesRestored,
-            .tasksDeleted,
-            .tasksRestored, .tasksTrashed, .filesDeleted, .tasksRedownloaded, .taskRenamed,
-            .taskOptionsChanged,
-            .transferStarted, .transferResolved, .transferPaused, .transferCompleted, .transferFailed,
-            .transferRetrying, .transferHeld, .transferContinued, .transferConnections, .hookFinished,
-            .sectionInserted, .sectionRenamed, .sectionMoved, .sectionRemoved, .maxDownloadsChanged,
-            .speedLimitChanged, .connectionsChanged, .maxSizeChanged, .connectionsPerServerChanged,
-            .minSplitSizeChanged, .directoryChanged, .sortChanged, .emptySectionsPolicyChanged,
-            .trashPolicyChanged, .hookChanged:
-            return true
-        case .ledgerCreated, .tasksAdded, .groupsAdded, .tasksRemoved, .sectionSorted, .trashPurged,
-            .tasksErased:
-            return false
-        }
-    }
-
     /// Folds one logged entry in when it cannot change a count; false (and the summary unchanged) when it may,
     /// and the list must be folded instead.
     public mutating func fold(_ logged: LoggedEntry) -> Bool {

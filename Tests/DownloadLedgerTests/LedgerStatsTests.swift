@@ -101,8 +101,9 @@ import Testing
             try Ledger.stats(path: box.ledgerPath) == Ledger.Stats(summary: stats.summary, snapshotSeq: nil))
     }
 
-    /// Moves, pauses, deletes and transfer facts after the snapshot (issue 24 §1): the snapshot's list is folded and
-    /// only the tasks the tail names are counted again, before and after; the result is a count of the whole list.
+    /// Moves, pauses, deletes, restores, adds and transfer facts after the snapshot (issue 24 §1): the snapshot's list
+    /// is folded and only the tasks the tail names are counted again, before and after; the result is a count of the
+    /// whole list.
     @Test func aTailOfMovesPausesAndTransfersRecountsOnlyTheTasksItNames() throws {
         let box = try Sandbox()
         let ledger = try ledgerAtASnapshot(box)
@@ -136,11 +137,20 @@ import Testing
         #expect(counted.sections == 3 && counted.trash == 3 && counted.count(.finished) == 2)
         let stats = try Ledger.stats(path: box.ledgerPath)
         #expect(stats == Ledger.Stats(summary: counted, snapshotSeq: snapshot))
-        // An add after them is counted with the whole list, which says the same.
-        try ledger.add(["https://example.com/late.iso"])
+        // A small add is counted the same way; one past the reach is counted with the whole list.
+        try ledger.execute(
+            .add(
+                urls: ["https://example.com/late.iso"], placement: .newSection(title: "Late", at: 0),
+                name: nil,
+                sha256: nil, directory: nil))
         var again = try Ledger.startingPoint(store, atOrBefore: nil)
-        #expect(try Ledger.countTail(store, into: &again, from: summary) == nil)
+        #expect(try Ledger.countTail(store, into: &again, from: summary) == ListSummary(ledger.list))
+        #expect(ListSummary(ledger.list).sections == 4)
+        try ledger.add((1...Ledger.recountReach).map { "https://mirror.example.org/big/\($0).iso" })
+        var past = try Ledger.startingPoint(store, atOrBefore: nil)
+        #expect(try Ledger.countTail(store, into: &past, from: summary) == nil)
         #expect(try Ledger.stats(path: box.ledgerPath).summary == ListSummary(ledger.list))
+        #expect(try Ledger.stats(path: box.ledgerPath).summary == (try fromZero(box)))
     }
 
     @Test func anEditedSummaryIsNotUsedAndVerifyNamesIt() throws {
