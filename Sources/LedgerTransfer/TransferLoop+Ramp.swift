@@ -2,6 +2,13 @@
 /// measures the transfer's rate; the connections grow while each new one adds throughput, and hold once they stop
 /// helping. Every decision is one `.connections` fact, so the log tells how the count was found.
 extension TransferLoop {
+    /// Seconds a ramp's window lasts at least while a speed limit paces the transfers: the limiter lets a burst
+    /// through at each refill, which a window of a few milliseconds would read as the new connections' gain.
+    static let limitedRampWindow = 0.25
+
+    /// The window a ramp measures over: ``TransferConfig/rampWindow``, or ``limitedRampWindow`` under a limit.
+    var rampWindow: Double { isLimiting ? max(config.rampWindow, Self.limitedRampWindow) : config.rampWindow }
+
     /// Looks at `job`'s ramp: opens the window once the step's connections answered, and decides when it is over.
     func rampUp(_ job: Job, _ segments: Segments, now: Double) {
         guard var ramp = segments.ramp, segments.confirmed else { return }
@@ -18,7 +25,7 @@ extension TransferLoop {
         let before = ramp.count
         let rate: Double
         let decided: Ramp.Decision?
-        if let start = ramp.windowStart, now >= ramp.windowEnd(config.rampWindow) {
+        if let start = ramp.windowStart, now >= ramp.windowEnd(rampWindow) {
             // The window is over: its rate decides, whatever it shows.
             rate = Double(received - start.bytes) / max(now - start.time, 0.001)
             // Nothing left to hand out: the rate measured the end of the file, not the connections.
@@ -27,7 +34,7 @@ extension TransferLoop {
                 return
             }
             decided = ramp.measured(rate, running: running)
-        } else if now - ramp.stepAt >= Ramp.earlyWindow {
+        } else if now - ramp.stepAt >= Ramp.earlyWindow && !isLimiting {
             // Early, the rate since the step (their set-up included, which only lowers it) decides only a step
             // that already helped.
             rate = Double(received - ramp.stepBytes) / (now - ramp.stepAt)
