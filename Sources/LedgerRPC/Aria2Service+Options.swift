@@ -32,7 +32,10 @@ extension Aria2Service {
             ("max-concurrent-downloads", .number(Int64(list.maxDownloads))),
             ("max-connection-per-server", .number(Int64(Self.connectionsPerServer(list)))),
             ("max-download-limit", .string("0")),
-            ("split", .number(Int64(list.connections > 0 ? list.connections : 8))),
+            (
+                "split",
+                .number(Int64(list.connections > 0 ? list.connections : TransferConfig().connectionsPerTask))
+            ),
             ("max-overall-download-limit", .number(list.speedLimit)),
             ("max-overall-upload-limit", .string("0")),
             ("max-upload-limit", .string("0")),

@@ -414,6 +414,11 @@ final class TransferLoop: @unchecked Sendable {
             if let due = job.retryAt { until = min(until, due) }
             if let due = job.segments?.refillAt { until = min(until, due) }
             if let due = job.splitCheckAt { until = min(until, max(due, now + 0.001)) }
+            // A ramp's window may end early (every few ms once it is long enough to tell), and ends at its end.
+            if let ramp = job.segments?.ramp {
+                let early = max(ramp.stepAt + Ramp.earlyWindow, now + 0.005)
+                until = min(until, max(min(early, ramp.windowEnd(rampWindow)), now + 0.001))
+            }
             if job.inFlight.contains(where: \.paused) { until = min(until, lastRefill + Self.refillInterval) }
             if let held = job.attempt?.heldSince { until = min(until, held + config.holdLimit) }
         }

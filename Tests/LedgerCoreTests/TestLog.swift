@@ -100,7 +100,7 @@ struct TestLog {
     }
 
     /// The ids of each section, for short assertions.
-    var layout: [[TaskID]] { list.sections.map(\.tasks) }
+    var layout: [[TaskID]] { list.sections.map { Array($0.tasks) } }
     var titles: [String] { list.sections.map(\.title) }
 }
 
