@@ -36,6 +36,8 @@ public final class Scheduler: @unchecked Sendable {
     /// Running transfers a pause holds with their connection kept (``TransferEngine/hold(id:)``).
     private var held: Set<TaskID> = []
     private var speedLimit: Int64 = -1
+    /// The ledger's pause hold the engine was last given (-1: none yet).
+    private var pauseHold: Int64 = -1
     /// The task's own speed limit each running transfer was last given (a change reaches it while it runs).
     private var taskLimits: [TaskID: Int64?] = [:]
     /// What the last pass that changed nothing started from, and whether it found the scheduler idle.
@@ -118,6 +120,9 @@ public final class Scheduler: @unchecked Sendable {
         let runLock = try RunLock(ledgerPath: ledger.path)
         defer { runLock.release() }
         whenLocked()
+        let publisher = ActivityPublisher(
+            board: ledger.activityBoard, source: { [engine] in engine.activity() })
+        defer { publisher.stop() }
         let checkpointer = checkpointInterval.map { LogCheckpointer(path: ledger.path, interval: $0) }
         defer { checkpointer?.stop() }
         removeRecordedPartials()
@@ -264,6 +269,10 @@ public final class Scheduler: @unchecked Sendable {
         if speedLimit != list.speedLimit {
             speedLimit = list.speedLimit
             engine.setSpeedLimit(list.speedLimit)
+        }
+        if pauseHold != list.pauseHold {
+            pauseHold = list.pauseHold
+            engine.setHoldLimit(list.pauseHold > 0 ? Double(list.pauseHold) : nil)
         }
         for (id, limit) in toLimit { engine.setSpeedLimit(limit, id: id) }
         for id in toCancel { engine.cancel(id: id) }
