@@ -84,7 +84,7 @@ import Testing
         // The dead run's board is left behind, and not believed.
         #expect(FileManager.default.fileExists(atPath: box.ledger + "-activity"))
         let written = try #require(Self.mapped(box, 1))
-        #expect(partialSize(box.partialPath(1)) == 8_000_000, "the split file has its full length")
+        #expect(partialSize(box.partialPath(1)) > written, "the split file's length counts its holes")
         let task = try #require(try await box.task(1))
         #expect(task["state"] as? String == "interrupted")
         #expect(task["bytes"] as? Int == Int(written))
