@@ -11,7 +11,9 @@ import Testing
 @Suite struct LiveActivityTests {
     /// The bytes the piece map of #`id`'s partial file says are written; nil without a map.
     static func mapped(_ box: DledgerSandbox, _ id: Int) -> Int64? {
-        PartialPieces.read(path: box.partialPath(id)).map { $0.written.reduce(Int64(0)) { $0 + ($1.upperBound - $1.lowerBound) } }
+        PartialPieces.read(path: box.partialPath(id)).map {
+            $0.written.reduce(Int64(0)) { $0 + ($1.upperBound - $1.lowerBound) }
+        }
     }
 
     /// aria2.tellStatus of `gid` through serve on `port`.
