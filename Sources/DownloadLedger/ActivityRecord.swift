@@ -25,16 +25,25 @@ struct ActivityRecord: Equatable {
     /// The largest figure a field may hold (2^53: a speed or a time in ms is exact as a Double below it).
     static let maxFigure: Int64 = 1 << 53
 
+    /// The text of the record; never one ``decode(_:)`` refuses: a size below the bytes received is left out
+    /// (unknown), figures are clamped to their ranges, and a retry counted past its last attempt loses its count.
     func encoded() -> [UInt8] {
         var text = Self.header + "\n\(pid)\t\(writtenMs)\n"
         for a in activity {
-            text += "\(a.id)\t\(a.bytes)\t\(min(a.kept, a.bytes))\t\(a.expected.map(String.init) ?? "-")"
-            text +=
-                "\t\(Int64(min(max(a.speed, 0), Double(Self.maxFigure))))\t\(a.connections)\t\(a.held ? 1 : 0)"
+            let bytes = min(max(a.bytes, 0), Self.maxFigure)
+            let size = a.expected.flatMap { $0 >= bytes && $0 <= Self.maxFigure ? String($0) : nil } ?? "-"
+            let speed = a.speed.isFinite ? Int64(min(max(a.speed, 0), Double(Self.maxFigure))) : 0
+            text += "\(a.id)\t\(bytes)\t\(min(max(a.kept, 0), bytes))\t\(size)"
+            text += "\t\(speed)\t\(min(max(a.connections, 0), 1024))\t\(a.held ? 1 : 0)"
             if let r = a.retry {
-                let code = r.code.unicodeScalars.allSatisfy(Self.isCodeScalar) ? r.code : "unknown"
-                text += "\t\(r.attempt)\t\(r.of.map(String.init) ?? "-")\t\(Int64((r.at * 1000).rounded()))"
-                text += "\t\(code)\t\(RetryWait.safeDetail(r.detail).replacing("\t", with: " "))"
+                let attempt = min(max(r.attempt, 1), 1_000_000)
+                let last = r.of.flatMap { $0 >= attempt && $0 <= 1_000_000 ? String($0) : nil } ?? "-"
+                let at = r.at.isFinite ? Int64(min(max(r.at * 1000, 0), Double(Self.maxFigure)).rounded()) : 0
+                let word =
+                    !r.code.isEmpty && r.code.count <= 32
+                    && r.code.unicodeScalars.allSatisfy(Self.isCodeScalar)
+                let detail = String(RetryWait.safeDetail(r.detail).replacing("\t", with: " ").prefix(160))
+                text += "\t\(attempt)\t\(last)\t\(at)\t\(word ? r.code : "unknown")\t\(detail)"
             }
             text += "\n"
         }

@@ -115,6 +115,25 @@ import Testing
         #expect(FileActivityBoard(ledgerPath: ledger.folder + "/nothing.sqlite").read() == nil)
     }
 
+    /// Whatever the engine hands over (a size below the bytes, a speed that is not finite, a retry counted past
+    /// its last attempt, a code with spaces), the record written is one a reader accepts: a board never goes dark.
+    @Test func everySnapshotIsWrittenAsARecordAReaderAccepts() throws {
+        var odd = TransferActivity(id: 4, bytes: 900, expected: 500, speed: .infinity, eta: nil)
+        odd.kept = 2_000
+        odd.connections = 70_000
+        odd.retry = RetryWait(attempt: 9, of: 3, at: .nan, code: "not a word", detail: "x\ty")
+        var negative = TransferActivity(id: 5, bytes: -3, expected: nil, speed: -.infinity, eta: nil)
+        negative.retry = RetryWait(attempt: 0, of: nil, at: -5, code: "", detail: "")
+        let record = ActivityRecord(pid: 7, writtenMs: 1, activity: Self.sample() + [odd, negative])
+        let read = try #require(ActivityRecord.decode(record.encoded()))
+        #expect(read.activity.map(\.id) == [3, 9, 12, 4, 5])
+        #expect(
+            read.activity[3].expected == nil && read.activity[3].kept == 900
+                && read.activity[3].connections == 1024)
+        #expect(read.activity[3].retry?.of == nil && read.activity[3].retry?.code == "unknown")
+        #expect(read.activity[4].bytes == 0 && read.activity[4].retry?.attempt == 1)
+    }
+
     @Test func malformedRecordsAreRefusedWhole() {
         let pid = "\(getpid())"
         let bad = [
