@@ -41,6 +41,7 @@ struct SchedulePlan: Sendable, Equatable {
         let wantedIDs = Set(wanted.map(\.id))
         var actions: [TransferAction] = []
         if book.speedLimit != list.speedLimit { actions.append(.limitAll(list.speedLimit)) }
+        if book.pauseHold != list.pauseHold { actions.append(.holdLimit(list.pauseHold)) }
         actions += limitChanges(list, book: book)
         let (stops, holds) = unwanted(list, book: book, wanted: wantedIDs)
         actions += stops

@@ -117,6 +117,9 @@ public final class Scheduler: Sendable {
         defer { runLock.release() }
         whenLocked()
         let settings = mailbox.settings
+        let publisher = ActivityPublisher(
+            board: ledger.activityBoard, source: { [engine] in engine.activity() })
+        defer { publisher.stop() }
         let checkpointer = settings.checkpointInterval.map {
             LogCheckpointer(path: ledger.path, interval: $0)
         }
@@ -207,6 +210,7 @@ public final class Scheduler: Sendable {
         for action in actions {
             switch action {
             case .limitAll(let limit): engine.setSpeedLimit(limit)
+            case .holdLimit(let seconds): engine.setHoldLimit(seconds > 0 ? Double(seconds) : nil)
             case .limitTask(let id, let limit): engine.setSpeedLimit(limit, id: id)
             case .stop(let id, _): engine.cancel(id: id)
             case .hold(let id): engine.hold(id: id)

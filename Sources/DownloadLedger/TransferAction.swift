@@ -17,6 +17,9 @@ enum TransferAction: Sendable, Equatable {
 
     /// The ledger's speed limit changed (bytes per second, 0: none): every transfer shares the new one.
     case limitAll(Int64)
+    /// The ledger's pause hold changed (seconds, 0: the engine's default): how long a paused transfer keeps its
+    /// connections.
+    case holdLimit(Int64)
     /// A running task's own speed limit changed (nil: none).
     case limitTask(TaskID, Int64?)
     /// Stop the transfer and close its connections.

@@ -16,11 +16,14 @@ struct TransferBook: Sendable, Equatable {
     var taskLimits: [TaskID: Int64?] = [:]
     /// The ledger's speed limit the engine was last given; -1 before the first pass.
     var speedLimit: Int64 = -1
+    /// The ledger's pause hold the engine was last given; -1 before the first pass.
+    var pauseHold: Int64 = -1
 
     /// Notes that `action` was carried out.
     mutating func note(_ action: TransferAction) {
         switch action {
         case .limitAll(let limit): speedLimit = limit
+        case .holdLimit(let seconds): pauseHold = seconds
         case .limitTask(let id, let limit): taskLimits[id] = limit
         case .stop(let id, let reason): stopping[id] = reason
         case .hold(let id): held.insert(id)

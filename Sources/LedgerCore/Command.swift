@@ -83,6 +83,9 @@ public enum Command: Sendable, Equatable {
     /// The default smallest piece in bytes (aria2 `min-split-size`): 1 MiB to 1 GiB, or 0 for the downloader's
     /// (1 MiB). A task's own size wins.
     case setMinSplitSize(Int64)
+    /// How long a paused transfer keeps its connections before it stops, in seconds: ``DownloadList/pauseHoldRange``,
+    /// or 0 for the downloader's (60 s).
+    case setPauseHold(Int64)
     /// The ledger's download folder, for tasks added later without a folder of their own: an absolute path in
     /// normal form (no empty, `.` or `..` part, no trailing slash, no control character).
     case setDirectory(String)

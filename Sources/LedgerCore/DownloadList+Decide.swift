@@ -169,6 +169,15 @@ extension DownloadList {
                     "min-split-size is already \(n == 0 ? "the default" : "\(n) bytes")")
             }
             return Decision(entry: Entry(.minSplitSizeChanged(n)))
+        case .setPauseHold(let n):
+            guard n == 0 || Self.pauseHoldRange.contains(n) else {
+                throw LedgerError.invalidValue(
+                    "pause-hold must be 1 to 3600 seconds, or 0 for the default, not \(n)")
+            }
+            guard n != pauseHold else {
+                throw LedgerError.nothingToDo("pause-hold is already \(n == 0 ? "the default" : "\(n) s")")
+            }
+            return Decision(entry: Entry(.pauseHoldChanged(n)))
         case .setDirectory(let path):
             guard Validation.isNormalDirectory(path) else {
                 throw LedgerError.invalidValue(

@@ -62,6 +62,8 @@ extension DownloadList {
             return .connectionsPerServerChanged(connectionsPerServer)
         case .minSplitSizeChanged:
             return .minSplitSizeChanged(minSplitSize)
+        case .pauseHoldChanged:
+            return .pauseHoldChanged(pauseHold)
         case .directoryChanged:
             return .directoryChanged(directory)
         case .taskOptionsChanged(let id, _):

@@ -199,6 +199,8 @@ extension DownloadList {
             connectionsPerServer = n
         case .minSplitSizeChanged(let n):
             minSplitSize = n
+        case .pauseHoldChanged(let n):
+            pauseHold = n
         case .directoryChanged(let path):
             directory = path
         case .taskOptionsChanged(let id, let options):

@@ -4,7 +4,7 @@ public struct SnapshotError: Error, Sendable, CustomStringConvertible {
 }
 
 extension DownloadList {
-    private static let snapshotMagic: [UInt8] = Array("DLS14".utf8)
+    private static let snapshotMagic: [UInt8] = Array("DLS15".utf8)
 
     /// The whole projection as compact bytes: the snapshot cache. Reading it back gives an equal list.
     /// - Complexity: O(tasks + sections + trash).
@@ -39,6 +39,7 @@ extension DownloadList {
         w.int(maxSize)
         w.int(connectionsPerServer)
         w.int(minSplitSize)
+        w.int(pauseHold)
         w.string(sortMode.rawValue)
         w.bool(sortDescending)
         w.bool(autoRemoveEmptySections)
@@ -201,6 +202,8 @@ extension DownloadList {
             guard minSplitSize == 0 || TaskOptions.minSplitSizeRange.contains(minSplitSize) else {
                 throw SnapshotError()
             }
+            pauseHold = try r.int()
+            guard pauseHold == 0 || Self.pauseHoldRange.contains(pauseHold) else { throw SnapshotError() }
             guard let mode = SortMode(rawValue: try r.string()) else { throw SnapshotError() }
             sortMode = mode
             sortDescending = try r.bool()

@@ -2,7 +2,7 @@
 /// Changed only by `apply(_:)`, a pure fold over logged entries.
 public struct DownloadList: Sendable, Equatable {
     /// Bump when `apply` changes meaning: snapshots of other versions are ignored.
-    public static let reducerVersion = 14
+    public static let reducerVersion = 15
     /// How many user actions undo can reach back.
     public static let undoDepth = 200
     /// The stack may hold this many steps more before it is cut back to `undoDepth`.
@@ -28,6 +28,11 @@ public struct DownloadList: Sendable, Equatable {
     /// The smallest piece a download is split into for tasks without their own (aria2 `min-split-size`), in
     /// ``TaskOptions/minSplitSizeRange``; 0: the downloader's (1 MiB).
     public internal(set) var minSplitSize: Int64 = 0
+    /// How long a paused transfer keeps its connections, in seconds (`dledger set pause-hold`), in
+    /// ``pauseHoldRange``; 0: the downloader's (60 s).
+    public internal(set) var pauseHold: Int64 = 0
+    /// What ``pauseHold`` may be when set: 1 s to an hour.
+    public static let pauseHoldRange: ClosedRange<Int64> = 1...3600
     /// The largest file a download may become (`dledger set max-size`); 0: the downloader's rule.
     public internal(set) var maxSize: Int64 = 0
     /// What ``maxSize`` may be when set: 1 KB to 1 EB.

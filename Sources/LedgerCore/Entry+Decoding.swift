@@ -25,6 +25,7 @@ struct PayloadFields {
     var modes: [String]?
     var states: [String]?
     var bytes: Int64?
+    var seconds: Int64?
     var size: Int64?
     // transferStarted's, which `progressFact` reads: here they are only checked to be numbers.
     var attempt: Int64?
@@ -136,6 +137,8 @@ extension Entry {
             f.index = try r.int()
         } else if key.equals("bytes") {
             f.bytes = try r.int()
+        } else if key.equals("seconds") {
+            f.seconds = try r.int()
         } else if key.equals("attempt") {
             f.attempt = try r.int()
         } else if key.equals("offset") {
@@ -534,6 +537,10 @@ extension Entry {
                 throw r.fail("bad min split size")
             }
             return .minSplitSizeChanged(n)
+        } else if k.equals("pauseHoldChanged") {
+            let n = try need(f.seconds, "seconds", r)
+            guard n == 0 || DownloadList.pauseHoldRange.contains(n) else { throw r.fail("bad pause hold") }
+            return .pauseHoldChanged(n)
         } else if k.equals("directoryChanged") {
             let path = try need(f.dir, "dir", r)
             guard Validation.isNormalDirectory(path) else { throw r.fail("bad download folder") }

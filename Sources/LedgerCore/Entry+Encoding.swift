@@ -138,6 +138,8 @@ extension Entry {
             w.field("connections", n)
         case .minSplitSizeChanged(let n):
             w.field("bytes", n)
+        case .pauseHoldChanged(let n):
+            w.field("seconds", n)
         case .directoryChanged(let path):
             w.field("dir", path)
         case .taskOptionsChanged(let id, let options):

@@ -34,6 +34,7 @@ extension Event {
         case .maxSizeChanged: return "maxSizeChanged"
         case .connectionsPerServerChanged: return "connectionsPerServerChanged"
         case .minSplitSizeChanged: return "minSplitSizeChanged"
+        case .pauseHoldChanged: return "pauseHoldChanged"
         case .directoryChanged: return "directoryChanged"
         case .taskOptionsChanged: return "taskOptionsChanged"
         case .sortChanged: return "sortChanged"
@@ -65,6 +66,6 @@ extension Event {
         "taskOptionsChanged", "maxSizeChanged", "connectionsPerServerChanged", "minSplitSizeChanged",
         "transferStarted", "transferResolved", "transferPaused", "transferCompleted", "transferFailed",
         "transferRetrying", "transferHeld", "transferContinued", "transferConnections", "hookChanged",
-        "hookFinished", "directoryChanged",
+        "hookFinished", "directoryChanged", "pauseHoldChanged",
     ]
 }

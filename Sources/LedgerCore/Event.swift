@@ -129,6 +129,8 @@ public enum Event: Sendable, Equatable {
     case connectionsPerServerChanged(Int)
     /// The ledger's default smallest piece, in bytes (0: the downloader's).
     case minSplitSizeChanged(Int64)
+    /// How long a paused transfer keeps its connections, in seconds (0: the downloader's 60).
+    case pauseHoldChanged(Int64)
     /// The ledger's download folder, for tasks added later (those added before keep theirs).
     case directoryChanged(String)
     /// A task's request options replaced as a whole (`changeOption`, `dledger option`); undone by the old ones.
@@ -212,7 +214,7 @@ public enum Event: Sendable, Equatable {
             return [id]
         case .ledgerCreated, .sectionInserted, .sectionRenamed, .sectionMoved, .sectionRemoved,
             .maxDownloadsChanged, .speedLimitChanged, .connectionsChanged, .maxSizeChanged, .sortChanged,
-            .connectionsPerServerChanged, .minSplitSizeChanged, .directoryChanged,
+            .connectionsPerServerChanged, .minSplitSizeChanged, .pauseHoldChanged, .directoryChanged,
             .emptySectionsPolicyChanged, .trashPolicyChanged, .hookChanged:
             return []
         }

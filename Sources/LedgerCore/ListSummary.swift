@@ -69,7 +69,7 @@ public struct ListSummary: Sendable, Equatable {
         case .sectionInserted:
             sections += 1
         case .taskRenamed, .maxDownloadsChanged, .speedLimitChanged, .connectionsChanged, .maxSizeChanged,
-            .directoryChanged,
+            .directoryChanged, .pauseHoldChanged,
             .taskOptionsChanged, .sortChanged, .emptySectionsPolicyChanged, .trashPolicyChanged,
             .sectionRenamed,
             .sectionMoved, .sectionSorted, .transferConnections, .hookChanged, .hookFinished:

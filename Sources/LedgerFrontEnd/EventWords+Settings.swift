@@ -21,6 +21,10 @@ extension EventWords {
             return n == 0
                 ? "min-split-size: the default (\(Format.binaryBytes(TransferConfig().minPieceSize)))"
                 : "min-split-size set to \(Format.binaryBytes(n)): no piece smaller"
+        case .pauseHoldChanged(let n):
+            return n == 0
+                ? "pause-hold: the default (\(Int(TransferConfig().holdLimit)) s)"
+                : "pause-hold set to \(n) s: a paused download keeps its connections that long"
         case .directoryChanged(let path):
             return "download folder set to \(path): for tasks added from now on"
         case .connectionsChanged(let n):

@@ -53,6 +53,10 @@ final class Job {
     var splitCheckFrom: Double = 0
     /// When the next attempt is due (monotonic seconds), while waiting out a backoff.
     var retryAt: Double?
+    /// The wait before the next attempt as the activity shows it, set with ``retryAt``.
+    var retryWait: RetryWait?
+    /// Since when a pause holds the transfer's connections (monotonic seconds), while it does.
+    var heldSince: Double?
     var meter = SpeedMeter()
     /// The transfer's own speed limit (bytes/s over all its connections), changed while it runs
     /// (``TransferEngine/setSpeedLimit(_:id:)``); starts as the request's.

@@ -46,7 +46,7 @@ extension TransferLoop {
 
     /// Splits the sequential transfers that qualify; tells once why one cannot be split.
     func considerSplits(now: Double) {
-        for job in jobs.values {
+        for job in jobs.values where job.heldSince == nil {
             guard let segments = job.segments else {
                 considerSplit(job, now: now)
                 continue
@@ -153,7 +153,8 @@ extension TransferLoop {
     /// matched the map, then up to the wanted count. `freed`: the speed of a connection that just finished its
     /// piece, which may then take over a much slower one's rest.
     func refill(_ job: Job, now: Double, freed: Double? = nil) {
-        guard let segments = job.segments else { return }
+        // A held transfer opens no connection: its release asks for the refill.
+        guard let segments = job.segments, job.heldSince == nil else { return }
         var freed = freed
         while segments.active < (segments.confirmed ? segments.wanted : 1),
             let next = segments.nextRange(now: now, freed: freed)

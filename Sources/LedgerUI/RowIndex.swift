@@ -167,7 +167,7 @@ extension RowIndex {
         case .transferStarted, .transferPaused, .transferHeld, .transferContinued, .transferConnections,
             .transferRetrying, .transferFailed, .tasksPaused, .tasksResumed, .tasksStopped,
             .maxDownloadsChanged, .speedLimitChanged, .emptySectionsPolicyChanged, .trashPolicyChanged,
-            .hookChanged, .hookFinished:
+            .hookChanged, .hookFinished, .pauseHoldChanged:
             return true
         case .sectionRenamed:
             // A sorted view's groups are named by its buckets; the manual view's by its sections.

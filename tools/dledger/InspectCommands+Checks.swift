@@ -83,6 +83,17 @@ extension InspectCommands {
         // stat(2) alone: Foundation's attributes would also look up the owner's names in /etc/passwd and /etc/group.
         var info = stat()
         let fileBytes = stat(path, &info) == 0 ? Int64(info.st_size) : nil
+        // The running transfers as their downloader publishes them (the log's bytes are those last recorded).
+        let running = FileActivityBoard(ledgerPath: path).read()
+        let liveBytes: Int64 = running?.reduce(0) { $0 + $1.bytes } ?? 0
+        let liveSpeed: Double = running?.reduce(0.0) { $0 + $1.speed } ?? 0
+        let liveJSON: JSONValue =
+            running.map {
+                .obj([
+                    "transfers": .int(Int64($0.count)), "bytes": .int(liveBytes),
+                    "speed": .int(Int64(liveSpeed)),
+                ])
+            } ?? .null
         if inv.context.json {
             var byState: [(String, JSONValue)] = [("total", .int(live))]
             byState += TaskState.allCases.map { ($0.rawValue, .int(counts[$0] ?? 0)) }
@@ -97,11 +108,12 @@ extension InspectCommands {
                     "snapshotSeq": .opt(snapshot),
                     "ledger": .string(path),
                     "ledgerBytes": .opt(fileBytes),
+                    "live": liveJSON,
                 ]).rendered(pretty: true))
             return CLIError.success
         }
         let states = TaskState.allCases.compactMap { s in counts[s].map { "\($0) \(s.rawValue)" } }
-        let rows: [(String, String)] = [
+        var rows: [(String, String)] = [
             ("tasks", "\(live)" + (states.isEmpty ? "" : " (" + states.joined(separator: ", ") + ")")),
             ("to-delete list", "\(list.trash)"),
             ("sections", "\(list.sections)"),
@@ -110,6 +122,15 @@ extension InspectCommands {
             ("snapshot", snapshot.map { "at #\($0)" } ?? "none"),
             ("ledger", path + (fileBytes.map { " (\(Format.bytes($0)))" } ?? "")),
         ]
+        if let running, !running.isEmpty {
+            let n = running.count
+            rows.insert(
+                (
+                    "downloading now",
+                    "\(n) transfer\(n == 1 ? "" : "s"), \(Format.bytes(liveBytes)) received, "
+                        + "\(Format.bytes(Int64(liveSpeed)))/s"
+                ), at: 4)
+        }
         for (k, v) in rows { inv.console.out(Format.fit(k, 16) + v) }
         return CLIError.success
     }

@@ -57,6 +57,12 @@ struct ProgressLine {
 
     /// The line for `activity`, named `name`, at most `nameWidth` plus the fields wide.
     func line(_ a: TransferActivity, name: String) -> String {
+        if let retry = a.retry {
+            // Waiting out a backoff: when, which attempt and why, in place of a speed of zero.
+            let room = nameWidth + fields.reduce(0) { $0 + $1.width }
+            let words = Format.fit(name, nameWidth) + "  " + retry.line(now: RetryWait.wallClock())
+            return Format.right("#\(a.id)", Self.idWidth) + " " + Format.fit(words, room)
+        }
         let fraction = a.expected.map { $0 > 0 ? min(1, Double(a.bytes) / Double($0)) : 1 }
         var line = Format.right("#\(a.id)", Self.idWidth) + " " + Format.fit(name, nameWidth)
         for field in fields {

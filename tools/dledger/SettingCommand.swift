@@ -67,6 +67,15 @@ enum SettingCommand {
                     : Format.binaryBytes($0)
             },
             reset: .setMinSplitSize(0), command: { .setMinSplitSize(try Format.parseSplitSize($0)) }),
+        ValueSetting(
+            name: "pause-hold", placeholder: "<seconds>",
+            help: "How long a paused download keeps its connections, 1 to 3600 seconds, or 'default'\n"
+                + "(\(Int(TransferConfig().holdLimit)) s): a resume within it goes on with the same responses, on one\n"
+                + "connection or all of a split download's; past it the connections close and the resume asks again.",
+            stored: { $0.pauseHold },
+            shown: { $0 == 0 ? "default (\(Int(TransferConfig().holdLimit)) s)" : "\($0) s" },
+            reset: .setPauseHold(0),
+            command: { .setPauseHold(try Numbers.whole($0, "pause-hold", in: 1...3600)) }),
     ]
 
     static let names = ["dir"] + switches.map(\.name) + values.map(\.name) + Hook.allCases.map(\.settingName)

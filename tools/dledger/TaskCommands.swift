@@ -26,7 +26,10 @@ enum TaskCommands {
     }
 
     static let specs: [CommandSpec] = [
-        stateCommand("pause", "Pause tasks (a running transfer stops; its bytes are kept).") { .pause($0) },
+        stateCommand(
+            "pause",
+            "Pause tasks: a running transfer keeps its connections, all of a split one's, for 'set pause-hold' (60 s)."
+        ) { .pause($0) },
         stateCommand("resume", "Resume paused, stopped or failed tasks.") { .resume($0) },
         stateCommand("stop", "Stop tasks (like pause; 'resume' starts them again).") { .stop($0) },
         CommandSpec(

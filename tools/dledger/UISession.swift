@@ -126,9 +126,18 @@ final class UISession: @unchecked Sendable {
         let activity: [TransferActivity]?
         switch model.runner {
         case .elsewhere:
-            // Another process moves the bytes: what its partial files show, a few times a second.
+            // Another process moves the bytes: what it publishes, a few times a second; what its partial files
+            // show when it publishes nothing readable.
             let now = ContinuousClock.now
-            activity = disk.isDue(now) ? disk.sample(model.shownDownloading(), in: model.list, now: now) : nil
+            if !disk.isDue(now) {
+                activity = nil
+            } else if let published = ledger.activityBoard.read() {
+                disk.reset()
+                disk.markSampled(now)
+                activity = published
+            } else {
+                activity = disk.sample(model.shownDownloading(), in: model.list, now: now)
+            }
         case .starting:
             activity = session?.currentActivity() ?? []
         case .here, .nobody:
