@@ -66,19 +66,24 @@ import Testing
             plan.actions.compactMap { if case .start(let t) = $0 { t.id } else { nil } }
         }
 
-        /// The actions besides the ledger-wide speed limit a first pass passes on.
+        /// The actions besides the ledger-wide speed limit and pause hold a first pass passes on.
         func changes(_ plan: SchedulePlan) -> [TransferAction] {
-            plan.actions.filter { if case .limitAll = $0 { false } else { true } }
+            plan.actions.filter {
+                switch $0 {
+                case .limitAll, .holdLimit: false
+                default: true
+                }
+            }
         }
     }
 
     @Test func tasksStartInListOrderUpToTheMaximumCount() throws {
         var f = try Fixture()
         let plan = f.plan()
-        #expect(plan.actions.first == .limitAll(0))
+        #expect(Array(plan.actions.prefix(2)) == [.limitAll(0), .holdLimit(0)])
         #expect(f.started(plan) == [f.c, f.d, f.a])
-        #expect(plan.actions.dropFirst().allSatisfy { if case .start = $0 { true } else { false } })
-        #expect(f.list.tasks[f.c].map { TransferAction.start($0) } == plan.actions[1])
+        #expect(plan.actions.dropFirst(2).allSatisfy { if case .start = $0 { true } else { false } })
+        #expect(f.list.tasks[f.c].map { TransferAction.start($0) } == plan.actions[2])
         #expect(!plan.idle)
         // Nothing changed: nothing more to do.
         #expect(f.plan().actions.isEmpty)

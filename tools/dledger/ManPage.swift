@@ -99,7 +99,7 @@ enum ManPage {
         return lines.joined(separator: "\n")
     }
 
-    /// Text for a roff line: backslashes and hyphens escaped, a character beyond ASCII (`×`, `—`) as groff's
+    /// Text for a roff line: backslashes and hyphens escaped, an ellipsis as three dots, a character beyond ASCII (`×`, `—`) as groff's
     /// `\[uXXXX]` (troff reads its input as Latin-1 and warns on UTF-8 bytes), and a leading `.` or `'` kept
     /// from being read as a request.
     static func roff(_ text: String) -> String {
@@ -108,6 +108,8 @@ enum ManPage {
             switch scalar {
             case "\\": escaped += "\\e"
             case "-": escaped += "\\-"
+            // groff has no glyph for U+2026 on a terminal: three dots, as a man page writes it.
+            case "\u{2026}": escaped += "..."
             case _ where scalar.isASCII: escaped.unicodeScalars.append(scalar)
             default:
                 let hex = String(scalar.value, radix: 16, uppercase: true)
