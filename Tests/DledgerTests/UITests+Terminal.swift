@@ -148,7 +148,8 @@ extension UITests {
         let first = try await t.waitFor(15) { s in
             s.contains {
                 // Past the first second, when the meter has a whole window of the transfer.
-                Self.progress($0).map { $0.bytes > Double(perConnection * connections) && $0.speed > 0 } == true
+                Self.progress($0).map { $0.bytes > Double(perConnection * connections) && $0.speed > 0 }
+                    == true
                     && $0.range(of: #"B/s +[0-9]+(s|m[0-9]{2}s|h[0-9]{2}m) *$"#, options: .regularExpression)
                         != nil
             }
