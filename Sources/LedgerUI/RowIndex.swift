@@ -169,7 +169,7 @@ extension RowIndex {
         switch event {
         case .transferStarted, .transferPaused, .transferHeld, .transferContinued, .transferConnections,
             .transferRetrying, .transferFailed, .tasksPaused, .tasksResumed, .tasksStopped,
-            .maxDownloadsChanged, .speedLimitChanged, .emptySectionsPolicyChanged, .trashPolicyChanged,
+            .settingChanged, .emptySectionsPolicyChanged, .trashPolicyChanged,
             .hookChanged, .hookFinished:
             return true
         case .sectionRenamed:

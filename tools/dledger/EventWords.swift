@@ -21,7 +21,43 @@ enum EventWords {
     }
 
     /// The width of the kind column: the longest kind in the catalog.
-    static let kindWidth = Event.allKinds.map(\.count).max() ?? 18
+    static let kindWidth = EventKind.allCases.map(\.rawValue.count).max() ?? 18
+
+    /// A value setting's change in words; a setting without words of its own here says its name and value.
+    static func setting(_ setting: Setting, _ value: SettingValue) -> String {
+        if let words = settingWords[setting] { return words(value.number) }
+        let shown = SettingCommand.valueSetting(setting).shown(value)
+        return value.isDefault
+            ? "\(setting.spec.name): \(shown)" : "\(setting.spec.name) set to \(printable(shown))"
+    }
+
+    /// The settings whose change says more than their name and value.
+    private static let settingWords: [Setting: @Sendable (Int64) -> String] = [
+        .maxDownloads: { n in
+            n == 0
+                ? "no limit on simultaneous downloads" : "at most \(n) download\(n == 1 ? "" : "s") at a time"
+        },
+        .speedLimit: { n in n == 0 ? "speed limit removed" : "speed limit set to \(Format.rate(Double(n)))" },
+        .maxSize: { n in
+            n == 0
+                ? "max-size: the default (16 GiB for a body without a length, no maximum for an announced size)"
+                : "max-size set to \(Format.bytes(n)): a larger file fails"
+        },
+        .connectionsPerServer: { n in
+            n == 0
+                ? "max-connection-per-server: the default (\(TransferConfig().connectionsPerServer))"
+                : "max-connection-per-server set to \(n): at most \(n) connection\(n == 1 ? "" : "s") to one server"
+        },
+        .minSplitSize: { n in
+            n == 0
+                ? "min-split-size: the default (\(Format.binaryBytes(TransferConfig().minPieceSize)))"
+                : "min-split-size set to \(Format.binaryBytes(n)): no piece smaller"
+        },
+        .connections: { n in
+            n == 0
+                ? "connections per download: the downloader decides" : "connections per download set to \(n)"
+        },
+    ]
 
     /// Task ids in words, a run of three or more consecutive ids as a range: `#1–#3 #5 #7 #8` (an en dash; one
     /// add of 100,000 URLs reads `#1–#100000`). Every sentence naming tasks says them this way; JSON keeps the ids.
@@ -111,9 +147,6 @@ enum EventWords {
         case .tasksRemoved(let removed, let sections):
             return "took \(ids(removed)) out of the list"
                 + sections.map { ", and the empty section \($0)" + title($0, list) }.joined()
-        case .tasksTrashed(let entries, _, let removing):
-            return "put \(ids(entries.map(\.id))) back in the to-delete list"
-                + removing.map { ", removed section \($0)" + title($0, list) + " again" }.joined()
         case .tasksMoved(let moved, let section, let index):
             return "moved \(ids(moved)) to \(section):\(index)" + title(section, list)
         case .tasksPlaced(let placements, let recreating):
@@ -137,6 +170,47 @@ enum EventWords {
             return "removed section \(index)" + title(index, list)
         case .sectionSorted(let index, let order):
             return "sorted section \(index)" + title(index, list) + ": " + ids(order)
+        case .tasksTrashed, .tasksDeleted, .filesDeleted, .tasksRestored, .trashPurged, .tasksErased,
+            .tasksRedownloaded:
+            return deletionText(event, before: list)
+        case .taskRenamed(let id, let name, let file, _):
+            return "renamed #\(id) to '\(name)'" + (file == nil ? "" : " (file renamed on disk)")
+        case .tasksPaused(let paused): return "paused \(ids(paused))"
+        case .tasksResumed(let resumed): return "resumed \(ids(resumed))"
+        case .tasksStopped(let stopped): return "stopped \(ids(stopped))"
+        case .statesRestored(let restored, let states):
+            return "put back states: "
+                + zip(restored, states).map { "#\($0) \($1.rawValue)" }.joined(separator: ", ")
+        case .settingChanged(let setting, let value):
+            return Self.setting(setting, value)
+        case .directoryChanged(let path):
+            return "download folder set to \(path): for tasks added from now on"
+        case .taskOptionsChanged(let id, let options):
+            return options.isEmpty
+                ? "#\(id) options cleared" : "#\(id) options set: " + Self.options(options)
+        case .sortChanged(let mode, let descending):
+            return mode == .manual
+                ? "back to the manual order" : "sorted by \(mode.rawValue)\(descending ? ", descending" : "")"
+        case .emptySectionsPolicyChanged(let on):
+            return on ? "empty sections are now removed automatically" : "empty sections are now kept"
+        case .trashPolicyChanged(let on):
+            return on
+                ? "deletes go to the to-delete list again"
+                : "the to-delete list is off: deletes erase at once"
+        case .hookChanged(let hook, let command):
+            return command.map { "\(hook.settingName) set to \($0)" } ?? "\(hook.settingName): none"
+        case .transferStarted, .transferResolved, .transferPaused, .transferHeld, .transferContinued,
+            .transferCompleted, .transferFailed, .transferRetrying, .transferConnections, .hookFinished:
+            return factText(event)
+        }
+    }
+
+    /// A delete, restore, purge or redownload in words.
+    private static func deletionText(_ event: Event, before list: DownloadList?) -> String {
+        switch event {
+        case .tasksTrashed(let entries, _, let removing):
+            return "put \(ids(entries.map(\.id))) back in the to-delete list"
+                + removing.map { ", removed section \($0)" + title($0, list) + " again" }.joined()
         case .tasksDeleted(let deleted, let modes):
             let mode = modes.count == 1 ? (modes[0] == .all ? " (record and file)" : " (record only)") : ""
             return "moved \(ids(deleted)) to the to-delete list" + mode
@@ -162,49 +236,14 @@ enum EventWords {
             return "deleted \(ids(erased)) at once, without the to-delete list" + mode + keptNote(kept, list)
         case .tasksRedownloaded(let reset, let kept):
             return "reset \(ids(reset)) to download again from zero" + keptNote(kept, list)
-        case .taskRenamed(let id, let name, let file, _):
-            return "renamed #\(id) to '\(name)'" + (file == nil ? "" : " (file renamed on disk)")
-        case .tasksPaused(let paused): return "paused \(ids(paused))"
-        case .tasksResumed(let resumed): return "resumed \(ids(resumed))"
-        case .tasksStopped(let stopped): return "stopped \(ids(stopped))"
-        case .statesRestored(let restored, let states):
-            return "put back states: "
-                + zip(restored, states).map { "#\($0) \($1.rawValue)" }.joined(separator: ", ")
-        case .maxDownloadsChanged(let n):
-            return n == 0
-                ? "no limit on simultaneous downloads" : "at most \(n) download\(n == 1 ? "" : "s") at a time"
-        case .speedLimitChanged(let n):
-            return n == 0 ? "speed limit removed" : "speed limit set to \(Format.rate(Double(n)))"
-        case .maxSizeChanged(let n):
-            return n == 0
-                ? "max-size: the default (16 GiB for a body without a length, no maximum for an announced size)"
-                : "max-size set to \(Format.bytes(n)): a larger file fails"
-        case .connectionsPerServerChanged(let n):
-            return n == 0
-                ? "max-connection-per-server: the default (\(TransferConfig().connectionsPerServer))"
-                : "max-connection-per-server set to \(n): at most \(n) connection\(n == 1 ? "" : "s") to one server"
-        case .minSplitSizeChanged(let n):
-            return n == 0
-                ? "min-split-size: the default (\(Format.binaryBytes(TransferConfig().minPieceSize)))"
-                : "min-split-size set to \(Format.binaryBytes(n)): no piece smaller"
-        case .directoryChanged(let path):
-            return "download folder set to \(path): for tasks added from now on"
-        case .connectionsChanged(let n):
-            return n == 0
-                ? "connections per download: the downloader decides"
-                : "connections per download set to \(n)"
-        case .taskOptionsChanged(let id, let options):
-            return options.isEmpty
-                ? "#\(id) options cleared" : "#\(id) options set: " + Self.options(options)
-        case .sortChanged(let mode, let descending):
-            return mode == .manual
-                ? "back to the manual order" : "sorted by \(mode.rawValue)\(descending ? ", descending" : "")"
-        case .emptySectionsPolicyChanged(let on):
-            return on ? "empty sections are now removed automatically" : "empty sections are now kept"
-        case .trashPolicyChanged(let on):
-            return on
-                ? "deletes go to the to-delete list again"
-                : "the to-delete list is off: deletes erase at once"
+        default:
+            return ""
+        }
+    }
+
+    /// A downloader's fact in words.
+    private static func factText(_ event: Event) -> String {
+        switch event {
         case .transferStarted(let id, let attempt, let offset):
             let from = offset > 0 ? "resumed at \(Format.bytes(offset)) (Range request)" : "started from zero"
             return "#\(id) \(from), attempt \(attempt)"
@@ -234,11 +273,11 @@ enum EventWords {
                 + ", retrying in \(String(format: "%.1f", Double(delayMs) / 1000)) s"
         case .transferConnections(let id, _, let detail):
             return "#\(id) \(detail)"
-        case .hookChanged(let hook, let command):
-            return command.map { "\(hook.settingName) set to \($0)" } ?? "\(hook.settingName): none"
         case .hookFinished(let id, let hook, let command, let result, let line):
             return "#\(id) \(hook.settingName) hook \(command) " + Self.hookResult(result)
                 + (line.isEmpty ? "" : ": \(line)")
+        default:
+            return ""
         }
     }
 
