@@ -5,7 +5,7 @@
 /// its event kind in ``EventKind``. The decoder, encoder, decide, reduce, undo, snapshots, `set`, `log` and the
 /// shell completions take it from the table; what it changes (the downloader reading it) is the only other code.
 public enum Setting: String, Sendable, CaseIterable {
-    case maxDownloads, speedLimit, connections, maxSize, connectionsPerServer, minSplitSize
+    case maxDownloads, speedLimit, connections, maxSize, connectionsPerServer, minSplitSize, userAgent
 
     /// The setting's row of the table.
     public var spec: SettingSpec { Self.table[index] }
@@ -74,6 +74,14 @@ public enum Setting: String, Sendable, CaseIterable {
                 already: {
                     "min-split-size is already \($0.number == 0 ? "the default" : "\($0.number) bytes")"
                 })
+        case .userAgent:
+            SettingSpec(
+                kind: .userAgentChanged, key: "userAgent", name: "user-agent",
+                unit: .text(Validation.userAgent),
+                range: 0...0, subject: "user-agent", rangeWords: "",
+                help: "The User-Agent downloads send unless the task has its own (add --user-agent), or\n"
+                    + "'default': the downloader's.",
+                already: { "user-agent is already \($0.isDefault ? "the default" : "'\($0.text)'")" })
         }
     }
 }

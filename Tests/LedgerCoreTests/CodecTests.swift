@@ -82,6 +82,8 @@ let sampleEvents: [Event] = {
         .connectionsPerServerChanged(16),
         .minSplitSizeChanged(0),
         .minSplitSizeChanged(1 << 30),
+        .settingChanged(.userAgent, .text("curl/8.5.0")),
+        .settingChanged(.userAgent, .text("")),
         .directoryChanged("/home/me/Downloads"),
         .taskOptionsChanged(id: 2, options: sampleOptions),
         .taskOptionsChanged(id: 2, options: TaskOptions()),
