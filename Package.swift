@@ -35,11 +35,15 @@ let package = Package(
             dependencies: ["LedgerCore", "LedgerStore", "LedgerTransfer", "CCrypto", "CSpawn"]),
         .target(name: "LoopbackHTTP"),
         .target(name: "LedgerUI", dependencies: ["LedgerCore", "LedgerTransfer"]),
-        .target(name: "LedgerRPC", dependencies: ["DownloadLedger"]),
+        .target(name: "LedgerRPC", dependencies: ["DownloadLedger", "LedgerFrontEnd"]),
         .target(name: "LedgerRPCServer", dependencies: ["LedgerRPC", "CWebSockets", "CWebSocketGuard"]),
+        .target(name: "LedgerFrontEnd", dependencies: ["DownloadLedger", "LedgerCore"]),
         .executableTarget(
             name: "dledger",
-            dependencies: ["DownloadLedger", "LedgerUI", "LoopbackHTTP", "LedgerRPC", "LedgerRPCServer"],
+            dependencies: [
+                "DownloadLedger", "LedgerUI", "LoopbackHTTP", "LedgerRPC", "LedgerRPCServer",
+                "LedgerFrontEnd",
+            ],
             path: "tools/dledger"),
         .executableTarget(
             name: "ledger-bench",
@@ -47,22 +51,28 @@ let package = Package(
             path: "tools/bench", exclude: ["transfer-bench.sh"]),
         // Seeded randomness and the mutator of the decoder fuzz tests (docs/decoders.md), shared by test targets.
         .target(name: "FuzzSupport", path: "Tests/FuzzSupport"),
+        // What the test targets share: the temporary folder and the raw HTTP (and WebSocket) client.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "LedgerCoreTests", dependencies: ["LedgerCore", "FuzzSupport"]),
-        .testTarget(name: "LedgerStoreTests", dependencies: ["LedgerStore", "LedgerCore", "CSQLite"]),
+        .testTarget(
+            name: "LedgerStoreTests", dependencies: ["LedgerStore", "LedgerCore", "CSQLite", "TestSupport"]),
         .testTarget(
             name: "LedgerTransferTests", dependencies: ["LedgerTransfer", "LoopbackHTTP", "CBufferCache"]),
         .testTarget(
-            name: "DownloadLedgerTests", dependencies: ["DownloadLedger", "LoopbackHTTP"]),
-        .testTarget(name: "LoopbackHTTPTests", dependencies: ["LoopbackHTTP"]),
+            name: "DownloadLedgerTests", dependencies: ["DownloadLedger", "LoopbackHTTP", "TestSupport"]),
+        .testTarget(name: "LoopbackHTTPTests", dependencies: ["LoopbackHTTP", "TestSupport"]),
+        .testTarget(name: "LedgerFrontEndTests", dependencies: ["LedgerFrontEnd", "FuzzSupport"]),
         .testTarget(
             name: "LedgerRPCTests",
             dependencies: [
                 "LedgerRPC", "LedgerRPCServer", "DownloadLedger", "LoopbackHTTP", "CWebSocketGuard",
+                "TestSupport",
             ]),
         .testTarget(
             name: "LedgerUITests", dependencies: ["LedgerUI", "LedgerCore", "LedgerTransfer", "FuzzSupport"]),
         .testTarget(
-            name: "DledgerTests", dependencies: ["LoopbackHTTP", "dledger", "FuzzSupport"],
+            name: "DledgerTests",
+            dependencies: ["LoopbackHTTP", "dledger", "FuzzSupport", "TestSupport", "LedgerFrontEnd"],
             exclude: ["Fixtures"]),
     ]
 )

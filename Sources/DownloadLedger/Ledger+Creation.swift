@@ -5,7 +5,7 @@ import Foundation
 /// creating the same ledger never overwrite each other, and nothing that is not a ledger is ever taken over).
 extension Ledger {
     /// Whether the ledger's file exists: false for a new ledger until its first command succeeds.
-    public var isOnDisk: Bool { withLock { pendingCreation == nil } }
+    public var isOnDisk: Bool { core.withLock { $0.pendingCreation == nil } }
 
     /// Whether a ledger file is at `path`.
     /// - Throws: `StoreError.cannotOpen` for a directory, `.notALedger` for anything else that is not a regular file
@@ -21,53 +21,6 @@ extension Ledger {
         case S_IFDIR: throw StoreError.cannotOpen(path, "it is a directory")
         default: throw StoreError.notALedger(path)
         }
-    }
-
-    /// Appends a user command's entries after the head and applies them to the list as they were written (what
-    /// was just written is not read back and decoded: an add of a million URLs is a payload of 100 MB). On a
-    /// ledger not yet on disk, writes its file first. Caller holds the lock.
-    /// - Returns: the seq of the last entry and the commit time of all of them.
-    /// - Throws: `StoreError.conflict` when another process appended first (or created the ledger first: the
-    ///   command is then decided again on that ledger).
-    func appendCommand(_ entries: [Entry], vault: VaultChange = .none, time: Int64) throws -> (
-        last: Int64, time: Int64
-    ) {
-        let events = entries.map(Self.newEvent)
-        let last: Int64
-        if let creation = pendingCreation {
-            guard try Self.createFile(at: path, events: [creation] + events, vault: vault, time: time) else {
-                try openCreatedFile()
-                throw StoreError.conflict(head: state.head)
-            }
-            try openCreatedFile(through: 1)
-            last = Int64(1 + events.count)
-        } else {
-            try useFactDurability(false)
-            last = try store.append(events, expectingHead: state.head, time: time, vault: vault)
-        }
-        let committed = try store.commitTime(of: last) ?? time
-        for (n, entry) in entries.enumerated() {
-            let seq = last - Int64(entries.count - 1 - n)
-            state.apply(LoggedEntry(seq: seq, time: committed, entry: entry))
-            workSinceSnapshot += Self.work(
-                of: entry.event, payload: events[n].payload.count, liveCount: state.liveCount)
-        }
-        return (last, committed)
-    }
-
-    /// Switches from the in-memory start to the file now at `path`, folding its events (through `through`: the
-    /// caller applies the rest itself). Caller holds the lock.
-    func openCreatedFile(through: Int64? = nil) throws {
-        let file = try SQLiteEventStore(path: path, existing: true)
-        var list = try Self.startingPoint(
-            file, atOrBefore: through, reader: Self.loggedEvents(file, lock: lock))
-        lastSnapshotSeq = list.head
-        workSinceSnapshot = try Self.fold(file, into: &list, through: through)
-        store = file
-        state = list
-        pendingCreation = nil
-        factDurability = false
-        lastToken = try file.changeToken()
     }
 
     /// Writes a ledger holding `events` at `path`, unless a file is there already.
@@ -88,11 +41,8 @@ extension Ledger {
             // No one sees the temporary file before it is linked: it is written without a sync, its log folded
             // into it, and then the file is synced once (then the folder, once linked). Two fsyncs for a new
             // ledger, not nine; nothing is acknowledged before both.
-            let store = try SQLiteEventStore(path: temporary, synchronous: .off)
-            _ = try store.append(events, expectingHead: 0, time: time, vault: vault)
-            guard store.checkpoint() else {
-                throw StoreError.cannotOpen(path, "the new ledger's log could not be folded into it")
-            }
+            try StoreFactory.createUnsynced(
+                at: temporary, for: path, events: events, vault: vault, time: time)
         }
         try syncFile(temporary, for: path)
         guard link(temporary, path) == 0 else {
@@ -179,7 +129,7 @@ extension Ledger {
     /// - Returns: whether the main file alone holds every event now.
     @discardableResult
     public func checkpoint() -> Bool {
-        withLock { (store as? SQLiteEventStore)?.checkpoint() ?? false }
+        core.withLock { $0.store.checkpoint() }
     }
 
     /// The process is done writing to this ledger: the write-ahead log is folded into the main file and, when no
@@ -189,7 +139,7 @@ extension Ledger {
     /// - Returns: whether the file is quiet (rollback-journal mode) now.
     @discardableResult
     public func leaveQuiet() -> Bool {
-        withLock { (store as? SQLiteEventStore)?.leaveQuiet() ?? false }
+        core.withLock { $0.store.leaveQuiet() }
     }
 
     /// Writes a consistent, self-contained copy of the ledger to `destination` (one file, usable alone), while
@@ -198,11 +148,58 @@ extension Ledger {
     /// - Throws: `StoreError.cannotBackUp` (destination exists or cannot be written); `LedgerOpenError.noLedger`
     ///   for a ledger not yet on disk.
     public func backup(to destination: String) throws -> Int64 {
-        try withLock {
-            guard pendingCreation == nil, let file = store as? SQLiteEventStore else {
-                throw LedgerOpenError.noLedger(path)
-            }
-            return try file.backup(to: destination)
+        try core.withLock { state in
+            guard state.pendingCreation == nil else { throw LedgerOpenError.noLedger(path) }
+            return try state.store.backup(to: destination)
         }
+    }
+}
+
+extension Ledger.State {
+    /// Appends a user command's entries after the head and applies them to the list as they were written (what
+    /// was just written is not read back and decoded: an add of a million URLs is a payload of 100 MB). On a
+    /// ledger not yet on disk, writes its file first.
+    /// - Returns: the seq of the last entry and the commit time of all of them.
+    /// - Throws: `StoreError.conflict` when another process appended first (or created the ledger first: the
+    ///   command is then decided again on that ledger).
+    mutating func appendCommand(_ entries: [Entry], vault: VaultChange = .none, time: Int64) throws -> (
+        last: Int64, time: Int64
+    ) {
+        let events = entries.map(Ledger.newEvent)
+        let last: Int64
+        if let creation = pendingCreation {
+            guard try Ledger.createFile(at: path, events: [creation] + events, vault: vault, time: time)
+            else {
+                try openCreatedFile()
+                throw StoreError.conflict(head: list.head)
+            }
+            try openCreatedFile(through: 1)
+            last = Int64(1 + events.count)
+        } else {
+            try useFactDurability(false)
+            last = try store.append(events, expectingHead: list.head, time: time, vault: vault)
+        }
+        let committed = try store.commitTime(of: last) ?? time
+        for (n, entry) in entries.enumerated() {
+            let seq = last - Int64(entries.count - 1 - n)
+            list.apply(LoggedEntry(seq: seq, time: committed, entry: entry))
+            workSinceSnapshot += Ledger.work(
+                of: entry.event, payload: events[n].payload.count, liveCount: list.liveCount)
+        }
+        return (last, committed)
+    }
+
+    /// Switches from the in-memory start to the file now at `path`, folding its events (through `through`: the
+    /// caller applies the rest itself).
+    mutating func openCreatedFile(through: Int64? = nil) throws {
+        let file = try StoreFactory.open(path: path)
+        var opened = try LedgerLog.startingPoint(file, atOrBefore: through, reader: reader)
+        lastSnapshotSeq = opened.head
+        workSinceSnapshot = try LedgerLog.fold(file, into: &opened, through: through)
+        store = file
+        list = opened
+        pendingCreation = nil
+        factDurability = false
+        lastToken = try file.changeToken()
     }
 }

@@ -18,15 +18,24 @@ extension Ledger {
         let title = location.map { list.sections[$0.section].title } ?? trash?.sectionTitle ?? ""
         let file: TaskInfo.File
         if let path = task.filePath, task.state == .finished {
-            switch FileOwnership.check(task, placed: try placedIdentity(of: id)) {
+            let placed = try core.withLock { try $0.placedIdentity(of: id) }
+            switch FileOwnership.check(task, placed: placed) {
             case .ours: file = .onDisk(path: path)
             case .missing: file = .missing(path: path)
             case .notOurs(let reason): file = .replaced(path: path, reason: reason)
             }
         } else {
             let folder = try? DownloadFolder(directory: task.directory)
-            let partial = folder?.partialStatus(id: id).map { Int64($0.st_size) }
-            if let partial, task.state == .downloading { task.bytes = max(task.bytes, partial) }
+            // A split file's bytes are its written pieces, not its length (which counts the holes).
+            let written = folder?.partialPieces(id: id).map {
+                $0.written.reduce(Int64(0)) { $0 + ($1.upperBound - $1.lowerBound) }
+            }
+            let partial = written ?? folder?.partialStatus(id: id).map { Int64($0.st_size) }
+            if task.state == .downloading, let live = liveActivity()[id] {
+                task.bytes = live.bytes
+            } else if let partial, task.state == .downloading {
+                task.bytes = partial
+            }
             file = .partial(path: task.partialPath, bytes: partial)
         }
         return TaskInfo(

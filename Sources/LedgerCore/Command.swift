@@ -138,4 +138,7 @@ extension Command {
     /// The default smallest piece in bytes (aria2 `min-split-size`): 1 MiB to 1 GiB, or 0 for the downloader's
     /// (1 MiB). A task's own size wins.
     public static func setMinSplitSize(_ n: Int64) -> Command { .set(.minSplitSize, .number(n)) }
+    /// How long a paused transfer keeps its connections before it stops, in seconds: ``DownloadList/pauseHoldRange``,
+    /// or 0 for the downloader's (60 s).
+    public static func setPauseHold(_ n: Int64) -> Command { .set(.pauseHold, .number(n)) }
 }

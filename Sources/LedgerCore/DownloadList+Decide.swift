@@ -108,8 +108,8 @@ extension DownloadList {
         case .sortSection(let index, let key, let descending):
             try requireManual()
             let s = try sectionIndex(index)
-            let order = sorted(sections[s].tasks, by: key, descending: descending)
-            guard order != sections[s].tasks else {
+            let order = sorted(Array(sections[s].tasks), by: key, descending: descending)
+            guard !order.elementsEqual(sections[s].tasks) else {
                 throw LedgerError.nothingToDo("section \(s) is already in that order")
             }
             return Decision(entry: Entry(.sectionSorted(index: s, order: order)))
@@ -304,7 +304,7 @@ extension DownloadList {
         case .tasks(let ids): return unique(try liveTasks(ids))
         case .section(let s):
             try requireManual()
-            return sections[try sectionIndex(s)].tasks
+            return Array(sections[try sectionIndex(s)].tasks)
         case .all: return sections.flatMap(\.tasks)
         }
     }

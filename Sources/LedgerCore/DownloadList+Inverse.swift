@@ -25,7 +25,7 @@ extension DownloadList {
             return .sectionInserted(index: index, title: sections[index].title)
         case .sectionSorted(let index, _):
             guard sections.indices.contains(index) else { return nil }
-            return .sectionSorted(index: index, order: sections[index].tasks)
+            return .sectionSorted(index: index, order: Array(sections[index].tasks))
         case .tasksDeleted(let ids, _):
             let live = ids.filter { tasks.contains($0) && !isTrashed($0) }
             let removed = sectionsEmptied(by: Set(live), keeping: nil)

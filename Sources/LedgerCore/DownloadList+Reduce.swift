@@ -197,7 +197,7 @@ extension DownloadList {
             var seen: Set<TaskID> = []
             var sorted = order.filter { members.contains($0) && seen.insert($0).inserted }
             sorted += current.filter { !seen.contains($0) }
-            sections[index].tasks = sorted
+            sections[index].tasks = SectionTasks(sorted)
         default:
             return
         }

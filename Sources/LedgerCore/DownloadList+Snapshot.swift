@@ -4,7 +4,7 @@ public struct SnapshotError: Error, Sendable, CustomStringConvertible {
 }
 
 extension DownloadList {
-    private static let snapshotMagic: [UInt8] = Array("DLS14".utf8)
+    private static let snapshotMagic: [UInt8] = Array("DLS16".utf8)
 
     /// The whole projection as compact bytes: the snapshot cache. Reading it back gives an equal list.
     /// - Complexity: O(tasks + sections + trash).
@@ -196,6 +196,8 @@ extension DownloadList {
                 guard setting.spec.isValid(value) else { throw SnapshotError() }
                 self[setting] = value
             }
+            pauseHold = try r.int()
+            guard pauseHold == 0 || Self.pauseHoldRange.contains(pauseHold) else { throw SnapshotError() }
             guard let mode = SortMode(rawValue: try r.string()) else { throw SnapshotError() }
             sortMode = mode
             sortDescending = try r.bool()

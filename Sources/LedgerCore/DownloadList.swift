@@ -2,7 +2,7 @@
 /// Changed only by `apply(_:)`, a pure fold over logged entries.
 public struct DownloadList: Sendable, Equatable {
     /// Bump when `apply` changes meaning: snapshots of other versions are ignored.
-    public static let reducerVersion = 15
+    public static let reducerVersion = 16
     /// How many user actions undo can reach back.
     public static let undoDepth = 200
     /// The stack may hold this many steps more before it is cut back to `undoDepth`.
@@ -45,6 +45,14 @@ public struct DownloadList: Sendable, Equatable {
         get { self[.minSplitSize].number }
         set { self[.minSplitSize] = .number(newValue) }
     }
+    /// How long a paused transfer keeps its connections, in seconds (`dledger set pause-hold`), in
+    /// ``pauseHoldRange``; 0: the downloader's (60 s).
+    public internal(set) var pauseHold: Int64 {
+        get { self[.pauseHold].number }
+        set { self[.pauseHold] = .number(newValue) }
+    }
+    /// What ``pauseHold`` may be when set: 1 s to an hour.
+    public static let pauseHoldRange: ClosedRange<Int64> = 1...3600
     /// The largest file a download may become (`dledger set max-size`); 0: the downloader's rule.
     public internal(set) var maxSize: Int64 {
         get { self[.maxSize].number }

@@ -25,6 +25,7 @@ struct PayloadFields {
     var modes: [String]?
     var states: [String]?
     var bytes: Int64?
+    var seconds: Int64?
     var size: Int64?
     // transferStarted's, which `progressFact` reads: here they are only checked to be numbers.
     var attempt: Int64?
@@ -164,6 +165,8 @@ extension Entry {
             f.index = try r.int()
         } else if key.equals("bytes") {
             f.bytes = try r.int()
+        } else if key.equals("seconds") {
+            f.seconds = try r.int()
         } else if key.equals("attempt") {
             f.attempt = try r.int()
         } else if key.equals("offset") {

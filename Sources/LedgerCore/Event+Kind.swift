@@ -7,7 +7,7 @@ public enum EventKind: String, Sendable, CaseIterable {
     case taskRenamed, tasksPaused, tasksResumed, tasksStopped, statesRestored
     // The ledger's value settings (``Setting``): one kind each.
     case maxDownloadsChanged, speedLimitChanged, connectionsChanged, maxSizeChanged
-    case connectionsPerServerChanged, minSplitSizeChanged, userAgentChanged
+    case connectionsPerServerChanged, minSplitSizeChanged, userAgentChanged, pauseHoldChanged
     case directoryChanged, taskOptionsChanged, sortChanged, emptySectionsPolicyChanged, trashPolicyChanged
     case hookChanged
     case transferStarted, transferResolved, transferPaused, transferHeld, transferContinued, transferCompleted

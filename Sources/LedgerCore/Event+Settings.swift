@@ -17,4 +17,6 @@ extension Event {
     }
     /// The ledger's default smallest piece, in bytes (0: the downloader's).
     public static func minSplitSizeChanged(_ n: Int64) -> Event { .settingChanged(.minSplitSize, .number(n)) }
+    /// How long a paused transfer keeps its connections, in seconds (0: the downloader's 60).
+    public static func pauseHoldChanged(_ n: Int64) -> Event { .settingChanged(.pauseHold, .number(n)) }
 }

@@ -6,6 +6,7 @@
 /// shell completions take it from the table; what it changes (the downloader reading it) is the only other code.
 public enum Setting: String, Sendable, CaseIterable {
     case maxDownloads, speedLimit, connections, maxSize, connectionsPerServer, minSplitSize, userAgent
+    case pauseHold
 
     /// The setting's row of the table.
     public var spec: SettingSpec { Self.table[index] }
@@ -82,6 +83,13 @@ public enum Setting: String, Sendable, CaseIterable {
                 help: "The User-Agent downloads send unless the task has its own (add --user-agent), or\n"
                     + "'default': the downloader's.",
                 already: { "user-agent is already \($0.isDefault ? "the default" : "'\($0.text)'")" })
+        case .pauseHold:
+            SettingSpec(
+                kind: .pauseHoldChanged, key: "seconds", name: "pause-hold", unit: .seconds,
+                range: DownloadList.pauseHoldRange, subject: "pause-hold",
+                rangeWords: "1 to 3600 seconds, or 0 for the default",
+                help: "How long a paused download keeps its connections, in seconds; 0: the downloader's.",
+                already: { "pause-hold is already \($0.number == 0 ? "the default" : "\($0.number) s")" })
         }
     }
 }

@@ -10,6 +10,8 @@ public struct SettingSpec: Sendable {
         case bytes
         /// Bytes, a bare K, M, G counting 1024 (aria2's `4M` is 4 MiB).
         case binaryBytes
+        /// Seconds.
+        case seconds
         /// A text, checked (and trimmed) by the function given; empty is the default.
         case text(@Sendable (String) throws -> String)
     }

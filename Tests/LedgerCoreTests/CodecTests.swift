@@ -84,6 +84,8 @@ let sampleEvents: [Event] = {
         .minSplitSizeChanged(1 << 30),
         .settingChanged(.userAgent, .text("curl/8.5.0")),
         .settingChanged(.userAgent, .text("")),
+        .pauseHoldChanged(0),
+        .pauseHoldChanged(3600),
         .directoryChanged("/home/me/Downloads"),
         .taskOptionsChanged(id: 2, options: sampleOptions),
         .taskOptionsChanged(id: 2, options: TaskOptions()),

@@ -1,3 +1,5 @@
+import LedgerFrontEnd
+
 /// `dledger help --man`: the manual page dledger(1) in roff, generated from the command table that drives
 /// `--help` (the same as the completions), so the three never drift apart. tools/install.sh installs it.
 enum ManPage {

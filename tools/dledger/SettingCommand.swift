@@ -1,5 +1,6 @@
 import DownloadLedger
 import Foundation
+import LedgerFrontEnd
 
 /// `dledger set [<setting> on|off | <value setting> <value>|default]`: the ledger's switches, its maximum file
 /// size and its defaults for splitting a download, each change one event (undo takes it back).
@@ -69,6 +70,14 @@ enum SettingCommand {
                         : Format.binaryBytes($0.number)
                 },
                 parse: { .number(try Format.parseSplitSize($0)) })
+        case .pauseHold:
+            ValueSetting(
+                setting: setting, placeholder: "<seconds>",
+                help: "How long a paused download keeps its connections, 1 to 3600 seconds, or 'default'\n"
+                    + "(\(Int(TransferConfig().holdLimit)) s): a resume within it goes on with the same responses, on one\n"
+                    + "connection or all of a split download's; past it the connections close and the resume asks again.",
+                shown: { $0.isDefault ? "default (\(Int(TransferConfig().holdLimit)) s)" : "\($0.number) s" },
+                parse: { .number(try Numbers.whole($0, "pause-hold", in: DownloadList.pauseHoldRange)) })
         default:
             ValueSetting(
                 setting: setting, placeholder: placeholder(setting.spec.unit), help: setting.spec.help,
@@ -81,6 +90,7 @@ enum SettingCommand {
     static func placeholder(_ unit: SettingSpec.Unit) -> String {
         switch unit {
         case .count: "<n>"
+        case .seconds: "<seconds>"
         case .rate: "<rate>"
         case .bytes, .binaryBytes: "<size>"
         case .text: "<text>"
@@ -91,6 +101,7 @@ enum SettingCommand {
     static func shown(_ value: SettingValue, _ unit: SettingSpec.Unit) -> String {
         switch unit {
         case .count: "\(value.number)"
+        case .seconds: "\(value.number) s"
         case .rate: Format.rate(Double(value.number))
         case .bytes: Format.bytes(value.number)
         case .binaryBytes: Format.binaryBytes(value.number)
@@ -103,6 +114,7 @@ enum SettingCommand {
         let spec = setting.spec
         switch spec.unit {
         case .count: return .number(try Numbers.whole(raw, spec.name, in: 0...spec.range.upperBound))
+        case .seconds: return .number(try Numbers.whole(raw, spec.name, in: spec.range))
         case .rate: return .number(try Format.parseRate(raw))
         case .bytes: return .number(try Format.parseSize(raw))
         case .binaryBytes: return .number(try Format.parseSplitSize(raw))
@@ -183,16 +195,14 @@ enum SettingCommand {
     private static func show(_ inv: Invocation, _ list: DownloadList) {
         if inv.context.json {
             inv.console.out(
-                JSON.object(
-                    [JSON.Field(key: "dir", value: .string(list.directory))]
-                        + switches.map { JSON.Field(key: $0.name, value: .bool($0.value(list))) }
+                JSONValue.object(
+                    [("dir", .string(list.directory))]
+                        + switches.map { ($0.name, .bool($0.value(list))) }
                         + values.map { s in
                             let value = list[s.setting]
-                            return JSON.Field(
-                                key: s.name,
-                                value: s.setting.spec.isText ? .string(value.text) : .int(value.number))
+                            return (s.name, s.setting.spec.isText ? .string(value.text) : .int(value.number))
                         }
-                        + Hook.allCases.map { JSON.Field(key: $0.settingName, value: .opt(list.hooks[$0])) }
+                        + Hook.allCases.map { ($0.settingName, .opt(list.hooks[$0])) }
                 )
                 .rendered(pretty: true))
             return
