@@ -196,8 +196,6 @@ extension DownloadList {
                 guard setting.spec.isValid(value) else { throw SnapshotError() }
                 self[setting] = value
             }
-            pauseHold = try r.int()
-            guard pauseHold == 0 || Self.pauseHoldRange.contains(pauseHold) else { throw SnapshotError() }
             guard let mode = SortMode(rawValue: try r.string()) else { throw SnapshotError() }
             sortMode = mode
             sortDescending = try r.bool()
