@@ -6,8 +6,9 @@ import Testing
 /// real downloads from a LoopbackHTTP server (113 events of 44 of the 45 kinds: every user action, undo and redo,
 /// settings, hooks that ran, a 404, a retry after a 503, a held pause, a stop and a resume by Range request; only
 /// `transferConnections` is missing). The files beside it are what that version printed for it, with `TZ=UTC`,
-/// and the ledger's path in `stats` written `$LEDGER`. The names in the log never change: any difference here
-/// means an old ledger reads differently.
+/// and the ledger's path in `stats` written `$LEDGER`, plus the two fields main added since (export's
+/// `pauseHold`, stats' `live`). The names in the log never change: any difference here means an old ledger reads
+/// differently.
 @Suite struct MainLedgerReplayTests {
     static let fixtures =
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
