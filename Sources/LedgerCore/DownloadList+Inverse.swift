@@ -50,20 +50,8 @@ extension DownloadList {
             let known = ids.filter { tasks.contains($0) }
             let states = known.map { tasks[$0]!.state == .downloading ? TaskState.waiting : tasks[$0]!.state }
             return .statesRestored(ids: known, states: states)
-        case .maxDownloadsChanged:
-            return .maxDownloadsChanged(maxDownloads)
-        case .speedLimitChanged:
-            return .speedLimitChanged(speedLimit)
-        case .connectionsChanged:
-            return .connectionsChanged(connections)
-        case .maxSizeChanged:
-            return .maxSizeChanged(maxSize)
-        case .connectionsPerServerChanged:
-            return .connectionsPerServerChanged(connectionsPerServer)
-        case .minSplitSizeChanged:
-            return .minSplitSizeChanged(minSplitSize)
-        case .pauseHoldChanged:
-            return .pauseHoldChanged(pauseHold)
+        case .settingChanged(let setting, _):
+            return .settingChanged(setting, self[setting])
         case .directoryChanged:
             return .directoryChanged(directory)
         case .taskOptionsChanged(let id, _):

@@ -68,8 +68,7 @@ public struct ListSummary: Sendable, Equatable {
         switch logged.entry.event {
         case .sectionInserted:
             sections += 1
-        case .taskRenamed, .maxDownloadsChanged, .speedLimitChanged, .connectionsChanged, .maxSizeChanged,
-            .directoryChanged, .pauseHoldChanged,
+        case .taskRenamed, .settingChanged, .directoryChanged,
             .taskOptionsChanged, .sortChanged, .emptySectionsPolicyChanged, .trashPolicyChanged,
             .sectionRenamed,
             .sectionMoved, .sectionSorted, .transferConnections, .hookChanged, .hookFinished:

@@ -23,7 +23,7 @@ public enum EventWords {
     }
 
     /// The width of the kind column: the longest kind in the catalog.
-    public static let kindWidth = Event.allKinds.map(\.count).max() ?? 18
+    public static let kindWidth = EventKind.allCases.map(\.rawValue.count).max() ?? 18
 
     /// Task ids in words, a run of three or more consecutive ids as a range: `#1–#3 #5 #7 #8` (an en dash; one
     /// add of 100,000 URLs reads `#1–#100000`). Every sentence naming tasks says them this way; JSON keeps the ids.

@@ -166,8 +166,8 @@ extension RowIndex {
         switch event {
         case .transferStarted, .transferPaused, .transferHeld, .transferContinued, .transferConnections,
             .transferRetrying, .transferFailed, .tasksPaused, .tasksResumed, .tasksStopped,
-            .maxDownloadsChanged, .speedLimitChanged, .emptySectionsPolicyChanged, .trashPolicyChanged,
-            .hookChanged, .hookFinished, .pauseHoldChanged:
+            .settingChanged, .emptySectionsPolicyChanged, .trashPolicyChanged,
+            .hookChanged, .hookFinished:
             return true
         case .sectionRenamed:
             // A sorted view's groups are named by its buckets; the manual view's by its sections.

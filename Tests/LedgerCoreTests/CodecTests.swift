@@ -82,6 +82,8 @@ let sampleEvents: [Event] = {
         .connectionsPerServerChanged(16),
         .minSplitSizeChanged(0),
         .minSplitSizeChanged(1 << 30),
+        .settingChanged(.userAgent, .text("curl/8.5.0")),
+        .settingChanged(.userAgent, .text("")),
         .pauseHoldChanged(0),
         .pauseHoldChanged(3600),
         .directoryChanged("/home/me/Downloads"),
