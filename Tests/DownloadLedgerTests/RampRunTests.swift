@@ -103,7 +103,8 @@ import Testing
         let facts = try logged(ledger)
         #expect(facts.count == 1 && facts.first?.count == 1, "\(facts)")
         #expect(facts.first?.detail.hasPrefix("one connection: it alone gives ") == true, "\(facts)")
-        #expect(most == 1, "activity showed \(most) connections")
+        // Never more than one (a fast transfer may end before the engine first publishes its activity, at 0.25 s).
+        #expect(most <= 1, "activity showed \(most) connections")
         #expect(server.requests("/fast.bin").count == 1)
     }
 }
