@@ -159,8 +159,27 @@ final class Running: @unchecked Sendable {
             for w in waiting { w.resume() }
         }
         try process.run()
+        watch(process.processIdentifier)
         if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
         try? input.fileHandleForWriting.close()
+    }
+
+    /// No test runs a process this long: one still running then is hung, and is killed so that the suite goes on
+    /// (its test then fails on the status and says why on stderr) instead of hanging CI until its time runs out.
+    static let watchdogSeconds = 300
+
+    private func watch(_ pid: Int32) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(Self.watchdogSeconds)) { [weak self] in
+            guard let self else { return }
+            let hung = self.lock.withLock {
+                if !self.exited {
+                    let note = "\n[killed by the test's watchdog after \(Self.watchdogSeconds) s: hung]\n"
+                    self.errData.append(Data(note.utf8))
+                }
+                return !self.exited
+            }
+            if hung { kill(pid, SIGKILL) }
+        }
     }
 
     /// What was printed so far.
