@@ -97,16 +97,18 @@ public struct JSONReader {
             offset += 1
         }
         let start = offset
+        // Accumulated with the number's own sign, so that Int64.min (whose magnitude Int64 cannot hold) reads back.
         var value: Int64 = 0
         while offset < end, base[offset] >= 48, base[offset] <= 57 {
+            let digit = Int64(base[offset] - 48)
             let (m, o1) = value.multipliedReportingOverflow(by: 10)
-            let (a, o2) = m.addingReportingOverflow(Int64(base[offset] - 48))
+            let (a, o2) = negative ? m.subtractingReportingOverflow(digit) : m.addingReportingOverflow(digit)
             if o1 || o2 { throw fail("integer too large") }
             value = a
             offset += 1
         }
         if offset == start { throw fail("expected an integer") }
-        return negative ? -value : value
+        return value
     }
 
     mutating func bool() throws -> Bool {
