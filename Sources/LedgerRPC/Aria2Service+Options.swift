@@ -40,12 +40,19 @@ extension Aria2Service {
             ("max-overall-upload-limit", .string("0")),
             ("max-upload-limit", .string("0")),
             ("min-split-size", .number(Self.minSplitSize(list))),
+            ("user-agent", .string(Self.userAgent(list))),
         ])
     }
 
     /// The connections to one server a task without its own gets: the ledger's, else the downloader's.
     static func connectionsPerServer(_ list: DownloadList) -> Int {
         list.connectionsPerServer > 0 ? list.connectionsPerServer : TransferConfig().connectionsPerServer
+    }
+
+    /// The User-Agent a task without its own sends: the ledger's, else the downloader's.
+    static func userAgent(_ list: DownloadList) -> String {
+        let own = list[.userAgent].text
+        return own.isEmpty ? TransferConfig().userAgent : own
     }
 
     /// The smallest piece for a task without its own, in bytes: the ledger's, else the downloader's.
@@ -55,7 +62,8 @@ extension Aria2Service {
 
     /// `changeGlobalOption`: every value is checked first, then the changes are made all or nothing, in one
     /// transaction (``execute(all:)``): `max-concurrent-downloads`, `max-overall-download-limit`, `split`,
-    /// `max-connection-per-server`, `min-split-size` are the ledger's settings, `dir` this server's; options this
+    /// `max-connection-per-server`, `min-split-size`, `user-agent` are the ledger's settings, `dir` this server's;
+    /// options this
     /// server does not keep are answered "OK" and ignored, as aria2 answers options it cannot change.
     func changeGlobalOption(_ p: RPCParams) throws -> RPCValue {
         guard let fields = try p.options(0) else {
@@ -93,6 +101,10 @@ extension Aria2Service {
             return .setConnectionsPerServer(try AddOptions.connectionsPerServer(text))
         case "min-split-size":
             return .setMinSplitSize(try AddOptions.minSplitSize(text))
+        case "user-agent":
+            if text.isEmpty { return .set(.userAgent, .text("")) }
+            guard let agent = try? Validation.userAgent(text) else { throw refused }
+            return .set(.userAgent, .text(agent))
         default:
             return nil
         }

@@ -82,3 +82,27 @@ extension Aria2CompatibilityTests {
         #expect(d["min-split-size"] == "1073741824" && a["min-split-size"] == "1073741824")
     }
 }
+
+extension Aria2CompatibilityTests {
+    /// `changeGlobalOption` of `user-agent` reads back from `getGlobalOption` as aria2c reads it back, sent again
+    /// unchanged it is still "OK" (AriaNg sends every option when it saves), and it is the ledger's user-agent
+    /// setting, which `dledger set user-agent` shows.
+    @Test func theGlobalUserAgentReadsBackAsAria2ReadsItAndIsTheLedgers() async throws {
+        let h = try RPCHarness(listen: false)
+        let aria2 = try Aria2c(dir: h.root + "/aria2")
+        let ready = await eventually(10) { (try? aria2.call("aria2.getVersion"))?["result"] != nil }
+        try #require(ready, "aria2c did not start")
+        let change = #"[{"user-agent":"AriaNg/1.4 (shared)"}]"#
+        for _ in 0..<2 {
+            #expect(try aria2.call("aria2.changeGlobalOption", change)["result"] as? String == "OK")
+            #expect(try h.result("aria2.changeGlobalOption", change) as? String == "OK")
+            let a = try #require(try aria2.call("aria2.getGlobalOption")["result"] as? [String: String])
+            let d = try #require(try h.result("aria2.getGlobalOption") as? [String: String])
+            #expect(d["user-agent"] == a["user-agent"], "dledger \(d["user-agent"] ?? "-")")
+        }
+        #expect(h.ledger.latestList[.userAgent].text == "AriaNg/1.4 (shared)")
+        let before = try h.eventCount()
+        #expect(h.errorCode("aria2.changeGlobalOption", #"[{"user-agent":"a\u0007b"}]"#) == 1)
+        #expect(try h.eventCount() == before)
+    }
+}
