@@ -1,4 +1,5 @@
 import DownloadLedger
+import LedgerTransfer
 
 /// Encoded results of the reads front ends poll, by method and parameters, each with what it was computed
 /// from: the list's head and, for the reads that show progress, the transfers' activity.
@@ -10,6 +11,9 @@ struct ReplyCache {
     struct Entry {
         var head: Int64
         var activity: [TransferActivity]?
+        /// The wall-clock second it was computed in, when a transfer waits to retry: its message counts the
+        /// seconds down (`retrying in 4 s`), so the answer changes every second while nothing else does.
+        var second: Int64?
         var bytes: [UInt8]
     }
 
@@ -56,13 +60,18 @@ extension Aria2Service {
         // so a later call with the same inputs may take it, and one with newer inputs computes afresh.
         let head = ledger.latestList.head
         let activity = byActivity ? activity() : nil
+        let second =
+            activity?.contains { $0.retry != nil } == true ? Int64(RetryWait.wallClock().rounded(.down)) : nil
         let key = method + "\u{0}" + String(decoding: RPCValue.array(params).bytes(), as: UTF8.self)
-        if let entry = replies.withLock({ $0.entries[key] }), entry.head == head, entry.activity == activity {
+        if let entry = replies.withLock({ $0.entries[key] }), entry.head == head, entry.activity == activity,
+            entry.second == second
+        {
             return entry.bytes
         }
         guard case .success(let result) = run(handler, params) else { return nil }
         let bytes = result.bytes()
-        replies.withLock { $0.keep(ReplyCache.Entry(head: head, activity: activity, bytes: bytes), for: key) }
+        let entry = ReplyCache.Entry(head: head, activity: activity, second: second, bytes: bytes)
+        replies.withLock { $0.keep(entry, for: key) }
         return bytes
     }
 }
