@@ -22,13 +22,16 @@ let package = Package(
         .systemLibrary(
             name: "CWebSockets", pkgConfig: "libwebsockets",
             providers: [.apt(["libwebsockets-dev"])]),
+        .systemLibrary(
+            name: "CPostgres", pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]),
         .target(name: "CSHA256"),
         .target(name: "CBufferCache"),
         .target(name: "CSpawn"),
         // Closes WebSocket connections on an unmasked client frame, which libwebsockets 4.1 lets through (docs/rpc.md).
         .target(name: "CWebSocketGuard"),
         .target(name: "LedgerCore"),
-        .target(name: "LedgerStore", dependencies: ["LedgerCore", "CSQLite", "CCrypto"]),
+        .target(name: "LedgerStore", dependencies: ["LedgerCore", "CSQLite", "CCrypto", "CPostgres"]),
         .target(name: "LedgerTransfer", dependencies: ["CCurl", "CCrypto", "CSHA256", "CBufferCache"]),
         .target(
             name: "DownloadLedger",
