@@ -46,12 +46,19 @@ let package = Package(
             path: "tools/dledger"),
         .executableTarget(
             name: "ledger-bench",
-            dependencies: ["DownloadLedger", "LedgerUI", "LoopbackHTTP", "LedgerStore", "CSQLite"],
+            dependencies: [
+                "DownloadLedger", "LedgerUI", "LoopbackHTTP", "LedgerStore", "CSQLite", "CPostgres",
+            ],
             path: "tools/bench", exclude: ["transfer-bench.sh"]),
         // Seeded randomness and the mutator of the decoder fuzz tests (docs/decoders.md), shared by test targets.
         .target(name: "FuzzSupport", path: "Tests/FuzzSupport"),
+        // The throwaway PostgreSQL cluster of the tests (tools/pg-cluster), shared by test targets.
+        .target(name: "PostgresSupport", path: "Tests/PostgresSupport"),
         .testTarget(name: "LedgerCoreTests", dependencies: ["LedgerCore", "FuzzSupport"]),
-        .testTarget(name: "LedgerStoreTests", dependencies: ["LedgerStore", "LedgerCore", "CSQLite"]),
+        // ledger-bench: its `postgres-writer` is the writer process of the concurrent-writers test.
+        .testTarget(
+            name: "LedgerStoreTests",
+            dependencies: ["LedgerStore", "LedgerCore", "CSQLite", "ledger-bench", "PostgresSupport"]),
         .testTarget(
             name: "LedgerTransferTests", dependencies: ["LedgerTransfer", "LoopbackHTTP", "CBufferCache"]),
         .testTarget(
@@ -65,7 +72,8 @@ let package = Package(
         .testTarget(
             name: "LedgerUITests", dependencies: ["LedgerUI", "LedgerCore", "LedgerTransfer", "FuzzSupport"]),
         .testTarget(
-            name: "DledgerTests", dependencies: ["LoopbackHTTP", "dledger", "FuzzSupport"],
+            name: "DledgerTests",
+            dependencies: ["LoopbackHTTP", "dledger", "FuzzSupport", "PostgresSupport"],
             exclude: ["Fixtures"]),
     ]
 )

@@ -11,6 +11,7 @@ extension Ledger {
     /// - Throws: `StoreError.cannotOpen` for a directory, `.notALedger` for anything else that is not a regular file
     ///   (a FIFO, a device): neither is opened.
     static func checkExisting(_ path: String) throws -> Bool {
+        if PostgresLocation.isPostgres(path) { return try EventStoreLocation.postgresLedgerExists(path) }
         var info = stat()
         guard stat(path, &info) == 0 else {
             if errno == ENOENT { return false }
@@ -58,7 +59,7 @@ extension Ledger {
     /// Switches from the in-memory start to the file now at `path`, folding its events (through `through`: the
     /// caller applies the rest itself). Caller holds the lock.
     func openCreatedFile(through: Int64? = nil) throws {
-        let file = try SQLiteEventStore(path: path, existing: true)
+        let file = try EventStoreLocation.open(path, existing: true)
         var list = try Self.startingPoint(
             file, atOrBefore: through, reader: Self.loggedEvents(file, lock: lock))
         lastSnapshotSeq = list.head
@@ -76,6 +77,16 @@ extension Ledger {
         throws
         -> Bool
     {
+        if PostgresLocation.isPostgres(path) {
+            // The first write creates the ledger's schema; another process that created it first wins.
+            do {
+                _ = try PostgresEventStore(uri: path).append(
+                    events, expectingHead: 0, time: time, vault: vault)
+                return true
+            } catch StoreError.conflict {
+                return false
+            }
+        }
         let parent = (path as NSString).deletingLastPathComponent
         if !parent.isEmpty {
             try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
@@ -199,10 +210,52 @@ extension Ledger {
     ///   for a ledger not yet on disk.
     public func backup(to destination: String) throws -> Int64 {
         try withLock {
-            guard pendingCreation == nil, let file = store as? SQLiteEventStore else {
-                throw LedgerOpenError.noLedger(path)
+            guard pendingCreation == nil else {
+                throw LedgerOpenError.noLedger(EventStoreLocation.shown(path))
             }
-            return try file.backup(to: destination)
+            if let file = store as? SQLiteEventStore, !PostgresLocation.isPostgres(destination) {
+                return try file.backup(to: destination)
+            }
+            return try Self.copy(store, to: destination)
         }
+    }
+}
+
+extension Ledger {
+    /// Copies the log of `store` into a new ledger at `destination` (a PostgreSQL URI whose ledger does not exist
+    /// yet, or a SQLite file written under a temporary name and linked into place, never over anything): the same
+    /// events, times and hash chain, and the vault's keys.
+    static func copy(_ store: any EventStore, to destination: String) throws -> Int64 {
+        let shown = EventStoreLocation.shown(destination)
+        if PostgresLocation.isPostgres(destination) {
+            guard !(try EventStoreLocation.postgresLedgerExists(destination)) else {
+                throw StoreError.cannotBackUp(shown, "that database already has this ledger")
+            }
+            return try EventStoreCopy.copy(
+                from: store, to: PostgresEventStore(uri: destination), destinationName: shown)
+        }
+        guard !(try checkExisting(destination)) else {
+            throw StoreError.cannotBackUp(destination, "something is there already")
+        }
+        let temporary = destination + ".new-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer {
+            for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) }
+        }
+        let head: Int64
+        do {
+            let file = try SQLiteEventStore(path: temporary, synchronous: .off)
+            head = try EventStoreCopy.copy(from: store, to: file, destinationName: destination)
+            guard file.checkpoint() else {
+                throw StoreError.cannotBackUp(destination, "the copy's log could not be folded into it")
+            }
+        } catch StoreError.cannotOpen(_, let reason) {
+            throw StoreError.cannotBackUp(destination, reason)
+        }
+        try syncFile(temporary, for: destination)
+        guard link(temporary, destination) == 0 else {
+            throw StoreError.cannotBackUp(destination, String(cString: strerror(errno)))
+        }
+        syncDirectory((destination as NSString).deletingLastPathComponent)
+        return head
     }
 }

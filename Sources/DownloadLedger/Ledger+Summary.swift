@@ -19,8 +19,8 @@ extension Ledger {
     /// - Throws: what ``init(path:creatingWithDirectory:readOnly:deferringCreation:clock:)`` throws for this path.
     /// - Complexity: O(events after the snapshot) when the summary serves; else what opening the ledger costs.
     public static func stats(path: String) throws -> Stats {
-        guard try checkExisting(path) else { throw LedgerOpenError.noLedger(path) }
-        let store = try SQLiteEventStore(path: path, readOnly: true, existing: true)
+        guard try checkExisting(path) else { throw LedgerOpenError.noLedger(EventStoreLocation.shown(path)) }
+        let store = try EventStoreLocation.open(path, readOnly: true, existing: true)
         if let stats = try summaryFromSnapshot(store) { return stats }
         var list = try startingPoint(store, atOrBefore: nil)
         let snapshotSeq = list.head

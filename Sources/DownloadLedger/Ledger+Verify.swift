@@ -28,8 +28,8 @@ extension Ledger {
     public static func verify(path: String, checkFiles: Bool = true, checksums: Bool = false) throws
         -> VerifyReport
     {
-        guard try checkExisting(path) else { throw LedgerOpenError.noLedger(path) }
-        let store = try SQLiteEventStore(path: path, readOnly: true, existing: true)
+        guard try checkExisting(path) else { throw LedgerOpenError.noLedger(EventStoreLocation.shown(path)) }
+        let store = try EventStoreLocation.open(path, readOnly: true, existing: true)
         return try verify(store, checkFiles: checkFiles, checksums: checksums, opening: true)
     }
 

@@ -99,8 +99,10 @@ public final class Ledger: @unchecked Sendable {
         let lock = NSRecursiveLock()
         self.lock = lock
         let exists = try Self.checkExisting(path)
-        if !exists && (readOnly || directory == nil) { throw LedgerOpenError.noLedger(path) }
-        if !readOnly { Self.removeStaleTemporaries(of: path) }
+        if !exists && (readOnly || directory == nil) {
+            throw LedgerOpenError.noLedger(EventStoreLocation.shown(path))
+        }
+        if !readOnly && !PostgresLocation.isPostgres(path) { Self.removeStaleTemporaries(of: path) }
         if !exists, let given = directory {
             let directory = try Self.acceptedDirectory(given)
             store = InMemoryEventStore()
@@ -116,7 +118,7 @@ public final class Ledger: @unchecked Sendable {
             }
             return
         }
-        store = try SQLiteEventStore(path: path, readOnly: readOnly, existing: true)
+        store = try EventStoreLocation.open(path, readOnly: readOnly, existing: true)
         state = try Self.startingPoint(store, atOrBefore: nil, reader: Self.loggedEvents(store, lock: lock))
         lastSnapshotSeq = state.head
         lastToken = try store.changeToken()
@@ -144,6 +146,7 @@ public final class Ledger: @unchecked Sendable {
     func useFactDurability(_ facts: Bool) throws {
         guard facts != factDurability else { return }
         try (store as? SQLiteEventStore)?.setSynchronous(facts ? .normal : .full)
+        try (store as? PostgresEventStore)?.setDurable(!facts)
         factDurability = facts
     }
 

@@ -31,7 +31,9 @@ extension LedgerLog {
             let tail = try store.latestSnapshotSeq(
                 reducerVersion: DownloadList.reducerVersion, atOrBefore: head
             )
-            .flatMap { seq in try store.tasksNamed(after: seq, through: head).map { (seq, $0) } }
+            .flatMap { seq in
+                try (store as? SQLiteEventStore)?.tasksNamed(after: seq, through: head).map { (seq, $0) }
+            }
             var list = try Ledger.startingPoint(store, atOrBefore: head, keepingOnly: id, tail: tail)
             try Ledger.fold(store, into: &list, through: head)
             let trail = try Ledger.auditTrail(

@@ -7,15 +7,17 @@ import Foundation
 /// with `readOnly`, and never creates it. Thread-safe: calls are serialised.
 public final class LedgerLog: @unchecked Sendable {
     public let path: String
-    let store: SQLiteEventStore
+    let store: any EventStore
     private let lock = NSLock()
 
     /// - Throws: `LedgerOpenError.noLedger` for a missing file; `StoreError` for anything that is not a ledger
     ///   (left untouched), a corrupt one or a newer schema.
     public init(path: String) throws {
         self.path = path
-        guard try Ledger.checkExisting(path) else { throw LedgerOpenError.noLedger(path) }
-        store = try SQLiteEventStore(path: path, readOnly: true, existing: true)
+        guard try Ledger.checkExisting(path) else {
+            throw LedgerOpenError.noLedger(EventStoreLocation.shown(path))
+        }
+        store = try EventStoreLocation.open(path, readOnly: true, existing: true)
     }
 
     /// The seq of the last event.

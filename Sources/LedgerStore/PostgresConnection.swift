@@ -32,7 +32,9 @@ final class PostgresConnection {
     /// - Throws: `StoreError.server` with the SQLSTATE when the statement fails, `.cannotConnect` when the
     ///   connection is lost.
     @discardableResult
-    func execute(_ sql: String, _ parameters: PostgresParameters = PostgresParameters()) throws -> PostgresResult {
+    func execute(_ sql: String, _ parameters: PostgresParameters = PostgresParameters()) throws
+        -> PostgresResult
+    {
         let result = parameters.withLibpqArrays { types, values, lengths, formats in
             PQexecParams(connection, sql, Int32(parameters.count), types, values, lengths, formats, 1)
         }
@@ -114,7 +116,8 @@ final class PostgresResult {
     /// A column's bytes, valid while the result lives.
     func bytes(_ row: Int, _ column: Int) -> UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(
-            start: PQgetvalue(handle, Int32(row), Int32(column)), count: Int(PQgetlength(handle, Int32(row), Int32(column))))
+            start: PQgetvalue(handle, Int32(row), Int32(column)),
+            count: Int(PQgetlength(handle, Int32(row), Int32(column))))
     }
 
     /// An `int8`, `int4` or `int2` column (binary: big-endian); 0 for NULL.

@@ -2,7 +2,8 @@
 extension PostgresEventStore {
     public func vaultKey(task: Int64) throws -> VaultKey? {
         guard try exists() else { return nil }
-        let row = try connection.execute("SELECT key FROM vault_keys WHERE task = $1", PostgresParameters(task))
+        let row = try connection.execute(
+            "SELECT key FROM vault_keys WHERE task = $1", PostgresParameters(task))
         guard row.rowCount == 1 else { return nil }
         guard let key = VaultKey(task: task, stored: Array(row.bytes(0, 0))) else {
             throw VaultError.malformed("the vault key of task #\(task) is not 32 bytes")
@@ -24,7 +25,8 @@ extension PostgresEventStore {
         var last: Int64 = Int64.min
         while true {
             let page = try connection.execute(
-                Self.selectColumns + " WHERE seq > $1 ORDER BY seq LIMIT $2", PostgresParameters(last, Self.pageRows))
+                Self.selectColumns + " WHERE seq > $1 ORDER BY seq LIMIT $2",
+                PostgresParameters(last, Self.pageRows))
             for row in 0..<page.rowCount {
                 let seq = page.int64(row, 0)
                 last = seq
@@ -41,7 +43,8 @@ extension PostgresEventStore {
                     report.firstProblem = .init(seq: seq, reason: .gap(expected: expected))
                 } else {
                     checker.chainInPlace(
-                        seq: seq, time: page.int64(row, 1), kind: page.bytes(row, 2), version: Int(page.int64(row, 3)),
+                        seq: seq, time: page.int64(row, 1), kind: page.bytes(row, 2),
+                        version: Int(page.int64(row, 3)),
                         tasksText: page.bytes(row, 4), payload: page.bytes(row, 5))
                     if !page.bytes(row, 6).elementsEqual(checker.hash) {
                         report.firstProblem = .init(seq: seq, reason: .hashMismatch)
@@ -67,7 +70,8 @@ extension PostgresEventStore {
             for row in 0..<page.rowCount {
                 last = page.int64(row, 0)
                 guard SQLiteEventStore.parseDistinctTasks(page.bytes(row, 1), into: &tasks) else {
-                    throw StoreError.corrupt(location.masked, "the tasks of seq \(last) are not comma-separated ids")
+                    throw StoreError.corrupt(
+                        location.masked, "the tasks of seq \(last) are not comma-separated ids")
                 }
                 for task in tasks { listed.append((last, task)) }
             }
@@ -83,7 +87,8 @@ extension PostgresEventStore {
         }
         var next = 0
         for link in listed {
-            while next < index.rowCount, (index.int64(next, 0), index.int64(next, 1)) < (link.seq, link.task) {
+            while next < index.rowCount, (index.int64(next, 0), index.int64(next, 1)) < (link.seq, link.task)
+            {
                 note((index.int64(next, 0), index.int64(next, 1)), missing: false)
                 next += 1
             }

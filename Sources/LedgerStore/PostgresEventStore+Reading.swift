@@ -14,7 +14,9 @@ extension PostgresEventStore {
             for row in 0..<page.rowCount {
                 last = page.int64(row, 0)
                 try body(
-                    RawEventView(seq: last, time: page.int64(row, 1), kind: page.bytes(row, 2), payload: page.bytes(row, 3)))
+                    RawEventView(
+                        seq: last, time: page.int64(row, 1), kind: page.bytes(row, 2),
+                        payload: page.bytes(row, 3)))
             }
             if Int64(page.rowCount) < Self.pageRows { return }
         }
@@ -23,22 +25,29 @@ extension PostgresEventStore {
     public func events(after: Int64, through: Int64?, limit: Int?) throws -> [StoredEvent] {
         guard try exists() else { return [] }
         var parameters = PostgresParameters(after, through ?? Int64.max)
-        if let limit { parameters.add(Int64(max(limit, 0))) } else { parameters.addNull(type: PostgresParameters.OID.int8) }
+        if let limit {
+            parameters.add(Int64(max(limit, 0)))
+        } else {
+            parameters.addNull(type: PostgresParameters.OID.int8)
+        }
         return try collect(
-            connection.execute(Self.selectColumns + " WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3", parameters))
+            connection.execute(
+                Self.selectColumns + " WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3", parameters))
     }
 
     public func events(touching task: Int64) throws -> [StoredEvent] {
         guard try exists() else { return [] }
         return try collect(
             connection.execute(
-                Self.selectColumns + " WHERE seq IN (SELECT seq FROM event_tasks WHERE task = $1) ORDER BY seq",
+                Self.selectColumns
+                    + " WHERE seq IN (SELECT seq FROM event_tasks WHERE task = $1) ORDER BY seq",
                 PostgresParameters(task)))
     }
 
     public func events(listing task: Int64) throws -> [StoredEvent] {
         guard try exists() else { return [] }
-        return try collect(connection.execute(Self.selectColumns + Self.listingFilter, Self.listingParameter(task)))
+        return try collect(
+            connection.execute(Self.selectColumns + Self.listingFilter, Self.listingParameter(task)))
     }
 
     /// The events whose own list of tasks names `$1` (`,7,` against `,7,8,`): whole ids only.
@@ -64,10 +73,12 @@ extension PostgresEventStore {
         for row in 0..<rows.rowCount {
             let seq = rows.int64(row, 0)
             guard let lists = ChainHasher.tasks(rows.bytes(row, 4), list: task) else {
-                throw StoreError.corrupt(location.masked, "the tasks of seq \(seq) are not comma-separated ids")
+                throw StoreError.corrupt(
+                    location.masked, "the tasks of seq \(seq) are not comma-separated ids")
             }
             try body(
-                RawEventView(seq: seq, time: rows.int64(row, 1), kind: rows.bytes(row, 2), payload: rows.bytes(row, 3)),
+                RawEventView(
+                    seq: seq, time: rows.int64(row, 1), kind: rows.bytes(row, 2), payload: rows.bytes(row, 3)),
                 lists)
         }
     }
@@ -100,11 +111,13 @@ extension PostgresEventStore {
         for row in 0..<rows.rowCount {
             let seq = rows.int64(row, 0)
             guard let tasks = ChainHasher.parseTasks(rows.bytes(row, 4)) else {
-                throw StoreError.corrupt(location.masked, "the tasks of seq \(seq) are not comma-separated ids")
+                throw StoreError.corrupt(
+                    location.masked, "the tasks of seq \(seq) are not comma-separated ids")
             }
             events.append(
                 StoredEvent(
-                    seq: seq, time: rows.int64(row, 1), kind: rows.string(row, 2), version: Int(rows.int64(row, 3)),
+                    seq: seq, time: rows.int64(row, 1), kind: rows.string(row, 2),
+                    version: Int(rows.int64(row, 3)),
                     tasks: tasks, payload: Array(rows.bytes(row, 5)), hash: Array(rows.bytes(row, 6))))
         }
         return events

@@ -7,16 +7,19 @@ extension PostgresEventStore {
             guard seq <= head else { throw StoreError.snapshotBeyondHead(seq: seq, head: head) }
             var eventHash = ChainHasher.zeroHash
             if seq > 0 {
-                let row = try connection.execute("SELECT hash FROM events WHERE seq = $1", PostgresParameters(seq))
+                let row = try connection.execute(
+                    "SELECT hash FROM events WHERE seq = $1", PostgresParameters(seq))
                 guard row.rowCount == 1, row.bytes(0, 0).count == ChainHasher.digestLength else {
-                    throw StoreError.corrupt(location.masked, "the hash of seq \(seq) is missing or not 32 bytes")
+                    throw StoreError.corrupt(
+                        location.masked, "the hash of seq \(seq) is missing or not 32 bytes")
                 }
                 eventHash = Array(row.bytes(0, 0))
             }
             var parameters = PostgresParameters(Int64(reducerVersion), seq)
             eventHash.withUnsafeBytes { hash in
                 bytes.withUnsafeBytes { bytes in
-                    let seal = SnapshotSeal(reducerVersion: reducerVersion, seq: seq, eventHash: hash, bytes: bytes)
+                    let seal = SnapshotSeal(
+                        reducerVersion: reducerVersion, seq: seq, eventHash: hash, bytes: bytes)
                     parameters.add(bytes: bytes)
                     parameters.add(bytes: seal.eventHash)
                     parameters.add(bytes: seal.digest)
@@ -55,7 +58,8 @@ extension PostgresEventStore {
     /// without one are passed over).
     private func eachSnapshot(
         reducerVersion: Int, atOrBefore seq: Int64?, summaries: Bool = false,
-        _ visit: (_ seq: Int64, _ bytes: UnsafeRawBufferPointer, _ problem: SnapshotSeal.Problem?) throws -> Bool
+        _ visit: (_ seq: Int64, _ bytes: UnsafeRawBufferPointer, _ problem: SnapshotSeal.Problem?) throws ->
+            Bool
     ) throws {
         guard try exists() else { return }
         let rows = try connection.execute(
@@ -100,7 +104,8 @@ extension PostgresEventStore {
         _ body: (_ seq: Int64, _ summary: UnsafeRawBufferPointer) throws -> T
     ) throws -> T? {
         var result: T?
-        try eachSnapshot(reducerVersion: reducerVersion, atOrBefore: seq, summaries: true) { seq, summary, problem in
+        try eachSnapshot(reducerVersion: reducerVersion, atOrBefore: seq, summaries: true) {
+            seq, summary, problem in
             guard problem == nil else { return true }
             result = try body(seq, summary)
             return false
@@ -118,11 +123,13 @@ extension PostgresEventStore {
             if let problem { problems.append(SnapshotProblem(seq: seq, reason: problem.description)) }
             return true
         }
-        try eachSnapshot(reducerVersion: reducerVersion, atOrBefore: nil, summaries: true) { seq, _, problem in
+        try eachSnapshot(reducerVersion: reducerVersion, atOrBefore: nil, summaries: true) {
+            seq, _, problem in
             if let problem, problem != .notOnChain {
                 let reason =
                     problem == .unsealed
-                    ? "its summary has no seal" : "its summary was changed after it was saved (digest mismatch)"
+                    ? "its summary has no seal"
+                    : "its summary was changed after it was saved (digest mismatch)"
                 problems.append(SnapshotProblem(seq: seq, reason: reason))
             }
             return true

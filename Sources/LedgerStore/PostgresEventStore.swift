@@ -125,7 +125,9 @@ public final class PostgresEventStore: EventStore {
     func readHead() throws -> (seq: Int64, time: Int64, hash: [UInt8]) {
         guard try exists() else { return (0, 0, ChainHasher.zeroHash) }
         let row = try connection.execute("SELECT seq, time, hash FROM head")
-        guard row.rowCount == 1 else { throw StoreError.corrupt(location.masked, "the counter row is missing") }
+        guard row.rowCount == 1 else {
+            throw StoreError.corrupt(location.masked, "the counter row is missing")
+        }
         let head = (row.int64(0, 0), row.int64(0, 1), Array(row.bytes(0, 2)))
         knownHead = head
         return head
@@ -213,7 +215,9 @@ public final class PostgresEventStore: EventStore {
         parameters.add(bytes: head.hash)
         parameters.add(time)
         parameters.add(bytes: events.isEmpty ? head.hash : Array(hasher.hash))
-        parameters.add(arrayOf: PostgresParameters.OID.text, count: entries.count) { hasher.bytes(entries[$0].kind) }
+        parameters.add(arrayOf: PostgresParameters.OID.text, count: entries.count) {
+            hasher.bytes(entries[$0].kind)
+        }
         parameters.add(int64Array: events.map { Int64($0.version) })
         parameters.add(arrayOf: PostgresParameters.OID.text, count: entries.count) {
             hasher.bytes(entries[$0].tasks)

@@ -15,8 +15,8 @@ import CPostgres
 public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     /// The URI as given, minus nothing: never printed (it may hold a password), see ``masked``.
     let uri: String
-    /// The URI without the `ledger` parameter, handed to libpq.
-    let conninfo: String
+    /// The URI without the `ledger` parameter, handed to libpq. It may hold a password: never print it.
+    public let conninfo: String
     /// The ledger's name: lowercase letters, digits and `_`, starting with a letter, at most 40 characters.
     public let ledger: String
     /// The URI with its password (in the user part or a `password=` parameter) replaced by `***`.
@@ -48,7 +48,8 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
             let base = text[..<question]
             var kept: [Substring] = []
             var named = false
-            for item in text[text.index(after: question)...].split(separator: "&", omittingEmptySubsequences: false)
+            for item in text[text.index(after: question)...].split(
+                separator: "&", omittingEmptySubsequences: false)
             {
                 guard item.hasPrefix("ledger=") || item == "ledger" else {
                     kept.append(item)
@@ -81,10 +82,12 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     /// Whether `name` is a ledger name: `[a-z][a-z0-9_]{0,39}` (it becomes part of a schema's name).
     static func isValidName(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
-        guard let first = bytes.first, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first), bytes.count <= 40
+        guard let first = bytes.first, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first),
+            bytes.count <= 40
         else { return false }
         return bytes.allSatisfy {
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
                 || $0 == UInt8(ascii: "_")
         }
     }
@@ -103,8 +106,10 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
             }
         }
         guard let question = text.firstIndex(of: "?") else { return text }
-        let query = text[text.index(after: question)...].split(separator: "&", omittingEmptySubsequences: false)
-            .map { $0.hasPrefix("password=") ? "password=***" : String($0) }
+        let query = text[text.index(after: question)...].split(
+            separator: "&", omittingEmptySubsequences: false
+        )
+        .map { $0.hasPrefix("password=") ? "password=***" : String($0) }
         return text[...question] + query.joined(separator: "&")
     }
 
@@ -114,12 +119,14 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         if let scheme = uri.firstRange(of: "://") {
             let rest = uri[scheme.upperBound...]
             let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
-            if let at = rest[..<authorityEnd].lastIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") {
+            if let at = rest[..<authorityEnd].lastIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":")
+            {
                 secrets.append(String(rest[rest.index(after: colon)..<at]))
             }
         }
         if let question = uri.firstIndex(of: "?") {
-            for item in uri[uri.index(after: question)...].split(separator: "&") where item.hasPrefix("password=") {
+            for item in uri[uri.index(after: question)...].split(separator: "&")
+            where item.hasPrefix("password=") {
                 secrets.append(String(item.dropFirst("password=".count)))
             }
         }

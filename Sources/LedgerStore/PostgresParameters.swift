@@ -124,7 +124,9 @@ struct PostgresParameters {
                 try values.withUnsafeBufferPointer { values in
                     try lengths.withUnsafeBufferPointer { lengths in
                         try formats.withUnsafeBufferPointer { formats in
-                            try body(types.baseAddress, values.baseAddress, lengths.baseAddress, formats.baseAddress)
+                            try body(
+                                types.baseAddress, values.baseAddress, lengths.baseAddress,
+                                formats.baseAddress)
                         }
                     }
                 }
