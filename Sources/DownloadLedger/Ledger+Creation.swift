@@ -5,7 +5,7 @@ import Foundation
 /// creating the same ledger never overwrite each other, and nothing that is not a ledger is ever taken over).
 extension Ledger {
     /// Whether the ledger's file exists: false for a new ledger until its first command succeeds.
-    public var isOnDisk: Bool { withLock { pendingCreation == nil } }
+    public var isOnDisk: Bool { core.withLock { $0.pendingCreation == nil } }
 
     /// Whether a ledger file is at `path`.
     /// - Throws: `StoreError.cannotOpen` for a directory, `.notALedger` for anything else that is not a regular file
@@ -24,53 +24,6 @@ extension Ledger {
         }
     }
 
-    /// Appends a user command's entries after the head and applies them to the list as they were written (what
-    /// was just written is not read back and decoded: an add of a million URLs is a payload of 100 MB). On a
-    /// ledger not yet on disk, writes its file first. Caller holds the lock.
-    /// - Returns: the seq of the last entry and the commit time of all of them.
-    /// - Throws: `StoreError.conflict` when another process appended first (or created the ledger first: the
-    ///   command is then decided again on that ledger).
-    func appendCommand(_ entries: [Entry], vault: VaultChange = .none, time: Int64) throws -> (
-        last: Int64, time: Int64
-    ) {
-        let events = entries.map(Self.newEvent)
-        let last: Int64
-        if let creation = pendingCreation {
-            guard try Self.createFile(at: path, events: [creation] + events, vault: vault, time: time) else {
-                try openCreatedFile()
-                throw StoreError.conflict(head: state.head)
-            }
-            try openCreatedFile(through: 1)
-            last = Int64(1 + events.count)
-        } else {
-            try useFactDurability(false)
-            last = try store.append(events, expectingHead: state.head, time: time, vault: vault)
-        }
-        let committed = try store.commitTime(of: last) ?? time
-        for (n, entry) in entries.enumerated() {
-            let seq = last - Int64(entries.count - 1 - n)
-            state.apply(LoggedEntry(seq: seq, time: committed, entry: entry))
-            workSinceSnapshot += Self.work(
-                of: entry.event, payload: events[n].payload.count, liveCount: state.liveCount)
-        }
-        return (last, committed)
-    }
-
-    /// Switches from the in-memory start to the file now at `path`, folding its events (through `through`: the
-    /// caller applies the rest itself). Caller holds the lock.
-    func openCreatedFile(through: Int64? = nil) throws {
-        let file = try EventStoreLocation.open(path, existing: true)
-        var list = try Self.startingPoint(
-            file, atOrBefore: through, reader: Self.loggedEvents(file, lock: lock))
-        lastSnapshotSeq = list.head
-        workSinceSnapshot = try Self.fold(file, into: &list, through: through)
-        store = file
-        state = list
-        pendingCreation = nil
-        factDurability = false
-        lastToken = try file.changeToken()
-    }
-
     /// Writes a ledger holding `events` at `path`, unless a file is there already.
     /// - Returns: false when `path` was taken (by another process creating it meanwhile): nothing was changed.
     static func createFile(at path: String, events: [NewEvent], vault: VaultChange = .none, time: Int64)
@@ -78,14 +31,7 @@ extension Ledger {
         -> Bool
     {
         if PostgresLocation.isPostgres(path) {
-            // The first write creates the ledger's schema; another process that created it first wins.
-            do {
-                _ = try PostgresEventStore(uri: path).append(
-                    events, expectingHead: 0, time: time, vault: vault)
-                return true
-            } catch StoreError.conflict {
-                return false
-            }
+            return try StoreFactory.createInPostgres(uri: path, events: events, vault: vault, time: time)
         }
         let parent = (path as NSString).deletingLastPathComponent
         if !parent.isEmpty {
@@ -99,11 +45,8 @@ extension Ledger {
             // No one sees the temporary file before it is linked: it is written without a sync, its log folded
             // into it, and then the file is synced once (then the folder, once linked). Two fsyncs for a new
             // ledger, not nine; nothing is acknowledged before both.
-            let store = try SQLiteEventStore(path: temporary, synchronous: .off)
-            _ = try store.append(events, expectingHead: 0, time: time, vault: vault)
-            guard store.checkpoint() else {
-                throw StoreError.cannotOpen(path, "the new ledger's log could not be folded into it")
-            }
+            try StoreFactory.createUnsynced(
+                at: temporary, for: path, events: events, vault: vault, time: time)
         }
         try syncFile(temporary, for: path)
         guard link(temporary, path) == 0 else {
@@ -190,7 +133,7 @@ extension Ledger {
     /// - Returns: whether the main file alone holds every event now.
     @discardableResult
     public func checkpoint() -> Bool {
-        withLock { (store as? SQLiteEventStore)?.checkpoint() ?? false }
+        core.withLock { $0.store.checkpoint() }
     }
 
     /// The process is done writing to this ledger: the write-ahead log is folded into the main file and, when no
@@ -200,7 +143,7 @@ extension Ledger {
     /// - Returns: whether the file is quiet (rollback-journal mode) now.
     @discardableResult
     public func leaveQuiet() -> Bool {
-        withLock { (store as? SQLiteEventStore)?.leaveQuiet() ?? false }
+        core.withLock { $0.store.leaveQuiet() }
     }
 
     /// Writes a consistent, self-contained copy of the ledger to `destination` (one file, usable alone), while
@@ -209,53 +152,60 @@ extension Ledger {
     /// - Throws: `StoreError.cannotBackUp` (destination exists or cannot be written); `LedgerOpenError.noLedger`
     ///   for a ledger not yet on disk.
     public func backup(to destination: String) throws -> Int64 {
-        try withLock {
-            guard pendingCreation == nil else {
+        try core.withLock { state in
+            guard state.pendingCreation == nil else {
                 throw LedgerOpenError.noLedger(EventStoreLocation.shown(path))
             }
-            if let file = store as? SQLiteEventStore, !PostgresLocation.isPostgres(destination) {
-                return try file.backup(to: destination)
-            }
-            return try Self.copy(store, to: destination)
+            return try state.store.backup(to: destination)
         }
     }
 }
 
-extension Ledger {
-    /// Copies the log of `store` into a new ledger at `destination` (a PostgreSQL URI whose ledger does not exist
-    /// yet, or a SQLite file written under a temporary name and linked into place, never over anything): the same
-    /// events, times and hash chain, and the vault's keys.
-    static func copy(_ store: any EventStore, to destination: String) throws -> Int64 {
-        let shown = EventStoreLocation.shown(destination)
-        if PostgresLocation.isPostgres(destination) {
-            guard !(try EventStoreLocation.postgresLedgerExists(destination)) else {
-                throw StoreError.cannotBackUp(shown, "that database already has this ledger")
+extension Ledger.State {
+    /// Appends a user command's entries after the head and applies them to the list as they were written (what
+    /// was just written is not read back and decoded: an add of a million URLs is a payload of 100 MB). On a
+    /// ledger not yet on disk, writes its file first.
+    /// - Returns: the seq of the last entry and the commit time of all of them.
+    /// - Throws: `StoreError.conflict` when another process appended first (or created the ledger first: the
+    ///   command is then decided again on that ledger).
+    mutating func appendCommand(_ entries: [Entry], vault: VaultChange = .none, time: Int64) throws -> (
+        last: Int64, time: Int64
+    ) {
+        let events = entries.map(Ledger.newEvent)
+        let last: Int64
+        if let creation = pendingCreation {
+            guard try Ledger.createFile(at: path, events: [creation] + events, vault: vault, time: time)
+            else {
+                try openCreatedFile()
+                throw StoreError.conflict(head: list.head)
             }
-            return try EventStoreCopy.copy(
-                from: store, to: PostgresEventStore(uri: destination), destinationName: shown)
+            try openCreatedFile(through: 1)
+            last = Int64(1 + events.count)
+        } else {
+            try useFactDurability(false)
+            last = try store.append(events, expectingHead: list.head, time: time, vault: vault)
         }
-        guard !(try checkExisting(destination)) else {
-            throw StoreError.cannotBackUp(destination, "something is there already")
+        let committed = try store.commitTime(of: last) ?? time
+        for (n, entry) in entries.enumerated() {
+            let seq = last - Int64(entries.count - 1 - n)
+            list.apply(LoggedEntry(seq: seq, time: committed, entry: entry))
+            workSinceSnapshot += Ledger.work(
+                of: entry.event, payload: events[n].payload.count, liveCount: list.liveCount)
         }
-        let temporary = destination + ".new-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        defer {
-            for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) }
-        }
-        let head: Int64
-        do {
-            let file = try SQLiteEventStore(path: temporary, synchronous: .off)
-            head = try EventStoreCopy.copy(from: store, to: file, destinationName: destination)
-            guard file.checkpoint() else {
-                throw StoreError.cannotBackUp(destination, "the copy's log could not be folded into it")
-            }
-        } catch StoreError.cannotOpen(_, let reason) {
-            throw StoreError.cannotBackUp(destination, reason)
-        }
-        try syncFile(temporary, for: destination)
-        guard link(temporary, destination) == 0 else {
-            throw StoreError.cannotBackUp(destination, String(cString: strerror(errno)))
-        }
-        syncDirectory((destination as NSString).deletingLastPathComponent)
-        return head
+        return (last, committed)
+    }
+
+    /// Switches from the in-memory start to the file now at `path`, folding its events (through `through`: the
+    /// caller applies the rest itself).
+    mutating func openCreatedFile(through: Int64? = nil) throws {
+        let file = try StoreFactory.open(path: path)
+        var opened = try LedgerLog.startingPoint(file, atOrBefore: through, reader: reader)
+        lastSnapshotSeq = opened.head
+        workSinceSnapshot = try LedgerLog.fold(file, into: &opened, through: through)
+        store = file
+        list = opened
+        pendingCreation = nil
+        factDurability = false
+        lastToken = try file.changeToken()
     }
 }

@@ -18,51 +18,8 @@ extension Ledger {
         static let url = "url"
     }
 
-    /// Seals the credentials of `entries` in place and says what the append does to the vault: the new keys, and
-    /// the keys a purge or an erase leaves without a task (`after` is the list once the entries are applied, nil
-    /// when they purge nothing). Caller holds the lock.
-    func sealCredentials(in entries: inout [Entry], after: () -> DownloadList) throws -> VaultChange {
-        var pending: [TaskID: VaultKey] = [:]
-        var change = VaultChange()
-        var purges = false
-        for index in entries.indices {
-            switch entries[index].event {
-            case .trashPurged, .tasksErased: purges = true
-            default: break
-            }
-            try seal(&entries[index].event) { task in
-                if let key = pending[task] { return key }
-                let key =
-                    try store.vaultKey(task: task)
-                    ?? {
-                        let fresh = try VaultKey.random(task: task)
-                        change.added.append(fresh)
-                        return fresh
-                    }()
-                pending[task] = key
-                return key
-            }
-        }
-        if purges { change.removed = try keysLeftBehind(in: after(), adding: change.added) }
-        return change
-    }
-
-    /// The tasks whose vault keys nothing in `list` can use again: the task is gone and no undo or redo step
-    /// names it (an add undone keeps its key while redo can bring the task back).
-    private func keysLeftBehind(in list: DownloadList, adding added: [VaultKey]) throws -> [TaskID] {
-        let stored = try store.vaultTasks()
-        guard !stored.isEmpty else { return [] }
-        var reachable: Set<TaskID> = []
-        // A blocker (the purge's own step) can never be taken: it brings nothing back.
-        for step in list.undoStack + list.redoStack where step.blocker == nil {
-            reachable.formUnion(step.tasksNamed)
-        }
-        let fresh = Set(added.map(\.task))
-        return stored.filter { !list.tasks.contains($0) && !reachable.contains($0) && !fresh.contains($0) }
-    }
-
     /// Replaces every credential given in clear in `event` with its sealed form under `key(task)`.
-    private func seal(_ event: inout Event, key: (TaskID) throws -> VaultKey) throws {
+    static func seal(_ event: inout Event, key: (TaskID) throws -> VaultKey) throws {
         switch event {
         case .tasksAdded(var tasks, let section, let index, let title):
             guard tasks.contains(where: { $0.options.hasPlainCredentials }) else { return }
@@ -115,13 +72,6 @@ extension Ledger {
         return sealed
     }
 
-    /// After a purge deleted keys: folds the write-ahead log into the file and empties it, when no other
-    /// connection still reads it, so the pages that held the keys (zeroed in the file by `secure_delete`) are not
-    /// kept in older log frames either. Best effort: otherwise the next checkpoint does it.
-    func forgetDeletedKeys() {
-        (store as? SQLiteEventStore)?.checkpoint()
-    }
-
     /// Opens a credential of task `task` for the downloader's request. Never for an output.
     /// - Throws: `VaultError.purged` when its key is gone, `.failedToOpen` when it was altered, `.malformed`
     ///   when it is not the vault's text or was sealed for another task.
@@ -132,11 +82,63 @@ extension Ledger {
         guard sealed.keyTask == task else {
             throw VaultError.malformed("task #\(task)'s credential was sealed for task #\(sealed.keyTask)")
         }
-        let bytes = try withLock { try store.openSecret(sealed, context: context) }
+        let bytes = try core.withLock { try $0.store.openSecret(sealed, context: context) }
         guard let text = String(validating: bytes, as: UTF8.self) else {
             throw VaultError.malformed("task #\(task)'s credential is not UTF-8")
         }
         return text
+    }
+}
+
+extension Ledger.State {
+    /// Seals the credentials of `entries` in place and says what the append does to the vault: the new keys, and
+    /// the keys a purge or an erase leaves without a task (`after` is the list once the entries are applied, nil
+    /// when they purge nothing).
+    func sealCredentials(in entries: inout [Entry], after: () -> DownloadList) throws -> VaultChange {
+        var pending: [TaskID: VaultKey] = [:]
+        var change = VaultChange()
+        var purges = false
+        for index in entries.indices {
+            switch entries[index].event {
+            case .trashPurged, .tasksErased: purges = true
+            default: break
+            }
+            try Ledger.seal(&entries[index].event) { task in
+                if let key = pending[task] { return key }
+                let key =
+                    try store.vaultKey(task: task)
+                    ?? {
+                        let fresh = try VaultKey.random(task: task)
+                        change.added.append(fresh)
+                        return fresh
+                    }()
+                pending[task] = key
+                return key
+            }
+        }
+        if purges { change.removed = try keysLeftBehind(in: after(), adding: change.added) }
+        return change
+    }
+
+    /// The tasks whose vault keys nothing in `list` can use again: the task is gone and no undo or redo step
+    /// names it (an add undone keeps its key while redo can bring the task back).
+    private func keysLeftBehind(in list: DownloadList, adding added: [VaultKey]) throws -> [TaskID] {
+        let stored = try store.vaultTasks()
+        guard !stored.isEmpty else { return [] }
+        var reachable: Set<TaskID> = []
+        // A blocker (the purge's own step) can never be taken: it brings nothing back.
+        for step in list.undoStack + list.redoStack where step.blocker == nil {
+            reachable.formUnion(step.tasksNamed)
+        }
+        let fresh = Set(added.map(\.task))
+        return stored.filter { !list.tasks.contains($0) && !reachable.contains($0) && !fresh.contains($0) }
+    }
+
+    /// After a purge deleted keys: folds the write-ahead log into the file and empties it, when no other
+    /// connection still reads it, so the pages that held the keys (zeroed in the file by `secure_delete`) are not
+    /// kept in older log frames either. Best effort: otherwise the next checkpoint does it.
+    func forgetDeletedKeys() {
+        store.checkpoint()
     }
 }
 

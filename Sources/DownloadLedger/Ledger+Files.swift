@@ -8,7 +8,7 @@ extension DownloadTask {
     public var filePath: String? { fileName.map { directory + "/" + $0 } }
 }
 
-extension Ledger {
+extension Ledger.State {
     /// Disk work that must happen before the event is appended: renaming a finished file (returning how to take
     /// it back if the append does not happen), and deciding which finished files a purge, redownload or file
     /// delete must leave because they are no longer the files the downloader placed (`entry` then says so).
@@ -72,14 +72,6 @@ extension Ledger {
         return nil
     }
 
-    /// Whether `cleanUpFiles` has anything to do after `event` (it needs the list before the event).
-    static func cleansFiles(_ event: Event) -> Bool {
-        switch event {
-        case .tasksRemoved, .filesDeleted, .tasksRedownloaded, .tasksErased, .trashPurged: true
-        default: false
-        }
-    }
-
     /// Disk work after the event is logged: the partial files of undone adds, purged, redownloaded and
     /// file-deleted tasks go, and their finished files unless kept (checked once more just before).
     /// Everything happens inside the tasks' real hidden folders and directories (``DownloadFolder``).
@@ -123,6 +115,14 @@ extension Ledger {
 }
 
 extension Ledger {
+    /// Whether `cleanUpFiles` has anything to do after `event` (it needs the list before the event).
+    static func cleansFiles(_ event: Event) -> Bool {
+        switch event {
+        case .tasksRemoved, .filesDeleted, .tasksRedownloaded, .tasksErased, .trashPurged: true
+        default: false
+        }
+    }
+
     /// An add's download directory must be one the downloader will use (``FileNaming/isSafeDirectory(_:)``:
     /// absolute, no `.` or `..` part, no control character): refused now, not failed at download time. It is kept in
     /// its normal form (``FileNaming/normalizedDirectory(_:)``: `/tmp/x//y/` is `/tmp/x/y`).

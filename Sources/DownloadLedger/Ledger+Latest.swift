@@ -10,14 +10,14 @@ extension Ledger {
     /// touches instead of mutating in place (a few microseconds per thousand tasks): only readers that need it
     /// should use it.
     public var latestList: DownloadList {
-        if lock.try() {
-            defer { lock.unlock() }
-            if !publishes {
-                publishes = true
-                published.withLock { $0 = state }
+        let free = core.withLockIfAvailable { state in
+            if !state.publishes {
+                state.publishes = true
+                published.withLock { $0 = state.list }
             }
-            return state
+            return state.list
         }
+        if let free { return free }
         // Held by a change in progress: the list it started from is the latest completed one.
         if let list = published.withLock({ $0 }) { return list }
         return list

@@ -18,7 +18,8 @@ extension Ledger {
         let title = location.map { list.sections[$0.section].title } ?? trash?.sectionTitle ?? ""
         let file: TaskInfo.File
         if let path = task.filePath, task.state == .finished {
-            switch FileOwnership.check(task, placed: try placedIdentity(of: id)) {
+            let placed = try core.withLock { try $0.placedIdentity(of: id) }
+            switch FileOwnership.check(task, placed: placed) {
             case .ours: file = .onDisk(path: path)
             case .missing: file = .missing(path: path)
             case .notOurs(let reason): file = .replaced(path: path, reason: reason)

@@ -32,35 +32,33 @@ public struct BatchRefused: Error, Sendable, CustomStringConvertible {
 /// ```
 /// Commands are validated against the current projection and become one event each; a failed command appends
 /// nothing. Another process appending to the same file is seen on `refresh()` (and by `changes()`).
-/// Thread-safe: calls are serialised.
-public final class Ledger: @unchecked Sendable {
+///
+/// This is the write side: commands, downloader facts, credentials, the files a command renames or removes
+/// (`Ledger+Commands.swift`, `Ledger+Credentials.swift`, `Ledger+Files.swift`). What reads the log — history,
+/// audit, verify, summary — is ``LedgerLog``'s (`LedgerLog+*.swift`); the ledger's own read calls
+/// (`Ledger+Reading.swift`) run it on the ledger's store. The store is reached only through ``EventStore`` and
+/// ``EventStoreUpkeep``, made from a path in one place (`StoreFactory.swift`).
+///
+/// Thread-safe: every field a call reads or changes is in one `Mutex` (``State``), so calls are serialised.
+public final class Ledger: Sendable {
     public let path: String
     public let isReadOnly: Bool
-    /// The log. Swapped (under the lock) only once: from memory to the file, when a new ledger is first written.
-    var store: EventStore
-    /// Set while a new ledger exists only in memory (its creation event in an in-memory store): nothing is on disk
-    /// until the first command succeeds, which writes the file whole (`Ledger+Creation.swift`).
-    var pendingCreation: NewEvent?
-    let lock: NSRecursiveLock
-    var state: DownloadList
-    var lastSnapshotSeq: Int64 = 0
-    /// Replay work folded in since the latest snapshot (see `snapshotWork`).
-    var workSinceSnapshot = 0
-    var lastToken: Int64 = 0
-    /// Whether the store commits with `synchronous=NORMAL` (downloader facts) rather than `FULL` (everything
-    /// else, and how the store opens). Switched only when the next write needs the other mode.
-    var factDurability = false
-    private var observers: [UUID: AsyncStream<DownloadList>.Continuation] = [:]
-    /// The list as of the last completed change, kept once ``latestList`` was asked for (`Ledger+Latest.swift`).
-    let published = Mutex<DownloadList?>(nil)
-    /// Whether changes are published (set under the lock, by the first ``latestList``).
-    var publishes = false
     /// Milliseconds since the Unix epoch. Injected so tests can move time.
     public let clock: @Sendable () -> Int64
+    /// The store, the projection and their bookkeeping (`Ledger+State.swift`).
+    let core: Mutex<State>
+    /// The list as of the last completed change, kept once ``latestList`` was asked for (`Ledger+Latest.swift`).
+    let published = Mutex<DownloadList?>(nil)
+    /// How the lists this ledger hands out read back the events their undo steps hold by reference.
+    let loggedEvents: LedgerEventSource
+
     /// A snapshot is cached once the events folded since the last one amount to this much replay work: the
     /// bytes of their payloads plus `eventWork` per event. An add of 100,000 URLs is snapshotted at once; about
     /// 4,000 single-task events, or 6 adds of 1,000 URLs, make one. What a later open replays stays under it.
-    public var snapshotWork = 512 * 1024
+    public var snapshotWork: Int {
+        get { core.withLock { $0.snapshotWork } }
+        set { core.withLock { $0.snapshotWork = newValue } }
+    }
     /// The work counted for one event besides its payload (decoding and applying it).
     public static let eventWork = 64
 
@@ -96,80 +94,37 @@ public final class Ledger: @unchecked Sendable {
         self.path = path
         self.isReadOnly = readOnly
         self.clock = clock
-        let lock = NSRecursiveLock()
-        self.lock = lock
+        let source = LedgerEventSource()
+        loggedEvents = source
         let exists = try Self.checkExisting(path)
         if !exists && (readOnly || directory == nil) {
             throw LedgerOpenError.noLedger(EventStoreLocation.shown(path))
         }
         if !readOnly && !PostgresLocation.isPostgres(path) { Self.removeStaleTemporaries(of: path) }
+        var state: State
         if !exists, let given = directory {
-            let directory = try Self.acceptedDirectory(given)
-            store = InMemoryEventStore()
-            state = DownloadList()
-            let creation = Self.creation(directory: directory)
-            _ = try store.append([creation], expectingHead: 0, time: clock())
-            pendingCreation = creation
-            try fold()
+            state = try State.inMemory(
+                creating: try Self.acceptedDirectory(given), path: path, reader: source.reader, clock: clock)
             if !deferringCreation {
                 // False when another process created it meanwhile: that ledger stands.
-                _ = try Self.createFile(at: path, events: [creation], time: clock())
-                try openCreatedFile()
+                _ = try Self.createFile(at: path, events: [state.pendingCreation!], time: clock())
+                try state.openCreatedFile()
             }
-            return
+        } else {
+            state = try State.opening(path: path, readOnly: readOnly, reader: source.reader, clock: clock)
+            if state.list.head == 0, let directory, !readOnly {
+                try state.appendCreation(directory: try Self.acceptedDirectory(directory))
+            }
+            // A writer that finds a tail a tenth of the way to the next snapshot saves one: readers then start there.
+            try state.saveSnapshotIfDue(force: state.workSinceSnapshot >= state.snapshotWork / 10)
         }
-        store = try EventStoreLocation.open(path, readOnly: readOnly, existing: true)
-        state = try Self.startingPoint(store, atOrBefore: nil, reader: Self.loggedEvents(store, lock: lock))
-        lastSnapshotSeq = state.head
-        lastToken = try store.changeToken()
-        try fold()
-        if state.head == 0, let directory, !readOnly {
-            try appendCreation(directory: try Self.acceptedDirectory(directory))
-        }
-        // A writer that finds a tail a tenth of the way to the next snapshot saves one: readers then start there.
-        try saveSnapshotIfDue(force: workSinceSnapshot >= snapshotWork / 10)
-    }
-
-    /// Opens an existing store (tests: the in-memory store).
-    init(store: EventStore, clock: @escaping @Sendable () -> Int64 = Ledger.wallClock) throws {
-        self.path = ":store:"
-        self.isReadOnly = false
-        self.lock = NSRecursiveLock()
-        self.store = store
-        self.clock = clock
-        state = DownloadList()
-        try fold()
-    }
-
-    /// Sets the store's commit durability for the next writes: NORMAL for downloader facts, FULL otherwise.
-    /// Caller holds the lock.
-    func useFactDurability(_ facts: Bool) throws {
-        guard facts != factDurability else { return }
-        try (store as? SQLiteEventStore)?.setSynchronous(facts ? .normal : .full)
-        try (store as? PostgresEventStore)?.setDurable(!facts)
-        factDurability = facts
+        core = Mutex(state)
+        source.attach(self)
     }
 
     /// The first event of a new ledger.
     static func creation(directory: String) -> NewEvent {
         newEvent(Entry(.ledgerCreated(directory: directory, maxDownloads: 3, autoRemoveEmptySections: true)))
-    }
-
-    private func appendCreation(directory: String) throws {
-        try useFactDurability(false)
-        do {
-            _ = try store.append([Self.creation(directory: directory)], expectingHead: 0, time: clock())
-        } catch StoreError.conflict {
-            // Another process created it first: its creation stands.
-        }
-        try fold()
-    }
-
-    /// The current projection.
-    public var list: DownloadList {
-        lock.lock()
-        defer { lock.unlock() }
-        return state
     }
 
     static func newEvent(_ entry: Entry) -> NewEvent {
@@ -178,215 +133,17 @@ public final class Ledger: @unchecked Sendable {
             payload: entry.encodedPayload())
     }
 
-    /// Folds events appended after the projection's head (by us or another process). Caller holds the lock.
-    @discardableResult
-    func fold() throws -> Bool {
-        let before = state.head
-        workSinceSnapshot += try Self.fold(store, into: &state, through: nil)
-        return state.head != before
-    }
-
-    /// Saves a snapshot, with its summary, once enough work was folded since the last (or `force`). Caller holds
-    /// the lock.
-    func saveSnapshotIfDue(force: Bool = false) throws {
-        guard !isReadOnly, pendingCreation == nil, state.head > lastSnapshotSeq,
-            force || workSinceSnapshot >= snapshotWork
-        else { return }
-        try useFactDurability(false)
-        try store.saveSnapshot(
-            seq: state.head, reducerVersion: DownloadList.reducerVersion, bytes: state.snapshotBytes(),
-            summary: ListSummary(state).encoded())
-        lastSnapshotSeq = state.head
-        workSinceSnapshot = 0
-    }
+    /// The current projection.
+    public var list: DownloadList { core.withLock { $0.list } }
 
     /// Folds in what other processes appended. Returns true when the list changed.
     /// - Complexity: one cheap check when nothing changed.
     @discardableResult
     public func refresh() throws -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        if pendingCreation != nil {
-            // Another process may have created the file meanwhile: follow it.
-            guard try Self.checkExisting(path) else { return false }
-            try openCreatedFile()
-            notify()
+        try core.withLock { state in
+            guard try state.refresh() else { return false }
+            notify(state)
             return true
-        }
-        let token = try store.changeToken()
-        guard token != lastToken else { return false }
-        lastToken = token
-        let changed = try fold()
-        if changed {
-            try saveSnapshotIfDue()
-            notify()
-        }
-        return changed
-    }
-
-    /// Validates `command` against the current list and appends its event.
-    ///
-    /// When another process appended meanwhile, the command is validated again on the new list and retried, so
-    /// concurrent writers lose nothing and never produce an invalid list. `origin` names the front end the user
-    /// acted through (`"rpc"`), logged with the event.
-    /// - Throws: `LedgerError` or `NothingAdded` for an invalid command (nothing appended); `StoreError`.
-    @discardableResult
-    public func execute(_ given: Command, origin: String? = nil) throws -> Outcome {
-        let command = try Self.acceptingDirectory(of: given)
-        lock.lock()
-        defer { lock.unlock() }
-        guard !isReadOnly else { throw StoreError.readOnly }
-        // Renames of finished files take turns per directory (a lock on its `.dledger`), so that processes
-        // renaming one task at once never leave a second name behind: each sees the name the last one logged.
-        let renameLock = try lockForRename(command)
-        defer { renameLock?.unlock() }
-        while true {
-            try fold()
-            var decision = try state.decide(command)
-            decision.entry.origin = origin
-            let decided = decision.entry
-            var sealed = [decided]
-            let vault = try sealCredentials(in: &sealed) {
-                var after = state
-                after.apply(LoggedEntry(seq: state.head + 1, time: clock(), entry: decided))
-                return after
-            }
-            decision.entry = sealed[0]
-            let undoRename = try prepareFiles(for: &decision.entry, in: state)
-            // The list before the event, kept only when its files are cleaned up after it (a copy of a list of a
-            // million tasks is not made for nothing).
-            let before = Self.cleansFiles(decision.entry.event) ? state : nil
-            let appended: (last: Int64, time: Int64)
-            do {
-                appended = try appendCommand([decision.entry], vault: vault, time: clock())
-            } catch StoreError.conflict {
-                undoRename?()
-                continue
-            } catch {
-                undoRename?()
-                throw error
-            }
-            try fold()
-            lastToken = (try? store.changeToken()) ?? lastToken
-            if !vault.removed.isEmpty { forgetDeletedKeys() }
-            if let before { cleanUpFiles(after: decision.entry.event, before: before) }
-            try saveSnapshotIfDue()
-            notify()
-            return Outcome(seq: appended.last, time: appended.time, entry: decision.entry, decision: decision)
-        }
-    }
-
-    /// Validates `commands` one after the other, each against the list the ones before it leave, and appends all
-    /// their events in one transaction, or none (`undo 3` undoes three actions or nothing).
-    /// - Throws: ``BatchRefused`` naming how many could be done and why the next could not; `StoreError`.
-    @discardableResult
-    public func execute(all given: [Command]) throws -> [Outcome] {
-        let commands = try given.map(Self.acceptingDirectory)
-        lock.lock()
-        defer { lock.unlock() }
-        guard !isReadOnly else { throw StoreError.readOnly }
-        while true {
-            try fold()
-            var trial = state
-            var decisions: [Decision] = []
-            var undoRenames: [() -> Void] = []
-            let takeBack = { for undo in undoRenames.reversed() { undo() } }
-            let now = clock()
-            for (n, command) in commands.enumerated() {
-                do {
-                    var decision = try trial.decide(command)
-                    if let undo = try prepareFiles(for: &decision.entry, in: trial) {
-                        undoRenames.append(undo)
-                    }
-                    decisions.append(decision)
-                    trial.apply(LoggedEntry(seq: trial.head + 1, time: now, entry: decision.entry))
-                } catch {
-                    takeBack()
-                    throw BatchRefused(done: n, of: commands.count, error: error)
-                }
-            }
-            var entries = decisions.map(\.entry)
-            let vault: VaultChange
-            do {
-                vault = try sealCredentials(in: &entries) { trial }
-            } catch {
-                takeBack()
-                throw error
-            }
-            for n in decisions.indices { decisions[n].entry = entries[n] }
-            let before = state
-            let appended: (last: Int64, time: Int64)
-            do {
-                appended = try appendCommand(decisions.map(\.entry), vault: vault, time: now)
-            } catch StoreError.conflict {
-                takeBack()
-                continue
-            } catch {
-                takeBack()
-                throw error
-            }
-            var list = before
-            try fold()
-            lastToken = (try? store.changeToken()) ?? lastToken
-            if !vault.removed.isEmpty { forgetDeletedKeys() }
-            let first = appended.last - Int64(decisions.count) + 1
-            for (n, decision) in decisions.enumerated() {
-                cleanUpFiles(after: decision.entry.event, before: list)
-                list.apply(LoggedEntry(seq: first + Int64(n), time: appended.time, entry: decision.entry))
-            }
-            try saveSnapshotIfDue()
-            notify()
-            return decisions.enumerated().map { n, decision in
-                Outcome(seq: first + Int64(n), time: appended.time, entry: decision.entry, decision: decision)
-            }
-        }
-    }
-
-    /// The locked folder of the task a rename names, when that task has a file on disk. Caller holds the lock.
-    private func lockForRename(_ command: Command) throws -> DownloadFolder? {
-        guard case .rename(let id, _) = command else { return nil }
-        try fold()
-        guard let task = state.tasks[id], task.fileName != nil else { return nil }
-        return try FileOwnership.lockedFolder(task.directory)
-    }
-
-    /// Appends a downloader fact. Facts about tasks that are gone are dropped (a purge won the race).
-    /// - Returns: the seq, or nil when the fact was dropped.
-    @discardableResult
-    public func record(_ fact: Event) throws -> Int64? {
-        try record([fact])
-    }
-
-    /// Appends several downloader facts in one transaction, in order. Facts about tasks that are gone are
-    /// dropped.
-    ///
-    /// Facts are committed with `synchronous=NORMAL`: in WAL mode they survive a crash or `kill -9` of the
-    /// process but may be lost with the last moments before a power cut — the partial files, not the facts,
-    /// are the truth for resuming. User commands stay fully durable (`synchronous=FULL`).
-    /// - Returns: the seq of the last fact appended, or nil when all were dropped.
-    @discardableResult
-    public func record(_ facts: [Event]) throws -> Int64? {
-        precondition(facts.allSatisfy(\.isTransferFact), "only downloader facts are recorded")
-        lock.lock()
-        defer { lock.unlock() }
-        guard !isReadOnly else { throw StoreError.readOnly }
-        while true {
-            try fold()
-            let known = facts.filter { $0.taskIDs.allSatisfy { state.tasks[$0] != nil } }
-            guard !known.isEmpty else { return nil }
-            // Stays NORMAL until a write that needs FULL switches back: two PRAGMAs less per batch of facts.
-            try useFactDurability(true)
-            do {
-                let seq = try store.append(
-                    known.map { Self.newEvent(Entry($0)) }, expectingHead: state.head, time: clock())
-                try fold()
-                lastToken = (try? store.changeToken()) ?? lastToken
-                try saveSnapshotIfDue()
-                notify()
-                return seq
-            } catch StoreError.conflict {
-                continue
-            }
         }
     }
 
@@ -396,10 +153,10 @@ public final class Ledger: @unchecked Sendable {
         let id = UUID()
         let (stream, continuation) = AsyncStream<DownloadList>.makeStream(
             bufferingPolicy: .bufferingNewest(1))
-        lock.lock()
-        observers[id] = continuation
-        continuation.yield(state)
-        lock.unlock()
+        core.withLock { state in
+            state.observers[id] = continuation
+            continuation.yield(state.list)
+        }
         let poller = Task { [weak self] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: pollInterval)
@@ -408,23 +165,16 @@ public final class Ledger: @unchecked Sendable {
         }
         continuation.onTermination = { [weak self] _ in
             poller.cancel()
-            self?.lock.lock()
-            self?.observers[id] = nil
-            self?.lock.unlock()
+            self?.core.withLock { $0.observers[id] = nil }
         }
         return stream
     }
 
-    private func notify() {
-        if publishes { published.withLock { $0 = state } }
-        for c in observers.values { c.yield(state) }
-    }
-
-    /// Runs `body` with the lock held (for the scheduler's read-decide-act steps).
-    func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
+    /// Hands the list a change left to ``latestList`` and to every ``changes(pollInterval:)`` stream. Called under
+    /// the mutex, so that observers see the changes in their order.
+    func notify(_ state: borrowing State) {
+        if state.publishes { published.withLock { $0 = state.list } }
+        for c in state.observers.values { c.yield(state.list) }
     }
 
     /// Milliseconds now, by the ledger's clock.

@@ -4,7 +4,7 @@ extension LedgerLog {
     /// One task's audit trail and the task as the list holds it now (``LedgerLog/audit(_:)``).
     public struct TaskAudit: Sendable {
         /// Every event that named the task, checked against the projection's count of them.
-        public var trail: Ledger.AuditTrail
+        public var trail: AuditTrail
         /// The task now; nil when it is gone (purged, deleted at once, its add undone) or never was.
         public var task: DownloadTask?
         /// Its place in the manual list (section, index); nil when it is in the to-delete list or gone.
@@ -24,19 +24,18 @@ extension LedgerLog {
     /// group, where they went, their options), with no string made for any other task
     /// (``Entry/decode(kind:payload:keepingOnly:)``). Without it every entry is the event as logged (`--json`).
     public func audit(_ id: TaskID, outliningAdds: Bool = false) throws -> TaskAudit {
-        try locked {
+        try locked { store in
             // As of the head now. The fold reads only the tasks its events name: the others are not kept at all
             // (none at all when the snapshot is at the head).
             let head = try store.head()
             let tail = try store.latestSnapshotSeq(
                 reducerVersion: DownloadList.reducerVersion, atOrBefore: head
             )
-            .flatMap { seq in
-                try (store as? SQLiteEventStore)?.tasksNamed(after: seq, through: head).map { (seq, $0) }
-            }
-            var list = try Ledger.startingPoint(store, atOrBefore: head, keepingOnly: id, tail: tail)
-            try Ledger.fold(store, into: &list, through: head)
-            let trail = try Ledger.auditTrail(
+            .flatMap { seq in try store.tasksNamed(after: seq, through: head).map { (seq, $0) } }
+            var list = try Self.startingPoint(
+                store, atOrBefore: head, reader: nil, keepingOnly: id, tail: tail)
+            try Self.fold(store, into: &list, through: head)
+            let trail = try Self.auditTrail(
                 id, in: store, head: list.head, counted: list.eventCounts[id], outliningAdds: outliningAdds)
             return TaskAudit(
                 trail: trail, task: list.tasks[id], location: list.location(of: id),

@@ -1,14 +1,17 @@
 import Foundation
+import Synchronization
 
-/// A ledger's log read without projecting its list: reading the first events of a log of a million, or the
-/// events after a seq, costs what is read, not the whole history (`dledger log`).
+/// The read side of a ledger: its log read without projecting its list — the events, the list as of a seq, a
+/// task's audit trail, `verify`, the summary `stats` prints (`LedgerLog+*.swift`). Reading the first events of a log
+/// of a million, or the events after a seq, costs what is read, not the whole history (`dledger log`).
 ///
-/// Opens the file read-only, like ``Ledger/init(path:creatingWithDirectory:readOnly:deferringCreation:clock:)``
-/// with `readOnly`, and never creates it. Thread-safe: calls are serialised.
-public final class LedgerLog: @unchecked Sendable {
+/// An instance opens the file read-only, like ``Ledger/init(path:creatingWithDirectory:readOnly:deferringCreation:clock:)``
+/// with `readOnly`, and never creates it. The same reads run on an open ``Ledger``'s own store through its read
+/// calls (`Ledger+Reading.swift`), which call the static forms here. Thread-safe: the store is in a `Mutex`, so
+/// calls are serialised.
+public final class LedgerLog: Sendable {
     public let path: String
-    let store: any EventStore
-    private let lock = NSLock()
+    private let store: Mutex<any EventStoreUpkeep>
 
     /// - Throws: `LedgerOpenError.noLedger` for a missing file; `StoreError` for anything that is not a ledger
     ///   (left untouched), a corrupt one or a newer schema.
@@ -17,37 +20,45 @@ public final class LedgerLog: @unchecked Sendable {
         guard try Ledger.checkExisting(path) else {
             throw LedgerOpenError.noLedger(EventStoreLocation.shown(path))
         }
-        store = try EventStoreLocation.open(path, readOnly: true, existing: true)
+        store = Mutex(try StoreFactory.open(path: path, readOnly: true))
     }
 
     /// The seq of the last event.
     public func head() throws -> Int64 {
-        try locked { try store.head() }
+        try locked { try $0.head() }
     }
 
     /// Events after `after` (a seq), at most `limit`, in order.
     public func events(after: Int64 = 0, limit: Int? = nil) throws -> [LoggedEntry] {
-        try locked { try Ledger.logged(try store.events(after: after, through: nil, limit: limit)) }
+        try locked { try Self.events(in: $0, after: after, limit: limit) }
     }
 
     /// The last seq committed at or before `time` (ms since the Unix epoch).
     public func seq(atOrBefore time: Int64) throws -> Int64 {
-        try locked { try store.lastSeq(atOrBefore: time) }
+        try locked { try $0.lastSeq(atOrBefore: time) }
     }
 
-    /// The list exactly as it was after event `seq`: the nearest snapshot at or before it, then the log.
+    /// The list exactly as it was after event `seq`: the nearest snapshot at or before it, then the log. Its undo
+    /// steps read the actions they hold by reference back from this log when asked (it stays open for them).
     /// - Complexity: O(events between that snapshot and `seq`) plus reading the snapshot.
     public func list(through seq: Int64) throws -> DownloadList {
-        try locked {
-            var list = try Ledger.startingPoint(store, atOrBefore: seq)
-            try Ledger.fold(store, into: &list, through: seq)
-            return list
+        let reader = self.reader
+        return try locked { try Self.list(in: $0, through: seq, reader: reader) }
+    }
+
+    /// Reads the event at a seq for an undo step a list from here holds by reference, through the mutex (never
+    /// called while it is held: folds only keep references).
+    var reader: LoggedEventReader {
+        LoggedEventReader { [self] seq in
+            store.withLock { store in
+                guard let event = try? store.linkedEvent(at: seq) else { return nil }
+                return (Array(event.kind.utf8), event.payload)
+            }
         }
     }
 
-    func locked<T>(_ body: () throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
+    /// `body` with the store, the mutex held.
+    func locked<T: Sendable>(_ body: (any EventStoreUpkeep) throws -> T) throws -> T {
+        try store.withLock { try body($0) }
     }
 }

@@ -47,14 +47,14 @@ final class LogCheckpointer: Sendable {
     }
 
     private func loop(path: String, every milliseconds: Int) {
-        var store: SQLiteEventStore?
+        var store: (any EventStoreUpkeep)?
         while true {
             _ = wake.wait(timeout: .now() + .milliseconds(milliseconds))
             if stopping.withLock({ $0 }) { return }
             if store == nil, (try? Ledger.checkExisting(path)) == true {
                 // It never commits; its checkpoints sync the log before they write the main file, and the main
                 // file after.
-                store = try? SQLiteEventStore(path: path, synchronous: .normal, existing: true)
+                store = try? StoreFactory.open(path: path, durability: .facts)
             }
             _ = store?.checkpointPassive()
         }

@@ -121,9 +121,21 @@ final class StepEvent: Sendable {
 
     var event: Event { resolved() ?? Self.nothing }
 
-    /// The event, decoding or reading it back the first time. The reading is done outside the lock: a reader
-    /// may wait for the ledger's lock, whose holder may be asking for this very event.
+    /// The event, decoding or reading it back (through the reader it was made with) the first time. The reading
+    /// is done outside this event's lock: a reader may wait for the store's owner.
     private func resolved() -> Event? {
+        let reader: LoggedEventReader? =
+            if case .logged(let reader) = form.withLock({ $0 }) { reader } else { nil }
+        return resolved { reader?.read($0) }
+    }
+
+    /// Reads an event held by reference back through `read` (the store's holder, before a decision needs it), unless
+    /// it was read already.
+    func resolve(_ read: (Int64) -> (kind: [UInt8], payload: [UInt8])?) {
+        _ = resolved(reading: read)
+    }
+
+    private func resolved(reading read: (Int64) -> (kind: [UInt8], payload: [UInt8])?) -> Event? {
         let current = form.withLock { $0 }
         let outcome: Form
         switch current {
@@ -136,8 +148,8 @@ final class StepEvent: Sendable {
             outcome =
                 decoded.map(Form.decoded)
                 ?? .unreadable("its events cannot be read back from the snapshot", saved: (kind, payload))
-        case .logged(let reader):
-            let decoded = reader?.read(reference!).flatMap { kind, payload -> Event? in
+        case .logged:
+            let decoded = read(reference!).flatMap { kind, payload -> Event? in
                 guard kind.elementsEqual(referenceKind.utf8) else { return nil }
                 let event = kind.withUnsafeBytes { kind in
                     payload.withUnsafeBytes { try? Entry.decode(kind: kind, payload: $0).event }

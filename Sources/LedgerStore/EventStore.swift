@@ -120,6 +120,22 @@ public protocol EventStore: AnyObject {
     ///
     /// Poll it cheaply; when it changes, read the events after the last seq you know.
     func changeToken() throws -> Int64
+
+    /// A quick look at the end of the chain: the last event's hash against the one before it (two events read), so
+    /// that a reader can warn on every open; ``verifyChain()`` checks every event.
+    /// - Returns: why the head does not hold (a missing event before it, a hash that does not match), or nil when
+    ///   it does or the log is empty.
+    func checkHead() throws -> String?
+
+    /// The event at `seq` when its link in the hash chain holds: it hashes, after the hash of the event before it,
+    /// to the hash it is stored with. Nil when there is no such event or it was changed (what undo would read back
+    /// is then not what was logged). Redo of a step a snapshot holds by reference reads its action through this.
+    /// - Complexity: two events read, one SHA-256 over the event.
+    func linkedEvent(at seq: Int64) throws -> StoredEvent?
+
+    /// Every task the events with `after < seq <= through` name, from their lists of tasks (no payload read); nil
+    /// when a stored list is not comma-separated ids.
+    func tasksNamed(after: Int64, through: Int64) throws -> Set<Int64>?
 }
 
 extension EventStore {

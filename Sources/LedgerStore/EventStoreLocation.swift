@@ -10,7 +10,7 @@ public enum EventStoreLocation {
     /// - Parameter existing: the ledger must already be there (nothing is created).
     /// - Throws: `StoreError` (`.badLocation` for a URI libpq does not accept, `.cannotConnect`, `.cannotOpen`…).
     public static func open(_ location: String, readOnly: Bool = false, existing: Bool = false) throws
-        -> any EventStore
+        -> any EventStoreUpkeep
     {
         if PostgresLocation.isPostgres(location) {
             return try PostgresEventStore(uri: location, readOnly: readOnly, existing: existing)

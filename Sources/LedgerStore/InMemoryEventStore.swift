@@ -1,5 +1,7 @@
-/// The reference `EventStore`: the same semantics as `SQLiteEventStore`, kept in arrays (tests, previews).
-public final class InMemoryEventStore: EventStore {
+/// The reference `EventStore`: the same semantics as `SQLiteEventStore`, kept in arrays (tests, previews, and a
+/// new ledger before its first command writes its file). Its upkeep (``EventStoreUpkeep``) has nothing to do:
+/// nothing is on disk.
+public final class InMemoryEventStore: EventStoreUpkeep {
     private var log: [StoredEvent] = []
     private var snapshots: [Int: [(seq: Int64, bytes: [UInt8], summary: [UInt8]?)]] = [:]
     private var appendCount: Int64 = 0
@@ -161,6 +163,47 @@ public final class InMemoryEventStore: EventStore {
         return ChainReport(
             rowCount: Int64(log.count), head: log.last?.seq ?? 0, headHash: log.last?.hash ?? [],
             firstProblem: problem)
+    }
+
+    public func checkHead() throws -> String? {
+        guard let last = log.last else { return nil }
+        guard last.seq == Int64(log.count) else { return "the events before #\(last.seq) are missing" }
+        return try linkedEvent(at: last.seq) == nil ? "the hash of event #\(last.seq) does not match" : nil
+    }
+
+    public func linkedEvent(at seq: Int64) throws -> StoredEvent? {
+        guard seq >= 1, seq <= Int64(log.count) else { return nil }
+        let event = log[Int(seq - 1)]
+        if seq > 1 {
+            log[Int(seq - 2)].hash.withUnsafeBytes { hasher.restart(from: $0) }
+        } else {
+            hasher.restart(from: nil)
+        }
+        let unstored = NewEvent(
+            kind: event.kind, version: event.version, tasks: event.tasks, payload: event.payload)
+        return chain(unstored, seq: seq, time: event.time) == event.hash ? event : nil
+    }
+
+    public func tasksNamed(after: Int64, through: Int64) throws -> Set<Int64>? {
+        Set(try events(after: after, through: through, limit: nil).flatMap(\.tasks))
+    }
+
+    /// Commits here are in memory: there is no durability to choose.
+    public func setDurability(_ durability: CommitDurability) throws {}
+
+    /// There is no file to fold a log into: false, nothing on disk holds the events.
+    public func checkpoint() -> Bool { false }
+
+    /// There is no write-ahead log: nil, nothing done.
+    public func checkpointPassive() -> (logFrames: Int, folded: Int)? { nil }
+
+    /// There is no file to leave for other readers: false.
+    public func leaveQuiet() -> Bool { false }
+
+    /// There is no file to copy.
+    /// - Throws: `StoreError.cannotBackUp` always.
+    public func backup(to destination: String) throws -> Int64 {
+        throw StoreError.cannotBackUp(destination, "the ledger is held in memory, not in a file")
     }
 
     /// Chains `event` after the hasher's current hash and returns its hash.

@@ -111,13 +111,6 @@ public final class PostgresEventStore: EventStore {
         isMigrated = true
     }
 
-    /// Sets how the following commits wait for the disk: `durable` (the default) waits for the server's WAL
-    /// flush, otherwise a commit returns before it (`synchronous_commit = off`: a server crash may lose the last
-    /// few hundred milliseconds, never leave a gap or a broken chain).
-    public func setDurable(_ durable: Bool) throws {
-        try connection.executeScript("SET synchronous_commit = \(durable ? "on" : "off")")
-    }
-
     public func head() throws -> Int64 { try readHead().seq }
 
     /// Reads the counter row (and remembers it); 0 and the zero hash when the ledger does not exist.

@@ -16,7 +16,7 @@ import CSQLite
 /// ```
 ///
 /// One instance is one connection: use it from one thread at a time, and open one per thread or process.
-public final class SQLiteEventStore: EventStore {
+public final class SQLiteEventStore: EventStoreUpkeep {
     /// How hard each commit pushes to disk.
     public enum Synchronous: String, Sendable {
         /// fsync on every commit: an acknowledged append survives power loss (the default).
@@ -168,6 +168,12 @@ public final class SQLiteEventStore: EventStore {
     public func setSynchronous(_ mode: Synchronous) throws {
         guard !isReadOnly else { return }
         try translatingErrors { try db.execute("PRAGMA synchronous = \(mode.rawValue)") }
+    }
+
+    /// `.full` is `synchronous=FULL`, `.facts` `synchronous=NORMAL` (in WAL mode a commit then survives a crash of
+    /// the process, and is synced at the next checkpoint).
+    public func setDurability(_ durability: CommitDurability) throws {
+        try setSynchronous(durability == .full ? .full : .normal)
     }
 
     public func changeToken() throws -> Int64 {

@@ -53,7 +53,7 @@ import Testing
     }
 
     func quick(_ box: Sandbox) throws -> Ledger.Stats? {
-        try Ledger.summaryFromSnapshot(SQLiteEventStore(path: box.ledgerPath, readOnly: true))
+        try LedgerLog.summaryFromSnapshot(SQLiteEventStore(path: box.ledgerPath, readOnly: true))
     }
 
     @Test func theSummaryAndATailThatChangesNoCountAreReadWithoutTheTasks() throws {

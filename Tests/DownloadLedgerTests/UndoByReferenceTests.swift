@@ -53,6 +53,25 @@ import Testing
         #expect(try ledger.verify(checkFiles: false).isValid)
     }
 
+    /// A list the ledger handed out reads a step's logged action back through the ledger's store, from another
+    /// thread, while commands are written through the same ledger (nothing of it is read under the ledger's lock).
+    @Test func aListHandedOutReadsAStepsLoggedActionWhileTheLedgerWrites() async throws {
+        let box = try Sandbox()
+        _ = try undoneAdd(box)
+        let ledger = try Ledger(path: box.ledgerPath)
+        let list = ledger.list
+        let writer = Task.detached {
+            for n in 0..<20 { try ledger.execute(.setMaxDownloads(n % 5 + 1)) }
+        }
+        let step = try #require(list.redoStack.last)
+        let action = await Task.detached { step.action }.value
+        #expect(step.isReadable)
+        #expect(action.kind == "tasksAdded")
+        #expect(action.taskIDs == (1...1000).map { TaskID($0) })
+        try await writer.value
+        #expect(ledger.list.redoStack.isEmpty)
+    }
+
     @Test(arguments: ["changed", "missing"])
     func aRedoWhoseLoggedActionIsChangedOrGoneIsRefusedWithAReason(damage: String) throws {
         let box = try Sandbox()

@@ -12,7 +12,7 @@ struct EventStoreContractTests {
     /// A store of `kind`, with the temporary directory that must outlive it.
     final class Subject {
         let directory: TemporaryDirectory?
-        let store: any EventStore
+        let store: any EventStoreUpkeep
 
         init(_ kind: Kind) throws {
             switch kind {
@@ -38,6 +38,45 @@ struct EventStoreContractTests {
         #expect(try store.latestSnapshot(reducerVersion: 1, atOrBefore: nil) == nil)
         let report = try store.verifyChain()
         #expect(report == ChainReport(rowCount: 0, head: 0, headHash: [], firstProblem: nil))
+    }
+
+    @Test(arguments: Kind.allCases) func theHeadAndEachLinkOfAnIntactChainHold(kind: Kind) throws {
+        let store = try Subject(kind).store
+        #expect(try store.checkHead() == nil)
+        #expect(try store.linkedEvent(at: 1) == nil)
+        _ = try store.append([sampleEvent(1), sampleEvent(2)], expectingHead: 0, time: 10)
+        _ = try store.append([sampleEvent(3)], expectingHead: 2, time: 20)
+        #expect(try store.checkHead() == nil)
+        let events = try store.events(after: 0, through: nil, limit: nil)
+        #expect(try (1...3).map { try store.linkedEvent(at: $0) } == events)
+        #expect(try store.linkedEvent(at: 0) == nil)
+        #expect(try store.linkedEvent(at: 4) == nil)
+        #expect(try store.tasksNamed(after: 1, through: 3) == [2, 3])
+        #expect(try store.tasksNamed(after: 3, through: 3) == [])
+    }
+
+    @Test(arguments: Kind.allCases) func upkeepLeavesTheLogAsItWas(kind: Kind) throws {
+        let subject = try Subject(kind)
+        let store = subject.store
+        try store.setDurability(.facts)
+        _ = try store.append([sampleEvent(1)], expectingHead: 0, time: 10)
+        try store.setDurability(.full)
+        _ = try store.append([sampleEvent(2)], expectingHead: 1, time: 20)
+        // PostgreSQL holds every commit in the server's storage, which every reader reads: nothing to fold.
+        let onDisk = kind != .inMemory
+        #expect(store.checkpoint() == onDisk)
+        #expect((store.checkpointPassive() != nil) == (kind == .sqlite))
+        #expect(store.leaveQuiet() == onDisk)
+        let folder = kind == .postgres ? try TemporaryDirectory() : subject.directory
+        let copy = (folder?.file("ledger.sqlite") ?? "/tmp") + ".backup"
+        if onDisk {
+            #expect(try store.backup(to: copy) == 2)
+            #expect(try SQLiteEventStore(path: copy, readOnly: true).head() == 2)
+        } else {
+            #expect(throws: StoreError.self) { try store.backup(to: copy) }
+        }
+        #expect(try store.events(after: 0, through: nil, limit: nil).map(\.seq) == [1, 2])
+        #expect(try store.verifyChain().firstProblem == nil)
     }
 
     @Test(arguments: Kind.allCases) func appendsGetGaplessSeqs(kind: Kind) throws {

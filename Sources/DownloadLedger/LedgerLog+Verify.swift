@@ -1,26 +1,7 @@
 import Foundation
 
-/// What `verify` found. Valid only when `problems` is empty.
-public struct VerifyReport: Sendable {
-    public var events: Int64
-    public var head: Int64
-    public var snapshotSeq: Int64?
-    public var filesChecked: Int
-    public var problems: [String]
-
-    public var isValid: Bool { problems.isEmpty }
-}
-
-extension Ledger {
-    /// Checks everything the log promises: the hash chain holds and every seq is present; the audit index
-    /// records exactly the tasks each event lists; every snapshot's seal holds (tied to the chain, unedited);
-    /// replay from zero equals the latest snapshot and the live projection; finished tasks' files exist with their size
-    /// (and, with `checksums`, their SHA-256).
-    public func verify(checkFiles: Bool = true, checksums: Bool = false) throws -> VerifyReport {
-        try withLock { try Self.verify(store, checkFiles: checkFiles, checksums: checksums, opening: false) }
-    }
-
-    /// ``verify(checkFiles:checksums:)`` of the ledger at `path`, opened read-only without its projection: the
+extension LedgerLog {
+    /// ``Ledger/verify(checkFiles:checksums:)`` of the ledger at `path`, opened read-only without its projection: the
     /// replay and the live projection are each held alone, and compared by the digest of their encoding
     /// (`dledger verify` of 100,000 tasks holds one list at a time).
     /// - Throws: `LedgerOpenError.noLedger` when there is no file; `StoreError` when it is not a ledger;
@@ -28,8 +9,10 @@ extension Ledger {
     public static func verify(path: String, checkFiles: Bool = true, checksums: Bool = false) throws
         -> VerifyReport
     {
-        guard try checkExisting(path) else { throw LedgerOpenError.noLedger(EventStoreLocation.shown(path)) }
-        let store = try EventStoreLocation.open(path, readOnly: true, existing: true)
+        guard try Ledger.checkExisting(path) else {
+            throw LedgerOpenError.noLedger(EventStoreLocation.shown(path))
+        }
+        let store = try StoreFactory.open(path: path, readOnly: true)
         return try verify(store, checkFiles: checkFiles, checksums: checksums, opening: true)
     }
 
@@ -39,7 +22,7 @@ extension Ledger {
     /// No list is held beside another, and no encoding of one is held at all: each is hashed as it is written
     /// (`snapshotBytes(inPieces:)`). The replay reserves the live list's count of tasks up front and keeps its
     /// undo history by reference to the log, as a snapshot does, so a big add is not held decoded beside its tasks.
-    static func verify(_ store: EventStore, checkFiles: Bool, checksums: Bool, opening: Bool) throws
+    static func verify(_ store: any EventStore, checkFiles: Bool, checksums: Bool, opening: Bool) throws
         -> VerifyReport
     {
         // The live projection first (latest snapshot plus tail), kept only as the digest of its encoding.
@@ -64,43 +47,13 @@ extension Ledger {
             }
             let live = try opened ?? liveDigest(store)
             replayed.reserveTasks(live.tasks)
-            let actions = loggedEvents(store, lock: nil)
+            let actions = Self.comparedOnly
             // The replay's digest, taken in the same pass as the snapshot's when no event follows the snapshot.
             var digestAtSnapshot: [UInt8]?
             if let snapshotSeq {
-                try fold(store, into: &replayed, through: snapshotSeq, actionsLoggedIn: actions)
-                let plain = chain.head == snapshotSeq ? FileDigest.Stream() : nil
-                var written = false
-                // The replay encodes to the sealed bytes (the usual case), or is compared as a list: another
-                // encoding of the same list is no problem.
-                let holds = try store.snapshotHolds(reducerVersion: version, seq: snapshotSeq) { piece in
-                    replayed.snapshotBytes { bytes in
-                        piece(bytes)
-                        plain?.update(bytes)
-                    }
-                    written = true
-                }
-                if written { digestAtSnapshot = plain?.finish() }
-                if !holds {
-                    let cached = try store.withLatestSnapshot(
-                        reducerVersion: version, atOrBefore: snapshotSeq
-                    ) {
-                        seq, bytes in seq == snapshotSeq ? try? DownloadList(snapshot: bytes) : nil
-                    }
-                    if let cached = cached ?? nil {
-                        if cached != replayed {
-                            problems.append("snapshot at #\(snapshotSeq) differs from the replay of the log")
-                        }
-                    } else {
-                        problems.append("snapshot at #\(snapshotSeq) cannot be read")
-                    }
-                }
-                if case .some(nil) = summary {
-                    problems.append("the summary of snapshot #\(snapshotSeq) cannot be read")
-                } else if let summary = summary ?? nil, summary != ListSummary(replayed) {
-                    problems.append(
-                        "the summary of snapshot #\(snapshotSeq) differs from the replay of the log")
-                }
+                digestAtSnapshot = try compare(
+                    replayingThrough: snapshotSeq, of: store, chainHead: chain.head, summary: summary,
+                    into: &replayed, problems: &problems)
             }
             let head = replayed.head
             try fold(store, into: &replayed, through: nil, actionsLoggedIn: actions)
@@ -114,17 +67,74 @@ extension Ledger {
         }
         var checked = 0
         if checkFiles {
-            for id in replayed.tasks.keys.sorted() {
-                guard let t = replayed.tasks[id], t.state == .finished, let path = t.filePath else {
-                    continue
-                }
-                checked += 1
-                problems.append(contentsOf: Self.checkFile(t, path: path, checksum: checksums))
-            }
+            let files = Self.checkFiles(of: replayed, checksums: checksums)
+            checked = files.checked
+            problems += files.problems
         }
         return VerifyReport(
             events: chain.rowCount, head: chain.head, snapshotSeq: snapshotSeq, filesChecked: checked,
             problems: problems)
+    }
+
+    /// Folds the log through the latest snapshot's seq into `replayed` and compares it with that snapshot (its bytes,
+    /// or as a list when they differ) and with the snapshot's own summary (`summary`: nil when it has none, `.some(nil)`
+    /// when it cannot be read); what differs is added to `problems`.
+    /// - Returns: the replay's digest, taken in the same pass, when no event follows the snapshot (`chainHead`).
+    private static func compare(
+        replayingThrough snapshotSeq: Int64, of store: any EventStore, chainHead: Int64,
+        summary: ListSummary??,
+        into replayed: inout DownloadList, problems: inout [String]
+    ) throws -> [UInt8]? {
+        let version = DownloadList.reducerVersion
+        var digestAtSnapshot: [UInt8]?
+        try fold(store, into: &replayed, through: snapshotSeq, actionsLoggedIn: comparedOnly)
+        let plain = chainHead == snapshotSeq ? FileDigest.Stream() : nil
+        var written = false
+        // The replay encodes to the sealed bytes (the usual case), or is compared as a list: another
+        // encoding of the same list is no problem.
+        let holds = try store.snapshotHolds(reducerVersion: version, seq: snapshotSeq) { piece in
+            replayed.snapshotBytes { bytes in
+                piece(bytes)
+                plain?.update(bytes)
+            }
+            written = true
+        }
+        if written { digestAtSnapshot = plain?.finish() }
+        if !holds {
+            let cached = try store.withLatestSnapshot(
+                reducerVersion: version, atOrBefore: snapshotSeq
+            ) {
+                seq, bytes in seq == snapshotSeq ? try? DownloadList(snapshot: bytes) : nil
+            }
+            if let cached = cached ?? nil {
+                if cached != replayed {
+                    problems.append("snapshot at #\(snapshotSeq) differs from the replay of the log")
+                }
+            } else {
+                problems.append("snapshot at #\(snapshotSeq) cannot be read")
+            }
+        }
+        if case .some(nil) = summary {
+            problems.append("the summary of snapshot #\(snapshotSeq) cannot be read")
+        } else if let summary = summary ?? nil, summary != ListSummary(replayed) {
+            problems.append(
+                "the summary of snapshot #\(snapshotSeq) differs from the replay of the log")
+        }
+        return digestAtSnapshot
+    }
+
+    /// Checks the file of every finished task of `list` (in id order).
+    private static func checkFiles(of list: DownloadList, checksums: Bool) -> (
+        checked: Int, problems: [String]
+    ) {
+        var checked = 0
+        var problems: [String] = []
+        for id in list.tasks.keys.sorted() {
+            guard let t = list.tasks[id], t.state == .finished, let path = t.filePath else { continue }
+            checked += 1
+            problems += checkFile(t, path: path, checksum: checksums)
+        }
+        return (checked, problems)
     }
 
     /// The SHA-256 of the live projection's encoding, and its count of tasks; the list itself is not kept.
@@ -142,7 +152,7 @@ extension Ledger {
 
     /// The projection as an open ledger computes it: latest snapshot plus tail.
     static func liveProjection(_ store: EventStore) throws -> DownloadList {
-        var list = try startingPoint(store, atOrBefore: nil)
+        var list = try startingPoint(store, atOrBefore: nil, reader: nil)
         try fold(store, into: &list, through: nil)
         return list
     }

@@ -1,6 +1,6 @@
 import Foundation
 
-extension Ledger {
+extension LedgerLog {
     /// A task's audit trail, and where it was read from.
     public struct AuditTrail: Sendable {
         public var entries: [LoggedEntry]
@@ -10,13 +10,6 @@ extension Ledger {
         /// When the trail was read outlining its adds (``LedgerLog/audit(_:outliningAdds:)``): each add's outline
         /// by the seq it was logged at. Its entry then holds only the audited task; the outline says the whole add.
         public var outlines: [Int64: AddOutline] = [:]
-    }
-
-    /// Every event that touched one task, in order, read through the audit index when the index agrees with
-    /// the log: it must return exactly as many events up to the list's head as the projection counted for the
-    /// task, each of them naming it. Otherwise the events are scanned (O(n)).
-    public func auditTrail(_ id: TaskID) throws -> AuditTrail {
-        try withLock { try Self.auditTrail(id, in: store, head: list.head, counted: list.eventCounts[id]) }
     }
 
     /// The trail of `id` read through the audit index when it agrees with a projection at `head` that counted

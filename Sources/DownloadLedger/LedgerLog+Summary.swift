@@ -1,6 +1,6 @@
 import Foundation
 
-extension Ledger {
+extension LedgerLog {
     /// What `dledger stats` prints of a ledger: its summary, and the snapshot it was read or loaded from.
     public struct Stats: Sendable, Equatable {
         public var summary: ListSummary
@@ -16,13 +16,15 @@ extension Ledger {
     /// event after that snapshot is one that cannot change a count (``ListSummary/fold(_:)``): then no task is
     /// decoded. Otherwise, or when no snapshot has a summary whose seal holds, the list is loaded (snapshot and
     /// tail) and counted.
-    /// - Throws: what ``init(path:creatingWithDirectory:readOnly:deferringCreation:clock:)`` throws for this path.
+    /// - Throws: what ``Ledger/init(path:creatingWithDirectory:readOnly:deferringCreation:clock:)`` throws for this path.
     /// - Complexity: O(events after the snapshot) when the summary serves; else what opening the ledger costs.
     public static func stats(path: String) throws -> Stats {
-        guard try checkExisting(path) else { throw LedgerOpenError.noLedger(EventStoreLocation.shown(path)) }
-        let store = try EventStoreLocation.open(path, readOnly: true, existing: true)
+        guard try Ledger.checkExisting(path) else {
+            throw LedgerOpenError.noLedger(EventStoreLocation.shown(path))
+        }
+        let store = try StoreFactory.open(path: path, readOnly: true)
         if let stats = try summaryFromSnapshot(store) { return stats }
-        var list = try startingPoint(store, atOrBefore: nil)
+        var list = try startingPoint(store, atOrBefore: nil, reader: nil)
         let snapshotSeq = list.head
         try fold(store, into: &list, through: nil)
         return Stats(summary: ListSummary(list), snapshotSeq: snapshotSeq > 0 ? snapshotSeq : nil)
@@ -30,7 +32,7 @@ extension Ledger {
 
     /// The newest sealed summary with the events after it folded in, or nil when there is none or one of those
     /// events needs the tasks (or does not decode: the full open then names it).
-    static func summaryFromSnapshot(_ store: EventStore) throws -> Stats? {
+    static func summaryFromSnapshot(_ store: any EventStore) throws -> Stats? {
         let found = try store.withLatestSummary(reducerVersion: DownloadList.reducerVersion, atOrBefore: nil)
         {
             seq, bytes in (seq: seq, summary: try? ListSummary(encoded: bytes))
@@ -51,12 +53,5 @@ extension Ledger {
         // says nothing of the snapshot's bytes beside it, which may have been edited (then it is not loaded).
         let loaded = try store.latestSnapshotSeq(reducerVersion: DownloadList.reducerVersion, atOrBefore: nil)
         return Stats(summary: summary, snapshotSeq: loaded)
-    }
-
-    /// Saves a snapshot when the events folded since the last one are a tenth of the way to the next: what a
-    /// writer does on opening, done by the command that made the tail, so that readers after it (`stats`, `ls`)
-    /// start from a snapshot at the head. A no-op for a read-only ledger or a short tail.
-    public func saveSnapshotIfTailIsLong() throws {
-        try withLock { try saveSnapshotIfDue(force: workSinceSnapshot >= snapshotWork / 10) }
     }
 }

@@ -1,0 +1,108 @@
+import Foundation
+
+/// The reads every other one is built on, on any store: decoding stored events, folding the log onto a list, and
+/// where a fold starts (the latest readable snapshot).
+extension LedgerLog {
+    /// Decodes stored events.
+    static func logged(_ stored: [StoredEvent]) throws -> [LoggedEntry] {
+        try stored.map { e in
+            do {
+                return LoggedEntry(
+                    seq: e.seq, time: e.time, entry: try Entry.decode(kind: e.kind, payload: e.payload))
+            } catch {
+                throw LedgerOpenError.unreadableEvent(seq: e.seq, detail: "\(error)")
+            }
+        }
+    }
+
+    /// The events of `store` after `after` (a seq), at most `limit`, decoded.
+    static func events(in store: any EventStore, after: Int64, limit: Int?) throws -> [LoggedEntry] {
+        try logged(try store.events(after: after, through: nil, limit: limit))
+    }
+
+    /// The list as it was after event `seq` of `store`: the nearest snapshot at or before it, then the log. Its
+    /// undo steps read the actions a snapshot holds by reference through `reader`.
+    static func list(in store: any EventStore, through seq: Int64, reader: LoggedEventReader?) throws
+        -> DownloadList
+    {
+        var list = try startingPoint(store, atOrBefore: seq, reader: reader)
+        try fold(store, into: &list, through: seq)
+        return list
+    }
+
+    /// The connections of each running transfer among `ids`, as the log last recorded them (see
+    /// ``Ledger/loggedConnections(of:)``), read from each task's audit trail as of `list`.
+    static func loggedConnections(of ids: [TaskID], in store: any EventStore, list: DownloadList) throws
+        -> [TaskID: Int]
+    {
+        var counts: [TaskID: Int] = [:]
+        for id in ids {
+            let trail = try auditTrail(id, in: store, head: list.head, counted: list.eventCounts[id])
+            for logged in trail.entries.reversed() {
+                if case .transferStarted = logged.entry.event { break }
+                if case .transferConnections(_, let count, _) = logged.entry.event {
+                    counts[id] = count
+                    break
+                }
+            }
+        }
+        return counts
+    }
+
+    /// Folds the events after the list's head (through `through`) into it; with `actions`, its undo history holds
+    /// the actions by reference to the log (``DownloadList/apply(_:actionsLoggedIn:)``).
+    /// - Returns: the replay work done (``Ledger/work(of:payload:liveCount:)`` of each event).
+    @discardableResult
+    static func fold(
+        _ store: any EventStore, into list: inout DownloadList, through: Int64?,
+        actionsLoggedIn actions: LoggedEventReader? = nil
+    ) throws -> Int {
+        var failure: LedgerOpenError?
+        var work = 0
+        try store.scan(after: list.head, through: through) { view in
+            guard failure == nil else { return }
+            do {
+                let entry = try Entry.decode(kind: view.kind, payload: view.payload)
+                list.apply(
+                    LoggedEntry(seq: view.seq, time: view.time, entry: entry), actionsLoggedIn: actions)
+                work += Ledger.work(of: entry.event, payload: view.payload.count, liveCount: list.liveCount)
+            } catch {
+                failure = .unreadableEvent(seq: view.seq, detail: "\(error)")
+            }
+        }
+        if let failure { throw failure }
+        return work
+    }
+
+    /// The latest readable snapshot at or before `seq` (nil: any), else the empty list: where a fold starts.
+    /// A snapshot that cannot be read, or that disagrees with its own seq, is skipped: it is only a cache.
+    /// Its undo steps read their logged actions back through `reader` when asked; without one (a list only counted
+    /// or compared, never handed out) such a step is unreadable if it ever is asked.
+    /// With `keepingOnly`, every other task is read as its id and state alone (``DownloadList/init(snapshot:reader:keepingOnly:statesOf:)``);
+    /// with `tail` too, when the snapshot read is the one at `tail.after`, only the tasks `tail.names` (those the
+    /// events to be folded onto it name) are kept so.
+    static func startingPoint(
+        _ store: any EventStore, atOrBefore seq: Int64?, reader: LoggedEventReader?,
+        keepingOnly: TaskID? = nil, tail: (after: Int64, names: Set<TaskID>)? = nil
+    ) throws -> DownloadList {
+        let cached = try store.withLatestSnapshot(
+            reducerVersion: DownloadList.reducerVersion, atOrBefore: seq
+        ) {
+            seq, bytes -> DownloadList? in
+            let names = tail.flatMap { $0.after == seq ? $0.names : nil }
+            guard
+                let list = try? DownloadList(
+                    snapshot: bytes, reader: reader, keepingOnly: keepingOnly, statesOf: names),
+                list.head == seq
+            else {
+                return nil
+            }
+            return list
+        }
+        return (cached ?? nil) ?? DownloadList()
+    }
+
+    /// For a replay that is only compared (``verify(_:checkFiles:checksums:opening:)``): its undo steps keep their
+    /// actions by reference, as a snapshot does, and are never read back (a comparison of steps reads nothing).
+    static let comparedOnly = LoggedEventReader { _ in nil }
+}

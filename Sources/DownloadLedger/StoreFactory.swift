@@ -1,0 +1,50 @@
+/// Where a ledger's store is made from a path: the one place DownloadLedger names a store type. Everything else
+/// reaches the store through ``EventStore`` and ``EventStoreUpkeep`` (a PostgreSQL store is a second case here).
+enum StoreFactory {
+    /// Opens the existing ledger at `path` (never creates it).
+    /// - Parameters:
+    ///   - readOnly: never write to it, nor migrate it.
+    ///   - durability: of its commits until changed (``EventStoreUpkeep/setDurability(_:)``).
+    /// - Throws: `StoreError` (not a ledger, corrupt, locked, newer schema, missing).
+    static func open(path: String, readOnly: Bool = false, durability: CommitDurability = .full) throws
+        -> sending any EventStoreUpkeep
+    {
+        if PostgresLocation.isPostgres(path) {
+            let store = try PostgresEventStore(uri: path, readOnly: readOnly, existing: true)
+            if durability != .full { try store.setDurability(durability) }
+            return store
+        }
+        return try SQLiteEventStore(
+            path: path, readOnly: readOnly, synchronous: durability == .full ? .full : .normal, existing: true
+        )
+    }
+
+    /// Creates the PostgreSQL ledger at `uri` holding `events` (its schema and its first events in the first
+    /// write). - Returns: false when another process created it first (nothing was written).
+    static func createInPostgres(uri: String, events: [NewEvent], vault: VaultChange, time: Int64) throws
+        -> Bool
+    {
+        do {
+            _ = try PostgresEventStore(uri: uri).append(events, expectingHead: 0, time: time, vault: vault)
+            return true
+        } catch StoreError.conflict {
+            return false
+        }
+    }
+
+    /// Creates a new ledger at `temporary`, a name no one else reads until the caller links it into place, holding
+    /// `events` (and the keys `vault` adds), written without syncs and then folded into its main file.
+    /// - Throws: `StoreError`; `.cannotOpen(path, …)` (naming the ledger's final `path`) when the log could not be
+    ///   folded into the file.
+    static func createUnsynced(
+        at temporary: String, for path: String, events: [NewEvent], vault: VaultChange, time: Int64
+    )
+        throws
+    {
+        let store = try SQLiteEventStore(path: temporary, synchronous: .off)
+        _ = try store.append(events, expectingHead: 0, time: time, vault: vault)
+        guard store.checkpoint() else {
+            throw StoreError.cannotOpen(path, "the new ledger's log could not be folded into it")
+        }
+    }
+}

@@ -1,0 +1,10 @@
+/// What `verify` found. Valid only when `problems` is empty.
+public struct VerifyReport: Sendable {
+    public var events: Int64
+    public var head: Int64
+    public var snapshotSeq: Int64?
+    public var filesChecked: Int
+    public var problems: [String]
+
+    public var isValid: Bool { problems.isEmpty }
+}

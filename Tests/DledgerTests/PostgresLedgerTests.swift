@@ -1,0 +1,84 @@
+import Foundation
+import PostgresSupport
+import Testing
+
+/// `dledger` with `--ledger postgresql://…` (issue 25): the same commands on a ledger in PostgreSQL, bad URIs and a
+/// refused login in one line, and backups between SQLite and PostgreSQL that keep the chain.
+struct PostgresLedgerTests {
+    @Test func commandsWorkOnAPostgresLedgerAndReadsOfAMissingOneCreateNothing() async throws {
+        let box = try DledgerSandbox()
+        let uri = PostgresTestCluster.freshLedger("cli")
+        let missing = try await box.run("ls", "--ledger", uri)
+        #expect(missing.status != 0 && missing.err.contains("no ledger at"), "\(missing.err)")
+        let added = try await box.run(
+            "add", "--ledger", uri, "https://example.com/a.iso", "https://example.com/b.iso")
+        #expect(added.status == 0, "\(added.err)")
+        let list = try await box.run("ls", "--json", "--ledger", uri)
+        #expect(list.status == 0 && list.out.contains("a.iso") && list.out.contains("b.iso"), "\(list.err)")
+        let verified = try await box.run("verify", "--skip-files", "--ledger", uri)
+        #expect(verified.status == 0, "\(verified.out) \(verified.err)")
+        // Through the environment too, as every other location.
+        let paused = try await box.run("pause", "1", env: ["DLEDGER_LEDGER": uri])
+        #expect(paused.status == 0, "\(paused.err)")
+        #expect(!FileManager.default.fileExists(atPath: box.ledger))
+    }
+
+    @Test func badURIsAndARefusedLoginSayWhyInOneLine() async throws {
+        let box = try DledgerSandbox()
+        for bad in ["postgresql://h/db?ledger=No-Caps", "postgresql://h/db?bogus=1"] {
+            let r = try await box.run("add", "--ledger", bad, "https://example.com/a.iso")
+            #expect(r.status == 64, "\(bad): \(r.err)")
+            #expect(r.err.split(separator: "\n").count == 1, "\(r.err)")
+        }
+        let cluster = PostgresTestCluster.uri
+        let parts = cluster.split(separator: "?", maxSplits: 1)
+        let query = parts.count > 1 ? parts[1].split(separator: "&").filter { !$0.hasPrefix("user=") } : []
+        let refused =
+            parts[0].replacingOccurrences(of: "://", with: "://nobody_here:hunter2@") + "?"
+            + query.joined(separator: "&") + "&ledger=refused"
+        let r = try await box.run("add", "--ledger", refused, "https://example.com/a.iso")
+        #expect(r.status == 65, "\(r.err)")
+        #expect(r.err.split(separator: "\n").count == 1 && r.err.contains("nobody_here"), "\(r.err)")
+        #expect(!r.err.contains("hunter2") && !r.out.contains("hunter2"))
+        #expect(!FileManager.default.fileExists(atPath: box.ledger))
+        let nothing = try await box.run("ls", "--ledger", cluster + "&ledger=refused")
+        #expect(nothing.status != 0 && nothing.err.contains("no ledger at"), "\(nothing.err)")
+    }
+
+    /// SQLite to PostgreSQL and back: every step verifies, and the last copy ends on the first one's head hash.
+    @Test func backupToPostgresAndBackKeepsTheHeadHash() async throws {
+        let box = try DledgerSandbox()
+        let added = try await box.run("add", "https://example.com/a.iso", "https://example.com/b.iso")
+        #expect(added.status == 0, "\(added.err)")
+        #expect(try await box.run("pause", "2").status == 0)
+        #expect(try await box.run("rename", "1", "first.iso").status == 0)
+        let uri = PostgresTestCluster.freshLedger("bk")
+        let there = try await box.run("backup", uri)
+        #expect(there.status == 0, "\(there.err)")
+        let again = try await box.run("backup", uri)
+        #expect(again.status != 0 && again.err.contains("already"), "\(again.err)")
+        let verified = try await box.run("verify", "--skip-files", "--ledger", uri)
+        #expect(verified.status == 0, "\(verified.out) \(verified.err)")
+        let back = box.root + "/back.sqlite"
+        let returned = try await box.run("backup", "--ledger", uri, back)
+        #expect(returned.status == 0, "\(returned.err)")
+        #expect(try await box.run("verify", "--skip-files", "--ledger", back).status == 0)
+        #expect(try headHash(box.ledger) == headHash(back))
+        #expect(try headHash(back).count == 64)
+    }
+
+    /// The hash of the last event, in hex, read with the sqlite3 shell.
+    private func headHash(_ path: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "sqlite3", "-readonly", path, "SELECT hex(hash) FROM events ORDER BY seq DESC LIMIT 1",
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
