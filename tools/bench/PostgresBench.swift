@@ -255,7 +255,11 @@ final class RawPostgres {
 
     /// The rows of `events` (seqs from `first`) in one binary COPY (one transaction).
     func copy(_ table: String, first: Int64, _ events: [NewEvent]) throws {
-        try exec("COPY \(schema).\(table) FROM STDIN (FORMAT binary)")
+        let started = PQexec(connection, "COPY \(schema).\(table) FROM STDIN (FORMAT binary)")
+        defer { PQclear(started) }
+        guard PQresultStatus(started) == PGRES_COPY_IN else {
+            throw BenchError("COPY: \(String(cString: PQerrorMessage(connection)))")
+        }
         var data = Array("PGCOPY\n".utf8) + [0xFF, 0x0D, 0x0A, 0x00] + [UInt8](repeating: 0, count: 8)
         data.reserveCapacity(events.count * 160)
         let hash = [UInt8](repeating: 7, count: 32)
