@@ -157,25 +157,25 @@ final class BenchCluster {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         script = root.path + "/tools/pg-cluster"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: script)
-        process.arguments = ["start", "--durable", "--watch", String(getpid())]
-        // A file, not a pipe: the server and the watcher outlive the script and must not hold a pipe open.
+        // posix_spawn and waitpid: Foundation's Process never saw the script end (its watcher outlives it).
         let outputPath = NSTemporaryDirectory() + "pg-cluster-bench-\(getpid()).out"
-        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
-        defer { try? FileManager.default.removeItem(atPath: outputPath) }
-        guard let output = FileHandle(forWritingAtPath: outputPath) else {
-            throw BenchError("cannot write \(outputPath)")
+        defer { unlink(outputPath) }
+        var pid: pid_t = 0
+        let command: [String] = [
+            "/bin/sh", "-c", "exec '\(script)' start --durable --watch \(getpid()) > '\(outputPath)'",
+        ]
+        var argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        guard posix_spawn(&pid, "/bin/sh", nil, nil, &argv, environ) == 0 else {
+            throw BenchError("cannot run tools/pg-cluster")
         }
-        process.standardOutput = output
-        try process.run()
-        process.waitUntilExit()
-        try? output.close()
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let lines = String(
             decoding: FileManager.default.contents(atPath: outputPath) ?? Data(), as: UTF8.self
         )
         .split(separator: "\n")
-        guard process.terminationStatus == 0, lines.count == 2 else {
+        guard lines.count == 2 else {
             throw BenchError("tools/pg-cluster start failed")
         }
         uri = String(lines[0])
