@@ -38,11 +38,15 @@ let package = Package(
             dependencies: ["LedgerCore", "LedgerStore", "LedgerTransfer", "CCrypto", "CSpawn"]),
         .target(name: "LoopbackHTTP"),
         .target(name: "LedgerUI", dependencies: ["LedgerCore", "LedgerTransfer"]),
-        .target(name: "LedgerRPC", dependencies: ["DownloadLedger"]),
+        .target(name: "LedgerRPC", dependencies: ["DownloadLedger", "LedgerFrontEnd"]),
         .target(name: "LedgerRPCServer", dependencies: ["LedgerRPC", "CWebSockets", "CWebSocketGuard"]),
+        .target(name: "LedgerFrontEnd", dependencies: ["DownloadLedger", "LedgerCore"]),
         .executableTarget(
             name: "dledger",
-            dependencies: ["DownloadLedger", "LedgerUI", "LoopbackHTTP", "LedgerRPC", "LedgerRPCServer"],
+            dependencies: [
+                "DownloadLedger", "LedgerUI", "LoopbackHTTP", "LedgerRPC", "LedgerRPCServer",
+                "LedgerFrontEnd",
+            ],
             path: "tools/dledger"),
         .executableTarget(
             name: "ledger-bench",
@@ -52,28 +56,36 @@ let package = Package(
             path: "tools/bench", exclude: ["transfer-bench.sh"]),
         // Seeded randomness and the mutator of the decoder fuzz tests (docs/decoders.md), shared by test targets.
         .target(name: "FuzzSupport", path: "Tests/FuzzSupport"),
+        // What the test targets share: the temporary folder and the raw HTTP (and WebSocket) client.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         // The throwaway PostgreSQL cluster of the tests (tools/pg-cluster), shared by test targets.
         .target(name: "PostgresSupport", path: "Tests/PostgresSupport"),
         .testTarget(name: "LedgerCoreTests", dependencies: ["LedgerCore", "FuzzSupport"]),
         // ledger-bench: its `postgres-writer` is the writer process of the concurrent-writers test.
         .testTarget(
             name: "LedgerStoreTests",
-            dependencies: ["LedgerStore", "LedgerCore", "CSQLite", "ledger-bench", "PostgresSupport"]),
+            dependencies: [
+                "LedgerStore", "LedgerCore", "CSQLite", "ledger-bench", "PostgresSupport", "TestSupport",
+            ]),
         .testTarget(
             name: "LedgerTransferTests", dependencies: ["LedgerTransfer", "LoopbackHTTP", "CBufferCache"]),
         .testTarget(
-            name: "DownloadLedgerTests", dependencies: ["DownloadLedger", "LoopbackHTTP"]),
-        .testTarget(name: "LoopbackHTTPTests", dependencies: ["LoopbackHTTP"]),
+            name: "DownloadLedgerTests", dependencies: ["DownloadLedger", "LoopbackHTTP", "TestSupport"]),
+        .testTarget(name: "LoopbackHTTPTests", dependencies: ["LoopbackHTTP", "TestSupport"]),
+        .testTarget(name: "LedgerFrontEndTests", dependencies: ["LedgerFrontEnd", "FuzzSupport"]),
         .testTarget(
             name: "LedgerRPCTests",
             dependencies: [
                 "LedgerRPC", "LedgerRPCServer", "DownloadLedger", "LoopbackHTTP", "CWebSocketGuard",
+                "TestSupport",
             ]),
         .testTarget(
             name: "LedgerUITests", dependencies: ["LedgerUI", "LedgerCore", "LedgerTransfer", "FuzzSupport"]),
         .testTarget(
             name: "DledgerTests",
-            dependencies: ["LoopbackHTTP", "dledger", "FuzzSupport", "PostgresSupport"],
+            dependencies: [
+                "LoopbackHTTP", "dledger", "FuzzSupport", "TestSupport", "LedgerFrontEnd", "PostgresSupport",
+            ],
             exclude: ["Fixtures"]),
     ]
 )

@@ -26,14 +26,15 @@ extension Ledger {
     }
 
     /// Validates `commands` one after the other, each against the list the ones before it leave, and appends all
-    /// their events in one transaction, or none (`undo 3` undoes three actions or nothing).
+    /// their events in one transaction, or none (`undo 3` undoes three actions or nothing). `origin` as for
+    /// ``execute(_:origin:)``, logged with each event.
     /// - Throws: ``BatchRefused`` naming how many could be done and why the next could not; `StoreError`.
     @discardableResult
-    public func execute(all given: [Command]) throws -> [Outcome] {
+    public func execute(all given: [Command], origin: String? = nil) throws -> [Outcome] {
         let commands = try given.map(Self.acceptingDirectory)
         return try core.withLock { state in
             guard !state.isReadOnly else { throw StoreError.readOnly }
-            let outcomes = try state.execute(all: commands)
+            let outcomes = try state.execute(all: commands, origin: origin)
             notify(state)
             return outcomes
         }
@@ -114,12 +115,12 @@ extension Ledger.State {
         }
     }
 
-    /// ``Ledger/execute(all:)`` with the mutex held.
-    mutating func execute(all commands: [Command]) throws -> [Outcome] {
+    /// ``Ledger/execute(all:origin:)`` with the mutex held.
+    mutating func execute(all commands: [Command], origin: String?) throws -> [Outcome] {
         while true {
             try fold()
             let now = clock()
-            let decided = try decide(commands, now: now)
+            let decided = try decide(commands, origin: origin, now: now)
             var decisions = decided.decisions
             let undoRenames = decided.undoRenames
             let takeBack = { for undo in undoRenames.reversed() { undo() } }
@@ -162,7 +163,7 @@ extension Ledger.State {
     /// Decides `commands` one after the other on a trial copy of the list, preparing their files.
     /// - Returns: the decisions, how to take back their renames, and the trial list after all of them.
     /// - Throws: ``BatchRefused`` (every rename taken back).
-    private func decide(_ commands: [Command], now: Int64) throws -> (
+    private func decide(_ commands: [Command], origin: String?, now: Int64) throws -> (
         decisions: [Decision], undoRenames: [() -> Void], trial: DownloadList
     ) {
         var trial = list
@@ -172,6 +173,7 @@ extension Ledger.State {
             do {
                 readLoggedEvents(for: command, in: trial)
                 var decision = try trial.decide(command)
+                decision.entry.origin = origin
                 if let undo = try prepareFiles(for: &decision.entry, in: trial) {
                     undoRenames.append(undo)
                 }

@@ -30,7 +30,6 @@ extension Ledger {
         /// Whether the store commits with ``CommitDurability/facts`` (downloader facts) rather than `.full`
         /// (everything else, and how the store opens). Switched only when the next write needs the other.
         var factDurability = false
-        var observers: [UUID: AsyncStream<DownloadList>.Continuation] = [:]
         /// Whether changes are published (set by the first ``Ledger/latestList``).
         var publishes = false
 

@@ -26,8 +26,16 @@ extension Ledger {
             }
         } else {
             let folder = try? DownloadFolder(directory: task.directory)
-            let partial = folder?.partialStatus(id: id).map { Int64($0.st_size) }
-            if let partial, task.state == .downloading { task.bytes = max(task.bytes, partial) }
+            // A split file's bytes are its written pieces, not its length (which counts the holes).
+            let written = folder?.partialPieces(id: id).map {
+                $0.written.reduce(Int64(0)) { $0 + ($1.upperBound - $1.lowerBound) }
+            }
+            let partial = written ?? folder?.partialStatus(id: id).map { Int64($0.st_size) }
+            if task.state == .downloading, let live = liveActivity()[id] {
+                task.bytes = live.bytes
+            } else if let partial, task.state == .downloading {
+                task.bytes = partial
+            }
             file = .partial(path: task.partialPath, bytes: partial)
         }
         return TaskInfo(

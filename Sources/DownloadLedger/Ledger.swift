@@ -51,6 +51,8 @@ public final class Ledger: Sendable {
     let published = Mutex<DownloadList?>(nil)
     /// How the lists this ledger hands out read back the events their undo steps hold by reference.
     let loggedEvents: LedgerEventSource
+    /// Who follows the changes, and the one poller for other processes' changes.
+    let followers = ChangeFollowers()
 
     /// A snapshot is cached once the events folded since the last one amount to this much replay work: the
     /// bytes of their payloads plus `eventWork` per event. An add of 100,000 URLs is snapshotted at once; about
@@ -147,34 +149,43 @@ public final class Ledger: Sendable {
         }
     }
 
-    /// The list after every change, starting with the current one. Changes by other processes are noticed by
-    /// polling the file every `pollInterval`.
+    /// The list after every change, starting with the current one. A change made through this ledger is seen at
+    /// once; one by another process when the file is next polled, every `pollInterval` (one poller serves every
+    /// follower, at the shortest interval asked for).
     public func changes(pollInterval: Duration = .milliseconds(250)) -> AsyncStream<DownloadList> {
-        let id = UUID()
         let (stream, continuation) = AsyncStream<DownloadList>.makeStream(
             bufferingPolicy: .bufferingNewest(1))
-        core.withLock { state in
-            state.observers[id] = continuation
-            continuation.yield(state.list)
+        let poll = pollHandler()
+        let id = core.withLock { state in
+            followers.follow(continuation, current: state.list, pollInterval: pollInterval, poll: poll)
         }
-        let poller = Task { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: pollInterval)
-                _ = try? self?.refresh()
-            }
-        }
-        continuation.onTermination = { [weak self] _ in
-            poller.cancel()
-            self?.core.withLock { $0.observers[id] = nil }
-        }
+        continuation.onTermination = { [followers] _ in followers.unfollow(id, poll: poll) }
         return stream
     }
 
-    /// Hands the list a change left to ``latestList`` and to every ``changes(pollInterval:)`` stream. Called under
-    /// the mutex, so that observers see the changes in their order.
+    /// The list's head after every change, starting with the current one: ``changes(pollInterval:)`` for a
+    /// follower that needs to know only that the list changed (it holds no copy of the list while the ledger
+    /// folds).
+    public func headChanges(pollInterval: Duration = .milliseconds(250)) -> AsyncStream<Int64> {
+        let (stream, continuation) = AsyncStream<Int64>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let poll = pollHandler()
+        let id = core.withLock { state in
+            followers.follow(continuation, current: state.list.head, pollInterval: pollInterval, poll: poll)
+        }
+        continuation.onTermination = { [followers] _ in followers.unfollow(id, poll: poll) }
+        return stream
+    }
+
+    /// What the poller does: fold in other processes' changes (publishing them), while the ledger lives.
+    private func pollHandler() -> @Sendable () -> Void {
+        { [weak self] in _ = try? self?.refresh() }
+    }
+
+    /// Hands the list a change left to ``latestList`` and to every follower. Called under the mutex, so that
+    /// followers see the changes in their order.
     func notify(_ state: borrowing State) {
         if state.publishes { published.withLock { $0 = state.list } }
-        for c in state.observers.values { c.yield(state.list) }
+        followers.publish(state.list)
     }
 
     /// Milliseconds now, by the ledger's clock.

@@ -14,32 +14,52 @@ extension LedgerLog {
     ///
     /// Read from the newest snapshot's summary, whose seal is checked (tied to the chain, unedited), when every
     /// event after that snapshot is one that cannot change a count (``ListSummary/fold(_:)``): then no task is
-    /// decoded. Otherwise, or when no snapshot has a summary whose seal holds, the list is loaded (snapshot and
-    /// tail) and counted.
+    /// decoded. Otherwise the snapshot's list is folded and, when the events after it name at most
+    /// ``recountReach`` tasks, only those are counted again, before and after (``countTail(_:into:from:)``); else,
+    /// or when no snapshot has a summary whose seal holds, the list is loaded (snapshot and tail) and counted.
     /// - Throws: what ``Ledger/init(path:creatingWithDirectory:readOnly:deferringCreation:clock:)`` throws for this path.
-    /// - Complexity: O(events after the snapshot) when the summary serves; else what opening the ledger costs.
+    /// - Complexity: O(events after the snapshot) when the summary serves; plus reading the snapshot when the tail
+    ///   names tasks; else what opening the ledger costs and a count of the list.
     public static func stats(path: String) throws -> Stats {
         guard try Ledger.checkExisting(path) else {
             throw LedgerOpenError.noLedger(EventStoreLocation.shown(path))
         }
         let store = try StoreFactory.open(path: path, readOnly: true)
-        if let stats = try summaryFromSnapshot(store) { return stats }
+        let found = try latestSummary(store)
+        if let found, let stats = try summaryFolded(store, found) { return stats }
         var list = try startingPoint(store, atOrBefore: nil, reader: nil)
         let snapshotSeq = list.head
+        if let found, list.head == found.head,
+            let summary = try countTail(store, into: &list, from: found)
+        {
+            return Stats(summary: summary, snapshotSeq: snapshotSeq > 0 ? snapshotSeq : nil)
+        }
         try fold(store, into: &list, through: nil)
         return Stats(summary: ListSummary(list), snapshotSeq: snapshotSeq > 0 ? snapshotSeq : nil)
+    }
+
+    /// The newest sealed summary that reads and is at its snapshot's seq.
+    static func latestSummary(_ store: any EventStore) throws -> ListSummary? {
+        let found = try store.withLatestSummary(reducerVersion: DownloadList.reducerVersion, atOrBefore: nil)
+        {
+            seq, bytes in (seq: seq, summary: try? ListSummary(encoded: bytes))
+        }
+        guard let found, let summary = found.summary, summary.head == found.seq else { return nil }
+        return summary
     }
 
     /// The newest sealed summary with the events after it folded in, or nil when there is none or one of those
     /// events needs the tasks (or does not decode: the full open then names it).
     static func summaryFromSnapshot(_ store: any EventStore) throws -> Stats? {
-        let found = try store.withLatestSummary(reducerVersion: DownloadList.reducerVersion, atOrBefore: nil)
-        {
-            seq, bytes in (seq: seq, summary: try? ListSummary(encoded: bytes))
-        }
-        guard let found, var summary = found.summary, summary.head == found.seq else { return nil }
+        guard let found = try latestSummary(store) else { return nil }
+        return try summaryFolded(store, found)
+    }
+
+    /// `found` with the events after it folded in, or nil when one of those events needs the tasks.
+    static func summaryFolded(_ store: any EventStore, _ found: ListSummary) throws -> Stats? {
+        var summary = found
         var foldable = true
-        try store.scan(after: found.seq, through: nil) { view in
+        try store.scan(after: found.head, through: nil) { view in
             guard foldable else { return }
             guard let entry = try? Entry.decode(kind: view.kind, payload: view.payload),
                 summary.fold(LoggedEntry(seq: view.seq, time: view.time, entry: entry))
@@ -53,5 +73,53 @@ extension LedgerLog {
         // says nothing of the snapshot's bytes beside it, which may have been edited (then it is not loaded).
         let loaded = try store.latestSnapshotSeq(reducerVersion: DownloadList.reducerVersion, atOrBefore: nil)
         return Stats(summary: summary, snapshotSeq: loaded)
+    }
+
+    /// Tasks a tail may name for `stats` to count them again rather than the whole list.
+    static let recountReach = 8192
+
+    /// Folds the events after `list` (the snapshot `summary` was saved with) into it and returns `summary` with
+    /// the tasks they name counted again: an event changes a count only through the tasks it names (their state,
+    /// bytes and size, how many times the sections list them: what the audit index and the fold of one task for
+    /// `audit` rely on too), and through the to-delete list's length and the number of sections, which are the
+    /// folded list's. Nil when they name more than ``recountReach`` tasks (a big add): the caller then counts the
+    /// whole list, folded through the head (this fold stops at the event that went past).
+    /// - Throws: for an event that does not decode, as a fold does.
+    static func countTail(_ store: any EventStore, into list: inout DownloadList, from summary: ListSummary)
+        throws
+        -> ListSummary?
+    {
+        var before: [TaskID: (times: Int, figures: TaskFigures)?] = [:]
+        var failure: LedgerOpenError?
+        var countable = true
+        try store.scan(after: list.head, through: nil) { view in
+            guard failure == nil, countable else { return }
+            do {
+                let entry = try Entry.decode(kind: view.kind, payload: view.payload)
+                let named = entry.event.taskIDs
+                guard before.count + named.count <= recountReach else {
+                    countable = false
+                    return
+                }
+                for id in named where before[id] == nil {
+                    before[id] = .some(ListSummary.place(of: id, in: list))
+                }
+                list.apply(LoggedEntry(seq: view.seq, time: view.time, entry: entry))
+            } catch {
+                failure = .unreadableEvent(seq: view.seq, detail: "\(error)")
+            }
+        }
+        if let failure { throw failure }
+        guard countable else { return nil }
+        var counted = summary
+        for (id, was) in before {
+            if let was { counted.count(was.figures, times: -was.times) }
+            if let now = ListSummary.place(of: id, in: list) { counted.count(now.figures, times: now.times) }
+        }
+        counted.trash = list.trash.count
+        counted.sections = list.sections.count
+        counted.head = list.head
+        counted.headTime = list.headTime
+        return counted
     }
 }

@@ -46,6 +46,25 @@ final class RunLock {
         return false
     }
 
+    /// The pid of the downloader that holds the lock of the ledger at `ledgerPath` now, as it wrote it in the
+    /// lock file; nil when none holds it or the file does not name one. Opened without following a link.
+    static func holder(ledgerPath: String) -> Int32? {
+        let fd = open(ledgerPath + ".lock", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        if flock(fd, LOCK_SH | LOCK_NB) == 0 {
+            flock(fd, LOCK_UN)
+            return nil
+        }
+        guard errno == EWOULDBLOCK else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 16)
+        let n = read(fd, &buffer, 15)
+        guard n > 1, buffer[n - 1] == 10, buffer[..<(n - 1)].allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
+            return nil
+        }
+        return Int32(String(decoding: buffer[..<(n - 1)], as: UTF8.self))
+    }
+
     func release() {
         guard fd >= 0 else { return }
         _ = ftruncate(fd, 0)

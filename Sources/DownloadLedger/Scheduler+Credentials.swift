@@ -20,7 +20,8 @@ extension Scheduler {
             let detail = (error as? VaultError)?.reason ?? "\(error)"
             let reason = TaskFailure(code: Self.credentialFailure, detail: detail, retryable: false)
             do {
-                try ledger.record(.transferFailed(id: task.id, failure: reason, bytes: task.bytes))
+                let seq = try ledger.record(.transferFailed(id: task.id, failure: reason, bytes: task.bytes))
+                mailbox.appended(1, endingAt: seq)
             } catch {
                 noteFailure(error)
             }

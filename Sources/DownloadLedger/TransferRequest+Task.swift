@@ -4,7 +4,7 @@ import LedgerTransfer
 extension TransferRequest {
     /// The request for a task as the log has it: its URL, name, checksum and generation, and its options (headers,
     /// user agent, referer, proxy, speed limit, connections, mirrors), with the list's defaults (connections,
-    /// connections per server, minimum piece size, maximum size) for a task without its own.
+    /// connections per server, minimum piece size, maximum size, user agent) for a task without its own.
     ///
     /// A credential's value is sealed in the log; `unseal` opens it for the place it is used
     /// (``Ledger/CredentialPlace``). One that cannot be opened fails the request: it is never sent wrong, nor
@@ -23,6 +23,8 @@ extension TransferRequest {
         connectionsPerServer = list.connectionsPerServer > 0 ? list.connectionsPerServer : nil
         minPieceSize = list.minSplitSize > 0 ? list.minSplitSize : nil
         maxSize = list.maxSize > 0 ? list.maxSize : nil
+        let agent = list[.userAgent].text
+        userAgent = agent.isEmpty ? nil : agent
         guard t.hasOptions else { return }
         let o = t.options
         headers = try o.headers.map { h in
@@ -32,7 +34,7 @@ extension TransferRequest {
                 return "\(h.name): " + (try unseal(sealed, Ledger.CredentialPlace.header(h.name)))
             }
         }
-        userAgent = o.userAgent
+        if let own = o.userAgent { userAgent = own }
         referer = o.referer == "*" ? t.url : o.referer
         func open(_ value: HeaderValue?, _ place: String) throws -> String? {
             switch value {

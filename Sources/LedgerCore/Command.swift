@@ -70,19 +70,8 @@ public enum Command: Sendable, Equatable {
     case pause(Selection)
     case resume(Selection)
     case stop(Selection)
-    case setMaxDownloads(Int)
-    case setSpeedLimit(Int64)
-    /// The default connections per download: 1–64, or 0 to let the downloader decide.
-    case setConnections(Int)
-    /// The largest file a download may become: 1 KB to 1 EB, or 0 for the downloader's rule (no maximum for an
-    /// announced size, 16 GiB for a body without one).
-    case setMaxSize(Int64)
-    /// The default connections to one server per download (aria2 `max-connection-per-server`): 1–16, or 0 for the
-    /// downloader's (16). A task's own count wins.
-    case setConnectionsPerServer(Int)
-    /// The default smallest piece in bytes (aria2 `min-split-size`): 1 MiB to 1 GiB, or 0 for the downloader's
-    /// (1 MiB). A task's own size wins.
-    case setMinSplitSize(Int64)
+    /// Change a value setting (``Setting``): checked against its range (0 or the empty text is its default).
+    case set(Setting, SettingValue)
     /// The ledger's download folder, for tasks added later without a folder of their own: an absolute path in
     /// normal form (no empty, `.` or `..` part, no trailing slash, no control character).
     case setDirectory(String)
@@ -129,4 +118,27 @@ public struct NothingAdded: Error, Sendable, CustomStringConvertible {
             ? "nothing added: \(skipped[0].url): \(skipped[0].reason)"
             : "nothing added: all \(skipped.count) URLs were skipped"
     }
+}
+
+extension Command {
+    /// The maximum download count: 0 for no limit.
+    public static func setMaxDownloads(_ n: Int) -> Command { .set(.maxDownloads, .number(Int64(n))) }
+    /// Bytes per second for all downloads together: 0 for none.
+    public static func setSpeedLimit(_ n: Int64) -> Command { .set(.speedLimit, .number(n)) }
+    /// The default connections per download: 1–64, or 0 to let the downloader decide.
+    public static func setConnections(_ n: Int) -> Command { .set(.connections, .number(Int64(n))) }
+    /// The largest file a download may become: 1 KB to 1 EB, or 0 for the downloader's rule (no maximum for an
+    /// announced size, 16 GiB for a body without one).
+    public static func setMaxSize(_ n: Int64) -> Command { .set(.maxSize, .number(n)) }
+    /// The default connections to one server per download (aria2 `max-connection-per-server`): 1–16, or 0 for the
+    /// downloader's (16). A task's own count wins.
+    public static func setConnectionsPerServer(_ n: Int) -> Command {
+        .set(.connectionsPerServer, .number(Int64(n)))
+    }
+    /// The default smallest piece in bytes (aria2 `min-split-size`): 1 MiB to 1 GiB, or 0 for the downloader's
+    /// (1 MiB). A task's own size wins.
+    public static func setMinSplitSize(_ n: Int64) -> Command { .set(.minSplitSize, .number(n)) }
+    /// How long a paused transfer keeps its connections before it stops, in seconds: ``DownloadList/pauseHoldRange``,
+    /// or 0 for the downloader's (60 s).
+    public static func setPauseHold(_ n: Int64) -> Command { .set(.pauseHold, .number(n)) }
 }

@@ -11,14 +11,65 @@ extension DownloadList {
         case .addGroups(let groups, let directory, let options):
             return try decideGroups(groups, directory: directory, options: options.validated())
         case .setOptions(let id, let raw):
-            let options = try raw.validated()
+            return try decideOptions(id, raw)
+        case .move, .insertSection, .renameSection, .moveSection, .removeSection, .sortSection:
+            return try decideLayout(command)
+        case .delete, .erase, .restore, .purge, .redownload:
+            return try decideDeletion(command)
+        case .rename(let id, let raw):
+            let name = try Validation.name(raw)
             guard let t = tasks[id] else { throw LedgerError.noSuchTask(id) }
             if isTrashed(id) { throw LedgerError.taskInTrash(id) }
-            try checkMirrors(options, url: t.url)
-            guard t.options != options else {
-                throw LedgerError.nothingToDo("task #\(id) already has these options")
+            guard t.displayName != name || (t.fileName != nil && t.fileName != name) else {
+                throw LedgerError.nothingToDo("task #\(id) is already named '\(name)'")
             }
-            return Decision(entry: Entry(.taskOptionsChanged(id: id, options: options)))
+            let file = t.state == .finished && t.fileName != nil ? name : nil
+            return Decision(entry: Entry(.taskRenamed(id: id, name: name, fileName: file)))
+        case .pause(let selection):
+            return try decideState(selection, verb: "pause", from: [.waiting, .downloading]) {
+                .tasksPaused(ids: $0)
+            }
+        case .stop(let selection):
+            return try decideState(selection, verb: "stop", from: [.waiting, .downloading, .paused]) {
+                .tasksStopped(ids: $0)
+            }
+        case .resume(let selection):
+            return try decideState(selection, verb: "resume", from: [.paused, .stopped, .failed]) {
+                .tasksResumed(ids: $0)
+            }
+        case .set(let setting, let raw):
+            let value = try setting.spec.checked(raw)
+            guard value != self[setting] else { throw LedgerError.nothingToDo(setting.spec.already(value)) }
+            return Decision(entry: Entry(.settingChanged(setting, value)))
+        case .setDirectory, .sort, .setAutoRemoveEmptySections, .setTrash, .setHook:
+            return try decidePreference(command)
+        case .undo:
+            return try decideUndo()
+        case .undoPast:
+            return try decideUndoPast()
+        case .redo:
+            guard let step = redoStack.last else { throw LedgerError.nothingToRedo }
+            try check(step)
+            var d = Decision(entry: Entry(step.inverse, redoes: step.seq))
+            d.target = (step.seq, step.kind)
+            return d
+        }
+    }
+
+    private func decideOptions(_ id: TaskID, _ raw: TaskOptions) throws -> Decision {
+        let options = try raw.validated()
+        guard let t = tasks[id] else { throw LedgerError.noSuchTask(id) }
+        if isTrashed(id) { throw LedgerError.taskInTrash(id) }
+        try checkMirrors(options, url: t.url)
+        guard t.options != options else {
+            throw LedgerError.nothingToDo("task #\(id) already has these options")
+        }
+        return Decision(entry: Entry(.taskOptionsChanged(id: id, options: options)))
+    }
+
+    /// A move of tasks, or a change of the sections.
+    private func decideLayout(_ command: Command) throws -> Decision {
+        switch command {
         case .move(let ids, let to):
             try requireManual()
             let live = try liveTasks(ids)
@@ -57,11 +108,19 @@ extension DownloadList {
         case .sortSection(let index, let key, let descending):
             try requireManual()
             let s = try sectionIndex(index)
-            let order = sorted(sections[s].tasks, by: key, descending: descending)
-            guard order != sections[s].tasks else {
+            let order = sorted(Array(sections[s].tasks), by: key, descending: descending)
+            guard !order.elementsEqual(sections[s].tasks) else {
                 throw LedgerError.nothingToDo("section \(s) is already in that order")
             }
             return Decision(entry: Entry(.sectionSorted(index: s, order: order)))
+        default:
+            preconditionFailure("not a layout command: \(command)")
+        }
+    }
+
+    /// A delete, restore, purge or redownload.
+    private func decideDeletion(_ command: Command) throws -> Decision {
+        switch command {
         case .delete(let selection, let mode):
             let ids = try select(selection)
             guard !ids.isEmpty else { throw LedgerError.nothingToDo("nothing to delete") }
@@ -100,75 +159,14 @@ extension DownloadList {
                     "none of these tasks has downloaded anything: nothing to download again")
             }
             return Decision(entry: Entry(.tasksRedownloaded(ids: reset)))
-        case .rename(let id, let raw):
-            let name = try Validation.name(raw)
-            guard let t = tasks[id] else { throw LedgerError.noSuchTask(id) }
-            if isTrashed(id) { throw LedgerError.taskInTrash(id) }
-            guard t.displayName != name || (t.fileName != nil && t.fileName != name) else {
-                throw LedgerError.nothingToDo("task #\(id) is already named '\(name)'")
-            }
-            let file = t.state == .finished && t.fileName != nil ? name : nil
-            return Decision(entry: Entry(.taskRenamed(id: id, name: name, fileName: file)))
-        case .pause(let selection):
-            return try decideState(selection, verb: "pause", from: [.waiting, .downloading]) {
-                .tasksPaused(ids: $0)
-            }
-        case .stop(let selection):
-            return try decideState(selection, verb: "stop", from: [.waiting, .downloading, .paused]) {
-                .tasksStopped(ids: $0)
-            }
-        case .resume(let selection):
-            return try decideState(selection, verb: "resume", from: [.paused, .stopped, .failed]) {
-                .tasksResumed(ids: $0)
-            }
-        case .setMaxDownloads(let n):
-            guard n >= 0 else {
-                throw LedgerError.invalidValue("maximum download count must be 0 or more, not \(n)")
-            }
-            guard n != maxDownloads else {
-                throw LedgerError.nothingToDo("maximum download count is already \(n)")
-            }
-            return Decision(entry: Entry(.maxDownloadsChanged(n)))
-        case .setSpeedLimit(let n):
-            guard n >= 0 else { throw LedgerError.invalidValue("speed limit must be 0 or more, not \(n)") }
-            guard n != speedLimit else { throw LedgerError.nothingToDo("speed limit is already \(n) B/s") }
-            return Decision(entry: Entry(.speedLimitChanged(n)))
-        case .setConnections(let n):
-            guard n == 0 || TaskOptions.connectionRange.contains(n) else {
-                throw LedgerError.invalidValue(
-                    "connections must be 1 to 64, or 0 to let the downloader decide, not \(n)")
-            }
-            guard n != connections else { throw LedgerError.nothingToDo("connections are already \(n)") }
-            return Decision(entry: Entry(.connectionsChanged(n)))
-        case .setMaxSize(let n):
-            guard n == 0 || Self.maxSizeRange.contains(n) else {
-                throw LedgerError.invalidValue(
-                    "max-size must be 1 KB to 1 EB, or 0 for the default, not \(n)")
-            }
-            guard n != maxSize else {
-                throw LedgerError.nothingToDo("max-size is already \(n == 0 ? "the default" : "\(n) bytes")")
-            }
-            return Decision(entry: Entry(.maxSizeChanged(n)))
-        case .setConnectionsPerServer(let n):
-            guard n == 0 || TaskOptions.connectionPerServerRange.contains(n) else {
-                throw LedgerError.invalidValue(
-                    "max-connection-per-server must be 1 to 16, or 0 for the default, not \(n)")
-            }
-            guard n != connectionsPerServer else {
-                throw LedgerError.nothingToDo(
-                    "max-connection-per-server is already \(n == 0 ? "the default" : "\(n)")")
-            }
-            return Decision(entry: Entry(.connectionsPerServerChanged(n)))
-        case .setMinSplitSize(let n):
-            guard n == 0 || TaskOptions.minSplitSizeRange.contains(n) else {
-                throw LedgerError.invalidValue(
-                    "min-split-size must be 1 MiB to 1 GiB, or 0 for the default, not \(n) bytes")
-            }
-            guard n != minSplitSize else {
-                throw LedgerError.nothingToDo(
-                    "min-split-size is already \(n == 0 ? "the default" : "\(n) bytes")")
-            }
-            return Decision(entry: Entry(.minSplitSizeChanged(n)))
+        default:
+            preconditionFailure("not a deletion: \(command)")
+        }
+    }
+
+    /// The folder, the sort, the switches and the hooks.
+    private func decidePreference(_ command: Command) throws -> Decision {
+        switch command {
         case .setDirectory(let path):
             guard Validation.isNormalDirectory(path) else {
                 throw LedgerError.invalidValue(
@@ -200,47 +198,47 @@ extension DownloadList {
                 throw LedgerError.nothingToDo("\(hook.settingName) is already \(command ?? "none")")
             }
             return Decision(entry: Entry(.hookChanged(hook: hook, command: command)))
-        case .undo:
-            guard let step = undoStack.last else { throw LedgerError.nothingToUndo }
+        default:
+            preconditionFailure("not a preference: \(command)")
+        }
+    }
+
+    private func decideUndo() throws -> Decision {
+        guard let step = undoStack.last else { throw LedgerError.nothingToUndo }
+        if let blocker = step.blocker {
+            let older = undoStack.dropLast().contains { $0.blocker == nil }
+            throw LedgerError.cannotUndo(
+                seq: step.seq, kind: step.kind,
+                reason: blocker
+                    + (older ? " ('undo --past' undoes the newest action that can be undone)" : ""))
+        }
+        try check(step)
+        var d = Decision(entry: Entry(step.inverse, undoes: step.seq))
+        d.target = (step.seq, step.kind)
+        return d
+    }
+
+    private func decideUndoPast() throws -> Decision {
+        var passed: [(seq: Int64, kind: String, reason: String)] = []
+        for step in undoStack.reversed() {
             if let blocker = step.blocker {
-                let older = undoStack.dropLast().contains { $0.blocker == nil }
-                throw LedgerError.cannotUndo(
-                    seq: step.seq, kind: step.kind,
-                    reason: blocker
-                        + (older ? " ('undo --past' undoes the newest action that can be undone)" : ""))
+                passed.append((step.seq, step.kind, blocker))
+                continue
             }
-            try check(step)
+            do {
+                try check(step)
+            } catch LedgerError.cannotUndo(_, _, let reason) {
+                passed.append((step.seq, step.kind, reason))
+                continue
+            }
             var d = Decision(entry: Entry(step.inverse, undoes: step.seq))
             d.target = (step.seq, step.kind)
-            return d
-        case .undoPast:
-            var passed: [(seq: Int64, kind: String, reason: String)] = []
-            for step in undoStack.reversed() {
-                if let blocker = step.blocker {
-                    passed.append((step.seq, step.kind, blocker))
-                    continue
-                }
-                do {
-                    try check(step)
-                } catch LedgerError.cannotUndo(_, _, let reason) {
-                    passed.append((step.seq, step.kind, reason))
-                    continue
-                }
-                var d = Decision(entry: Entry(step.inverse, undoes: step.seq))
-                d.target = (step.seq, step.kind)
-                d.passed = passed
-                return d
-            }
-            guard let newest = passed.first else { throw LedgerError.nothingToUndo }
-            throw LedgerError.cannotUndo(
-                seq: newest.seq, kind: newest.kind, reason: newest.reason + "; no older action can be undone")
-        case .redo:
-            guard let step = redoStack.last else { throw LedgerError.nothingToRedo }
-            try check(step)
-            var d = Decision(entry: Entry(step.inverse, redoes: step.seq))
-            d.target = (step.seq, step.kind)
+            d.passed = passed
             return d
         }
+        guard let newest = passed.first else { throw LedgerError.nothingToUndo }
+        throw LedgerError.cannotUndo(
+            seq: newest.seq, kind: newest.kind, reason: newest.reason + "; no older action can be undone")
     }
 
     private func requireManual() throws {
@@ -306,7 +304,7 @@ extension DownloadList {
         case .tasks(let ids): return unique(try liveTasks(ids))
         case .section(let s):
             try requireManual()
-            return sections[try sectionIndex(s)].tasks
+            return Array(sections[try sectionIndex(s)].tasks)
         case .all: return sections.flatMap(\.tasks)
         }
     }

@@ -25,7 +25,7 @@ extension DownloadList {
             return .sectionInserted(index: index, title: sections[index].title)
         case .sectionSorted(let index, _):
             guard sections.indices.contains(index) else { return nil }
-            return .sectionSorted(index: index, order: sections[index].tasks)
+            return .sectionSorted(index: index, order: Array(sections[index].tasks))
         case .tasksDeleted(let ids, _):
             let live = ids.filter { tasks.contains($0) && !isTrashed($0) }
             let removed = sectionsEmptied(by: Set(live), keeping: nil)
@@ -50,18 +50,8 @@ extension DownloadList {
             let known = ids.filter { tasks.contains($0) }
             let states = known.map { tasks[$0]!.state == .downloading ? TaskState.waiting : tasks[$0]!.state }
             return .statesRestored(ids: known, states: states)
-        case .maxDownloadsChanged:
-            return .maxDownloadsChanged(maxDownloads)
-        case .speedLimitChanged:
-            return .speedLimitChanged(speedLimit)
-        case .connectionsChanged:
-            return .connectionsChanged(connections)
-        case .maxSizeChanged:
-            return .maxSizeChanged(maxSize)
-        case .connectionsPerServerChanged:
-            return .connectionsPerServerChanged(connectionsPerServer)
-        case .minSplitSizeChanged:
-            return .minSplitSizeChanged(minSplitSize)
+        case .settingChanged(let setting, _):
+            return .settingChanged(setting, self[setting])
         case .directoryChanged:
             return .directoryChanged(directory)
         case .taskOptionsChanged(let id, _):

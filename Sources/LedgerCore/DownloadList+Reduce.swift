@@ -114,7 +114,7 @@ extension DownloadList {
         switch event {
         case .ledgerCreated(let directory, let max, let autoRemove):
             self.directory = directory
-            maxDownloads = max
+            self[.maxDownloads] = .number(Int64(max))
             autoRemoveEmptySections = autoRemove
         case .tasksAdded(let new, let section, let index, let title):
             addTasks(new, section: section, index: index, newSectionTitle: title, time: time)
@@ -131,6 +131,55 @@ extension DownloadList {
         case .tasksPlaced(let placements, let recreating):
             recreate(recreating, titles: placements.map { ($0.section, $0.sectionTitle) })
             place(placements)
+        case .sectionInserted, .sectionRenamed, .sectionMoved, .sectionRemoved, .sectionSorted:
+            reduceSection(event)
+        case .tasksDeleted, .filesDeleted, .tasksRedownloaded, .tasksRestored, .tasksTrashed, .trashPurged,
+            .tasksErased:
+            reduceDeletion(event, time: time)
+        case .taskRenamed(let id, let name, let fileName, let userChosen):
+            tasks[id]?.displayName = name
+            tasks[id]?.nameIsUserChosen = userChosen
+            if let fileName { tasks[id]?.fileName = fileName }
+        case .tasksPaused(let ids):
+            setStates(ids, to: .paused)
+        case .tasksStopped(let ids):
+            setStates(ids, to: .stopped)
+        case .tasksResumed(let ids):
+            for id in ids where tasks[id].map({ [.paused, .stopped, .failed].contains($0.state) }) == true {
+                // The failure stays until the next attempt starts, so undoing the resume shows it again.
+                tasks[id]?.state = .waiting
+            }
+        case .statesRestored(let ids, let states):
+            // A task that finished since keeps its file: putting back "paused" would hide it.
+            for (id, state) in zip(ids, states) where tasks[id].map({ $0.state != .finished }) == true {
+                tasks[id]!.state = state
+            }
+        case .settingChanged(let setting, let value):
+            self[setting] = value
+        case .directoryChanged(let path):
+            directory = path
+        case .taskOptionsChanged(let id, let options):
+            tasks.update(id) { $0.options = options }
+        case .sortChanged(let mode, let descending):
+            sortMode = mode
+            sortDescending = descending
+        case .emptySectionsPolicyChanged(let autoRemove):
+            autoRemoveEmptySections = autoRemove
+        case .trashPolicyChanged(let enabled):
+            trashEnabled = enabled
+        case .hookChanged(let hook, let command):
+            hooks[hook] = command
+        case .transferStarted, .transferResolved, .transferPaused, .transferCompleted, .transferFailed,
+            .transferRetrying, .transferHeld, .transferContinued:
+            reduceTransfer(event, time: time)
+        case .transferConnections, .hookFinished:
+            // The log's account of how the bytes came, or of what a hook did; the list holds nothing of it.
+            return
+        }
+    }
+
+    private mutating func reduceSection(_ event: Event) {
+        switch event {
         case .sectionInserted(let index, let title):
             sections.insert(Section(title: title), at: clamp(index, sections.count))
         case .sectionRenamed(let index, let title):
@@ -148,7 +197,14 @@ extension DownloadList {
             var seen: Set<TaskID> = []
             var sorted = order.filter { members.contains($0) && seen.insert($0).inserted }
             sorted += current.filter { !seen.contains($0) }
-            sections[index].tasks = sorted
+            sections[index].tasks = SectionTasks(sorted)
+        default:
+            return
+        }
+    }
+
+    private mutating func reduceDeletion(_ event: Event, time: Int64) {
+        switch event {
         case .tasksDeleted(let ids, let modes):
             deleteTasks(ids, modes: modes, time: time)
         case .filesDeleted(let ids, _), .tasksRedownloaded(let ids, _):
@@ -169,54 +225,7 @@ extension DownloadList {
             let live = Set(ids.filter { tasks.contains($0) && !isTrashed($0) })
             removeEmptied(detach(live))
             purge(live)
-        case .taskRenamed(let id, let name, let fileName, let userChosen):
-            tasks[id]?.displayName = name
-            tasks[id]?.nameIsUserChosen = userChosen
-            if let fileName { tasks[id]?.fileName = fileName }
-        case .tasksPaused(let ids):
-            setStates(ids, to: .paused)
-        case .tasksStopped(let ids):
-            setStates(ids, to: .stopped)
-        case .tasksResumed(let ids):
-            for id in ids where tasks[id].map({ [.paused, .stopped, .failed].contains($0.state) }) == true {
-                // The failure stays until the next attempt starts, so undoing the resume shows it again.
-                tasks[id]?.state = .waiting
-            }
-        case .statesRestored(let ids, let states):
-            // A task that finished since keeps its file: putting back "paused" would hide it.
-            for (id, state) in zip(ids, states) where tasks[id].map({ $0.state != .finished }) == true {
-                tasks[id]!.state = state
-            }
-        case .maxDownloadsChanged(let max):
-            maxDownloads = max
-        case .speedLimitChanged(let limit):
-            speedLimit = limit
-        case .connectionsChanged(let n):
-            connections = n
-        case .maxSizeChanged(let n):
-            maxSize = n
-        case .connectionsPerServerChanged(let n):
-            connectionsPerServer = n
-        case .minSplitSizeChanged(let n):
-            minSplitSize = n
-        case .directoryChanged(let path):
-            directory = path
-        case .taskOptionsChanged(let id, let options):
-            tasks.update(id) { $0.options = options }
-        case .sortChanged(let mode, let descending):
-            sortMode = mode
-            sortDescending = descending
-        case .emptySectionsPolicyChanged(let autoRemove):
-            autoRemoveEmptySections = autoRemove
-        case .trashPolicyChanged(let enabled):
-            trashEnabled = enabled
-        case .hookChanged(let hook, let command):
-            hooks[hook] = command
-        case .transferStarted, .transferResolved, .transferPaused, .transferCompleted, .transferFailed,
-            .transferRetrying, .transferHeld, .transferContinued:
-            reduceTransfer(event, time: time)
-        case .transferConnections, .hookFinished:
-            // The log's account of how the bytes came, or of what a hook did; the list holds nothing of it.
+        default:
             return
         }
     }

@@ -4,7 +4,7 @@ public struct SnapshotError: Error, Sendable, CustomStringConvertible {
 }
 
 extension DownloadList {
-    private static let snapshotMagic: [UInt8] = Array("DLS14".utf8)
+    private static let snapshotMagic: [UInt8] = Array("DLS16".utf8)
 
     /// The whole projection as compact bytes: the snapshot cache. Reading it back gives an equal list.
     /// - Complexity: O(tasks + sections + trash).
@@ -27,18 +27,24 @@ extension DownloadList {
         }
     }
 
+    /// The settings not at their default, each by name: a setting added later reads as its default.
+    private func writeSettings(to w: inout BinaryWriter) {
+        let changed = Setting.allCases.filter { !self[$0].isDefault }
+        w.int(Int64(changed.count))
+        for setting in changed {
+            w.string(setting.rawValue)
+            let value = self[setting]
+            if value.isText { w.string(value.text) } else { w.int(value.number) }
+        }
+    }
+
     private func write(to w: inout BinaryWriter) {
         w.bytes.append(contentsOf: Self.snapshotMagic)
         w.int(head)
         w.int(headTime)
         w.int(nextID)
         w.string(directory)
-        w.int(maxDownloads)
-        w.int(speedLimit)
-        w.int(connections)
-        w.int(maxSize)
-        w.int(connectionsPerServer)
-        w.int(minSplitSize)
+        writeSettings(to: &w)
         w.string(sortMode.rawValue)
         w.bool(sortDescending)
         w.bool(autoRemoveEmptySections)
@@ -184,22 +190,11 @@ extension DownloadList {
             headTime = try r.int()
             nextID = try r.int()
             directory = try r.string()
-            maxDownloads = Int(try r.int())
-            speedLimit = try r.int()
-            connections = Int(try r.int())
-            guard connections == 0 || TaskOptions.connectionRange.contains(connections) else {
-                throw SnapshotError()
-            }
-            maxSize = try r.int()
-            guard maxSize == 0 || Self.maxSizeRange.contains(maxSize) else { throw SnapshotError() }
-            connectionsPerServer = Int(try r.int())
-            guard
-                connectionsPerServer == 0
-                    || TaskOptions.connectionPerServerRange.contains(connectionsPerServer)
-            else { throw SnapshotError() }
-            minSplitSize = try r.int()
-            guard minSplitSize == 0 || TaskOptions.minSplitSizeRange.contains(minSplitSize) else {
-                throw SnapshotError()
+            for _ in 0..<(try r.count()) {
+                guard let setting = Setting(rawValue: try r.string()) else { throw SnapshotError() }
+                let value: SettingValue = setting.spec.isText ? .text(try r.string()) : .number(try r.int())
+                guard setting.spec.isValid(value) else { throw SnapshotError() }
+                self[setting] = value
             }
             guard let mode = SortMode(rawValue: try r.string()) else { throw SnapshotError() }
             sortMode = mode

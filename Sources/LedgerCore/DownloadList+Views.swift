@@ -92,9 +92,9 @@ extension DownloadList {
                 // of every task (their strings retained and released) on a list of 100,000.
                 // A section whose ids all have their task (any list the log projects) is shown as it is held, not
                 // copied.
-                let shown =
+                let shown: [TaskID] =
                     filter == .all
-                    ? (s.tasks.allSatisfy(tasks.contains) ? s.tasks : s.tasks.filter(tasks.contains))
+                    ? (s.tasks.allSatisfy(tasks.contains) ? Array(s.tasks) : s.tasks.filter(tasks.contains))
                     : s.tasks.filter { id in tasks.read(id) { order.shows($0) } ?? false }
                 return filter != .all && shown.isEmpty ? nil : ViewGroup(title: s.title, index: i, ids: shown)
             }

@@ -2,7 +2,7 @@
 /// Changed only by `apply(_:)`, a pure fold over logged entries.
 public struct DownloadList: Sendable, Equatable {
     /// Bump when `apply` changes meaning: snapshots of other versions are ignored.
-    public static let reducerVersion = 14
+    public static let reducerVersion = 16
     /// How many user actions undo can reach back.
     public static let undoDepth = 200
     /// The stack may hold this many steps more before it is cut back to `undoDepth`.
@@ -16,20 +16,48 @@ public struct DownloadList: Sendable, Equatable {
     public internal(set) var nextID: TaskID = 1
     /// Default download directory, set when the ledger was created.
     public internal(set) var directory: String = ""
+    /// The value settings (``Setting``), in ``Setting/allCases`` order.
+    var settings: [SettingValue] = Setting.allCases.map(\.spec.defaultValue)
     /// 0 means unlimited.
-    public internal(set) var maxDownloads: Int = 0
+    public internal(set) var maxDownloads: Int {
+        get { Int(self[.maxDownloads].number) }
+        set { self[.maxDownloads] = .number(Int64(newValue)) }
+    }
     /// Bytes per second for all transfers together; 0 means none.
-    public internal(set) var speedLimit: Int64 = 0
+    public internal(set) var speedLimit: Int64 {
+        get { self[.speedLimit].number }
+        set { self[.speedLimit] = .number(newValue) }
+    }
     /// Connections per download for tasks without their own count; 0: the downloader decides.
-    public internal(set) var connections: Int = 0
+    public internal(set) var connections: Int {
+        get { Int(self[.connections].number) }
+        set { self[.connections] = .number(Int64(newValue)) }
+    }
     /// Connections to one server (URL) of a download for tasks without their own (aria2 `max-connection-per-server`),
     /// in ``TaskOptions/connectionPerServerRange``; 0: the downloader's (16).
-    public internal(set) var connectionsPerServer: Int = 0
+    public internal(set) var connectionsPerServer: Int {
+        get { Int(self[.connectionsPerServer].number) }
+        set { self[.connectionsPerServer] = .number(Int64(newValue)) }
+    }
     /// The smallest piece a download is split into for tasks without their own (aria2 `min-split-size`), in
     /// ``TaskOptions/minSplitSizeRange``; 0: the downloader's (1 MiB).
-    public internal(set) var minSplitSize: Int64 = 0
+    public internal(set) var minSplitSize: Int64 {
+        get { self[.minSplitSize].number }
+        set { self[.minSplitSize] = .number(newValue) }
+    }
+    /// How long a paused transfer keeps its connections, in seconds (`dledger set pause-hold`), in
+    /// ``pauseHoldRange``; 0: the downloader's (60 s).
+    public internal(set) var pauseHold: Int64 {
+        get { self[.pauseHold].number }
+        set { self[.pauseHold] = .number(newValue) }
+    }
+    /// What ``pauseHold`` may be when set: 1 s to an hour.
+    public static let pauseHoldRange: ClosedRange<Int64> = 1...3600
     /// The largest file a download may become (`dledger set max-size`); 0: the downloader's rule.
-    public internal(set) var maxSize: Int64 = 0
+    public internal(set) var maxSize: Int64 {
+        get { self[.maxSize].number }
+        set { self[.maxSize] = .number(newValue) }
+    }
     /// What ``maxSize`` may be when set: 1 KB to 1 EB.
     public static let maxSizeRange: ClosedRange<Int64> = 1000...1_000_000_000_000_000_000
     public internal(set) var sortMode: SortMode = .manual
@@ -55,6 +83,12 @@ public struct DownloadList: Sendable, Equatable {
         set { urls.replace(newValue) }
     }
     var urls = URLIndex()
+
+    /// A value setting's value: 0 or the empty text for its default.
+    public internal(set) subscript(setting: Setting) -> SettingValue {
+        get { settings[setting.index] }
+        set { settings[setting.index] = newValue }
+    }
 
     /// The task, in the list or the to-delete list, that has this URL.
     public func task(withURL url: String) -> TaskID? { urls.task(for: url, in: tasks) }

@@ -25,6 +25,7 @@ struct PayloadFields {
     var modes: [String]?
     var states: [String]?
     var bytes: Int64?
+    var seconds: Int64?
     var size: Int64?
     // transferStarted's, which `progressFact` reads: here they are only checked to be numbers.
     var attempt: Int64?
@@ -36,7 +37,6 @@ struct PayloadFields {
     var code: String?
     var detail: String?
     var flag: Bool?
-    var bytesPerSecond: Int64?
     var delayMs: Int64?
     var connections: Int64?
     var options: TaskOptions?
@@ -62,17 +62,46 @@ extension Entry {
     /// - Complexity: O(payload size); no intermediate tree.
     public static func decode(kind: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer) throws -> Entry {
         var r = JSONReader(payload)
-        let started = kind.elementsEqual("transferStarted".utf8)
-        if started || kind.elementsEqual("transferPaused".utf8) {
-            return try progressFact(started: started, &r)
+        let name = kind.bindMemory(to: UInt8.self)
+        guard let k = EventKind(bytes: name) else {
+            throw r.fail("unknown event kind '\(String(decoding: name, as: UTF8.self))'")
         }
+        if k == .transferStarted || k == .transferPaused {
+            return try progressFact(started: k == .transferStarted, &r)
+        }
+        if let setting = k.setting { return try settingFact(setting, &r) }
         var f = PayloadFields()
         try r.object { r, key in try read(key, into: &f, &r) }
         guard r.atEnd() else { throw r.fail("bytes after the payload") }
-        let k = kind.bindMemory(to: UInt8.self)
         let (undoes, redoes, origin) = (f.undoes, f.redoes, f.origin)
         // The fields are handed over, not copied: their strings and lists move into the event.
         return Entry(try event(kind: k, consume f, r), undoes: undoes, redoes: redoes, origin: origin)
+    }
+
+    /// A value setting's change: its one field (the table's key), checked against the setting's range.
+    private static func settingFact(_ setting: Setting, _ r: inout JSONReader) throws -> Entry {
+        let spec = setting.spec
+        var value: SettingValue?
+        var undoes: Int64?
+        var redoes: Int64?
+        var origin: String?
+        try r.object { r, key in
+            if key.equals(spec.key) {
+                value = spec.isText ? .text(try r.string()) : .number(try r.int())
+            } else if key.equals("undoes") {
+                undoes = try r.int()
+            } else if key.equals("redoes") {
+                redoes = try r.int()
+            } else if key.equals("origin") {
+                origin = try r.string()
+            } else {
+                try r.skip()
+            }
+        }
+        guard r.atEnd() else { throw r.fail("bytes after the payload") }
+        guard let value else { throw r.fail("missing '\(spec.key)'") }
+        guard spec.isValid(value) else { throw r.fail("bad \(spec.subject)") }
+        return Entry(.settingChanged(setting, value), undoes: undoes, redoes: redoes, origin: origin)
     }
 
     /// The two facts a download logs most (started, paused: most of a long log), read into a few integers
@@ -136,6 +165,8 @@ extension Entry {
             f.index = try r.int()
         } else if key.equals("bytes") {
             f.bytes = try r.int()
+        } else if key.equals("seconds") {
+            f.seconds = try r.int()
         } else if key.equals("attempt") {
             f.attempt = try r.int()
         } else if key.equals("offset") {
@@ -166,7 +197,16 @@ extension Entry {
             f.from = try r.int()
         } else if key.equals("toIndex") {
             f.toIndex = try r.int()
-        } else if key.equals("to") {
+        } else {
+            try readRare(key, into: &f, &r)
+        }
+    }
+
+    /// The keys few payloads have, after ``read(_:into:_:)``'s common ones (the same order as one chain).
+    private static func readRare(
+        _ key: UnsafeBufferPointer<UInt8>, into f: inout PayloadFields, _ r: inout JSONReader
+    ) throws {
+        if key.equals("to") {
             var section: Int64?
             var index: Int64?
             try r.object { r, k in
@@ -204,8 +244,6 @@ extension Entry {
             || key.equals("autoRemove") || key.equals("chosen") || key.equals("enabled")
         {
             f.flag = try r.bool()
-        } else if key.equals("bytesPerSecond") {
-            f.bytesPerSecond = try r.int()
         } else if key.equals("delayMs") {
             f.delayMs = try r.int()
         } else if key.equals("connections") {
@@ -405,159 +443,180 @@ extension Entry {
         return FileIdentity(device: UInt64(bitPattern: dev), inode: UInt64(bitPattern: ino), modified: mtime)
     }
 
-    static func event(
-        kind k: UnsafeBufferPointer<UInt8>, _ f: consuming PayloadFields, _ r: JSONReader
-    ) throws
-        -> Event
-    {
+    static func event(kind k: EventKind, _ f: consuming PayloadFields, _ r: JSONReader) throws -> Event {
         // Strings and lists are taken out of the fields, not copied: nothing is retained twice and released.
-        // transferStarted and transferPaused never come here: `progressFact` reads them.
-        if k.equals("transferHeld") {
+        switch k {
+        case .transferHeld, .transferContinued, .transferResolved, .transferCompleted, .transferFailed,
+            .transferRetrying, .transferConnections, .hookFinished:
+            return try fact(kind: k, f, r)
+        case .ledgerCreated, .tasksAdded, .groupsAdded, .tasksRemoved, .tasksMoved, .tasksPlaced,
+            .sectionInserted, .sectionRenamed, .sectionMoved, .sectionRemoved, .sectionSorted:
+            return try listEvent(kind: k, f, r)
+        case .tasksDeleted, .filesDeleted, .tasksRestored, .tasksTrashed, .trashPurged, .tasksErased,
+            .tasksRedownloaded, .taskRenamed, .tasksPaused, .tasksResumed, .tasksStopped, .statesRestored:
+            return try taskEvent(kind: k, f, r)
+        case .directoryChanged, .taskOptionsChanged, .sortChanged, .emptySectionsPolicyChanged,
+            .trashPolicyChanged, .hookChanged:
+            return try preferenceEvent(kind: k, f, r)
+        default:
+            // transferStarted, transferPaused and the value settings (``Setting``): `progressFact` and
+            // `settingFact` read them.
+            throw r.fail("'\(k.rawValue)' read with the wrong fields")
+        }
+    }
+
+    /// The downloader's facts (but the two `progressFact` reads).
+    private static func fact(kind k: EventKind, _ f: consuming PayloadFields, _ r: JSONReader) throws -> Event
+    {
+        switch k {
+        case .transferHeld:
             return .transferHeld(id: try need(f.id, "id", r), bytes: f.bytes ?? 0)
-        } else if k.equals("transferContinued") {
+        case .transferContinued:
             return .transferContinued(id: try need(f.id, "id", r))
-        } else if k.equals("transferResolved") {
+        case .transferResolved:
             return .transferResolved(
                 id: try need(f.id, "id", r), size: f.size, serverName: f.serverName.take(),
                 validator: f.validator.take(),
                 acceptsRanges: f.flag ?? false, restartedFromZero: f.restarted.take())
-        } else if k.equals("transferCompleted") {
+        case .transferCompleted:
             return .transferCompleted(
                 id: try need(f.id, "id", r), bytes: f.bytes ?? 0, sha256: f.sha256.take() ?? "",
                 fileName: try need(f.file.take(), "file", r),
                 placed: placedFile(f.dev, f.ino, f.mtime))
-        } else if k.equals("transferFailed") {
+        case .transferFailed:
             let failure = TaskFailure(
                 code: f.code.take() ?? "unknown", detail: f.detail.take() ?? "", retryable: f.flag ?? false)
             return .transferFailed(id: try need(f.id, "id", r), failure: failure, bytes: f.bytes ?? 0)
-        } else if k.equals("transferRetrying") {
+        case .transferRetrying:
             let failure = TaskFailure(
                 code: f.code.take() ?? "unknown", detail: f.detail.take() ?? "", retryable: true)
             return .transferRetrying(
                 id: try need(f.id, "id", r), failure: failure, bytes: f.bytes ?? 0, delayMs: f.delayMs ?? 0)
-        } else if k.equals("transferConnections") {
+        case .transferConnections:
             let connections = try need(f.connections, "connections", r)
             guard (1...1024).contains(connections) else { throw r.fail("bad connections") }
             return .transferConnections(
                 id: try need(f.id, "id", r), connections: Int(connections), detail: f.detail.take() ?? "")
-        } else if k.equals("tasksAdded") {
+        case .hookFinished:
+            return .hookFinished(
+                id: try need(f.id, "id", r), hook: try hook(f.hook, r),
+                command: try need(f.command.take(), "command", r), result: try hookResult(f, r),
+                firstLine: f.line.take() ?? "")
+        default:
+            throw r.fail("'\(k.rawValue)' is not a downloader's fact")
+        }
+    }
+
+    /// The events that add, remove or place tasks and sections.
+    private static func listEvent(kind k: EventKind, _ f: consuming PayloadFields, _ r: JSONReader) throws
+        -> Event
+    {
+        switch k {
+        case .tasksAdded:
             return .tasksAdded(
                 tasks: f.tasks.take() ?? [], section: Int(try need(f.section, "section", r)),
                 index: Int(try need(f.index, "index", r)), newSectionTitle: f.newSection.take())
-        } else if k.equals("ledgerCreated") {
+        case .ledgerCreated:
             return .ledgerCreated(
                 directory: try need(f.dir, "dir", r), maxDownloads: Int(f.max ?? 0),
                 autoRemoveEmptySections: f.flag ?? false)
-        } else if k.equals("tasksRemoved") {
+        case .tasksRemoved:
             return .tasksRemoved(
                 ids: f.ids ?? [], removingSections: f.section.map { [Int($0)] } ?? f.sections ?? [])
-        } else if k.equals("groupsAdded") {
+        case .groupsAdded:
             return .groupsAdded(f.groups.take() ?? [])
-        } else if k.equals("tasksMoved") {
+        case .tasksMoved:
             return .tasksMoved(
                 ids: f.ids ?? [], section: Int(try need(f.section, "section", r)),
                 index: Int(try need(f.index, "index", r)))
-        } else if k.equals("tasksPlaced") {
+        case .tasksPlaced:
             return .tasksPlaced(f.placements ?? [], recreating: f.recreate ?? [])
-        } else if k.equals("sectionInserted") {
+        case .sectionInserted:
             return .sectionInserted(
                 index: Int(try need(f.index, "index", r)), title: try need(f.title, "title", r))
-        } else if k.equals("sectionRenamed") {
+        case .sectionRenamed:
             return .sectionRenamed(
                 index: Int(try need(f.index, "index", r)), title: try need(f.title, "title", r))
-        } else if k.equals("sectionMoved") {
+        case .sectionMoved:
             return .sectionMoved(
                 from: Int(try need(f.from, "from", r)), to: Int(try need(f.toIndex, "toIndex", r)))
-        } else if k.equals("sectionRemoved") {
+        case .sectionRemoved:
             return .sectionRemoved(index: Int(try need(f.index, "index", r)))
-        } else if k.equals("sectionSorted") {
+        case .sectionSorted:
             return .sectionSorted(index: Int(try need(f.index, "index", r)), order: f.ids ?? [])
-        } else if k.equals("tasksErased") {
+        default:
+            throw r.fail("'\(k.rawValue)' is not a list event")
+        }
+    }
+
+    /// The events that delete, restore, rename or change the state of tasks.
+    private static func taskEvent(kind k: EventKind, _ f: consuming PayloadFields, _ r: JSONReader) throws
+        -> Event
+    {
+        switch k {
+        case .tasksErased:
             return .tasksErased(ids: f.ids ?? [], modes: try modes(f, r), kept: f.kept ?? [])
-        } else if k.equals("tasksDeleted") {
+        case .tasksDeleted:
             return .tasksDeleted(ids: f.ids ?? [], modes: try modes(f, r))
-        } else if k.equals("filesDeleted") {
+        case .filesDeleted:
             return .filesDeleted(ids: f.ids ?? [], kept: f.kept ?? [])
-        } else if k.equals("tasksRestored") {
+        case .tasksRestored:
             return .tasksRestored(ids: f.ids ?? [], to: f.to, recreating: f.recreate ?? [])
-        } else if k.equals("tasksTrashed") {
+        case .tasksTrashed:
             guard (f.positions ?? []).count == (f.entries ?? []).count else {
                 throw r.fail("positions do not match entries")
             }
             return .tasksTrashed(
                 f.entries ?? [], positions: f.positions ?? [], removingSections: f.sections ?? [])
-        } else if k.equals("trashPurged") {
+        case .trashPurged:
             return .trashPurged(ids: f.ids ?? [], kept: f.kept ?? [])
-        } else if k.equals("tasksRedownloaded") {
+        case .tasksRedownloaded:
             return .tasksRedownloaded(ids: f.ids ?? [], kept: f.kept ?? [])
-        } else if k.equals("taskRenamed") {
+        case .taskRenamed:
             return .taskRenamed(
                 id: try need(f.id, "id", r), name: try need(f.name, "name", r), fileName: f.file,
                 userChosen: f.flag ?? true)
-        } else if k.equals("tasksPaused") {
+        case .tasksPaused:
             return .tasksPaused(ids: f.ids ?? [])
-        } else if k.equals("tasksResumed") {
+        case .tasksResumed:
             return .tasksResumed(ids: f.ids ?? [])
-        } else if k.equals("tasksStopped") {
+        case .tasksStopped:
             return .tasksStopped(ids: f.ids ?? [])
-        } else if k.equals("statesRestored") {
+        case .statesRestored:
             let states = (f.states ?? []).compactMap(TaskState.init(rawValue:))
             guard states.count == (f.ids ?? []).count, (f.states ?? []).count == states.count else {
                 throw r.fail("bad states")
             }
             return .statesRestored(ids: f.ids ?? [], states: states)
-        } else if k.equals("maxDownloadsChanged") {
-            return .maxDownloadsChanged(Int(try need(f.max, "max", r)))
-        } else if k.equals("connectionsChanged") {
-            let n = try need(f.connections, "connections", r)
-            guard
-                n == 0
-                    || Int64(
-                        TaskOptions.connectionRange.lowerBound)...Int64(
-                            TaskOptions.connectionRange.upperBound) ~= n
-            else { throw r.fail("bad connections") }
-            return .connectionsChanged(Int(n))
-        } else if k.equals("maxSizeChanged") {
-            let n = try need(f.bytes, "bytes", r)
-            guard n == 0 || DownloadList.maxSizeRange.contains(n) else { throw r.fail("bad max size") }
-            return .maxSizeChanged(n)
-        } else if k.equals("connectionsPerServerChanged") {
-            let n = try need(f.connections, "connections", r)
-            let range = TaskOptions.connectionPerServerRange
-            guard n == 0 || Int64(range.lowerBound)...Int64(range.upperBound) ~= n else {
-                throw r.fail("bad connections per server")
-            }
-            return .connectionsPerServerChanged(Int(n))
-        } else if k.equals("minSplitSizeChanged") {
-            let n = try need(f.bytes, "bytes", r)
-            guard n == 0 || TaskOptions.minSplitSizeRange.contains(n) else {
-                throw r.fail("bad min split size")
-            }
-            return .minSplitSizeChanged(n)
-        } else if k.equals("directoryChanged") {
+        default:
+            throw r.fail("'\(k.rawValue)' is not a task event")
+        }
+    }
+
+    /// The ledger's other settings and a task's options.
+    private static func preferenceEvent(kind k: EventKind, _ f: consuming PayloadFields, _ r: JSONReader)
+        throws
+        -> Event
+    {
+        switch k {
+        case .directoryChanged:
             let path = try need(f.dir, "dir", r)
             guard Validation.isNormalDirectory(path) else { throw r.fail("bad download folder") }
             return .directoryChanged(path)
-        } else if k.equals("taskOptionsChanged") {
+        case .taskOptionsChanged:
             return .taskOptionsChanged(
                 id: try need(f.id, "id", r), options: try need(f.options.take(), "options", r))
-        } else if k.equals("speedLimitChanged") {
-            return .speedLimitChanged(try need(f.bytesPerSecond, "bytesPerSecond", r))
-        } else if k.equals("sortChanged") {
+        case .sortChanged:
             guard let mode = f.mode.flatMap(SortMode.init(rawValue:)) else { throw r.fail("bad sort mode") }
             return .sortChanged(mode, descending: f.flag ?? false)
-        } else if k.equals("emptySectionsPolicyChanged") {
+        case .emptySectionsPolicyChanged:
             return .emptySectionsPolicyChanged(autoRemove: try need(f.flag, "autoRemove", r))
-        } else if k.equals("trashPolicyChanged") {
+        case .trashPolicyChanged:
             return .trashPolicyChanged(enabled: try need(f.flag, "enabled", r))
-        } else if k.equals("hookChanged") {
+        case .hookChanged:
             return .hookChanged(hook: try hook(f.hook, r), command: f.command.take())
-        } else if k.equals("hookFinished") {
-            return .hookFinished(
-                id: try need(f.id, "id", r), hook: try hook(f.hook, r),
-                command: try need(f.command.take(), "command", r), result: try hookResult(f, r),
-                firstLine: f.line.take() ?? "")
+        default:
+            throw r.fail("'\(k.rawValue)' is not a preference")
         }
-        throw r.fail("unknown event kind '\(String(decoding: k, as: UTF8.self))'")
     }
 }

@@ -28,6 +28,28 @@ extension Entry {
     public func encodedPayload() -> [UInt8] {
         var w = JSONWriter()
         w.beginObject()
+        if event.isTransferFact {
+            Self.writeFact(event, &w)
+        } else if case .settingChanged(let setting, let value) = event {
+            if value.isText {
+                w.field(setting.spec.key, value.text)
+            } else {
+                w.field(setting.spec.key, value.number)
+            }
+        } else if !Self.writeListEvent(event, &w) {
+            Self.writeTaskEvent(event, &w)
+        }
+        w.field("undoes", undoes)
+        w.field("redoes", redoes)
+        w.field("origin", origin)
+        w.endObject()
+        return w.bytes
+    }
+}
+
+extension Entry {
+    /// The fields of an event that adds, removes or places tasks or sections; false for any other event.
+    private static func writeListEvent(_ event: Event, _ w: inout JSONWriter) -> Bool {
         switch event {
         case .ledgerCreated(let directory, let maxDownloads, let autoRemove):
             w.field("dir", directory)
@@ -78,6 +100,15 @@ extension Entry {
         case .sectionSorted(let index, let order):
             w.field("index", index)
             w.field("ids", ids: order)
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// The fields of the other user actions: deletes, restores, renames, states, preferences.
+    private static func writeTaskEvent(_ event: Event, _ w: inout JSONWriter) {
+        switch event {
         case .tasksDeleted(let ids, let modes), .tasksErased(let ids, let modes, _):
             w.field("ids", ids: ids)
             if modes.count == 1 {
@@ -126,18 +157,6 @@ extension Entry {
         case .statesRestored(let ids, let states):
             w.field("ids", ids: ids)
             w.field("states", strings: states.map(\.rawValue))
-        case .maxDownloadsChanged(let max):
-            w.field("max", max)
-        case .speedLimitChanged(let limit):
-            w.field("bytesPerSecond", limit)
-        case .connectionsChanged(let n):
-            w.field("connections", n)
-        case .maxSizeChanged(let n):
-            w.field("bytes", n)
-        case .connectionsPerServerChanged(let n):
-            w.field("connections", n)
-        case .minSplitSizeChanged(let n):
-            w.field("bytes", n)
         case .directoryChanged(let path):
             w.field("dir", path)
         case .taskOptionsChanged(let id, let options):
@@ -154,6 +173,14 @@ extension Entry {
         case .hookChanged(let hook, let command):
             w.field("hook", hook.rawValue)
             w.field("command", command)
+        default:
+            break
+        }
+    }
+
+    /// The fields of a downloader's fact.
+    private static func writeFact(_ event: Event, _ w: inout JSONWriter) {
+        switch event {
         case .transferStarted(let id, let attempt, let offset):
             w.field("id", id)
             w.field("attempt", attempt)
@@ -208,11 +235,8 @@ extension Entry {
             case .notStarted(let reason): w.field("spawnError", reason)
             }
             w.field("line", line)
+        default:
+            break
         }
-        w.field("undoes", undoes)
-        w.field("redoes", redoes)
-        w.field("origin", origin)
-        w.endObject()
-        return w.bytes
     }
 }

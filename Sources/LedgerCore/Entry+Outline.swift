@@ -13,8 +13,8 @@ extension Entry {
     public static func decode(
         kind: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer, keepingOnly only: TaskID
     ) throws -> (entry: Entry, outline: AddOutline?) {
-        let k = kind.bindMemory(to: UInt8.self)
-        guard k.equals("tasksAdded") || k.equals("groupsAdded") else {
+        let k = EventKind(bytes: kind.bindMemory(to: UInt8.self))
+        guard let k, k == .tasksAdded || k == .groupsAdded else {
             return (try decode(kind: kind, payload: payload), nil)
         }
         var r = JSONReader(payload)

@@ -1,70 +1,93 @@
+/// Every kind of event, by the name the log's `kind` column holds. The names are the log's and never change: a
+/// ledger written by any earlier version must open and replay as it did. A new kind is a new case.
+public enum EventKind: String, Sendable, CaseIterable {
+    case ledgerCreated, tasksAdded, groupsAdded, tasksRemoved, tasksMoved, tasksPlaced
+    case sectionInserted, sectionRenamed, sectionMoved, sectionRemoved, sectionSorted
+    case tasksDeleted, filesDeleted, tasksRestored, tasksTrashed, trashPurged, tasksErased, tasksRedownloaded
+    case taskRenamed, tasksPaused, tasksResumed, tasksStopped, statesRestored
+    // The ledger's value settings (``Setting``): one kind each.
+    case maxDownloadsChanged, speedLimitChanged, connectionsChanged, maxSizeChanged
+    case connectionsPerServerChanged, minSplitSizeChanged, userAgentChanged, pauseHoldChanged
+    case directoryChanged, taskOptionsChanged, sortChanged, emptySectionsPolicyChanged, trashPolicyChanged
+    case hookChanged
+    case transferStarted, transferResolved, transferPaused, transferHeld, transferContinued, transferCompleted
+    case transferFailed, transferRetrying, transferConnections, hookFinished
+
+    /// The kind named by the bytes of a `kind` column, or nil for a name this version does not know.
+    /// - Complexity: compares with the few names of the same length.
+    public init?(bytes: UnsafeBufferPointer<UInt8>) {
+        guard bytes.count < Self.byLength.count else { return nil }
+        for (kind, name) in Self.byLength[bytes.count] where bytes.elementsEqual(name) {
+            self = kind
+            return
+        }
+        return nil
+    }
+
+    /// The kinds and their names' bytes, by the names' length.
+    private static let byLength: [[(EventKind, [UInt8])]] = {
+        var table = [[(EventKind, [UInt8])]](repeating: [], count: 40)
+        for kind in allCases { table[kind.rawValue.utf8.count].append((kind, Array(kind.rawValue.utf8))) }
+        return table
+    }()
+
+    /// The value setting this kind changes, if it is one.
+    public var setting: Setting? { Setting.byKind[self] }
+}
+
 extension Event {
     /// The payload schema version written with every event.
     public static let payloadVersion = 1
 
     /// The event's name in the log's `kind` column.
-    public var kind: String {
+    public var kind: String { eventKind.rawValue }
+
+    /// The event's kind.
+    public var eventKind: EventKind {
         switch self {
-        case .ledgerCreated: return "ledgerCreated"
-        case .tasksAdded: return "tasksAdded"
-        case .groupsAdded: return "groupsAdded"
-        case .tasksRemoved: return "tasksRemoved"
-        case .tasksMoved: return "tasksMoved"
-        case .tasksPlaced: return "tasksPlaced"
-        case .sectionInserted: return "sectionInserted"
-        case .sectionRenamed: return "sectionRenamed"
-        case .sectionMoved: return "sectionMoved"
-        case .sectionRemoved: return "sectionRemoved"
-        case .sectionSorted: return "sectionSorted"
-        case .tasksDeleted: return "tasksDeleted"
-        case .filesDeleted: return "filesDeleted"
-        case .tasksRestored: return "tasksRestored"
-        case .tasksTrashed: return "tasksTrashed"
-        case .trashPurged: return "trashPurged"
-        case .tasksErased: return "tasksErased"
-        case .tasksRedownloaded: return "tasksRedownloaded"
-        case .taskRenamed: return "taskRenamed"
-        case .tasksPaused: return "tasksPaused"
-        case .tasksResumed: return "tasksResumed"
-        case .tasksStopped: return "tasksStopped"
-        case .statesRestored: return "statesRestored"
-        case .maxDownloadsChanged: return "maxDownloadsChanged"
-        case .speedLimitChanged: return "speedLimitChanged"
-        case .connectionsChanged: return "connectionsChanged"
-        case .maxSizeChanged: return "maxSizeChanged"
-        case .connectionsPerServerChanged: return "connectionsPerServerChanged"
-        case .minSplitSizeChanged: return "minSplitSizeChanged"
-        case .directoryChanged: return "directoryChanged"
-        case .taskOptionsChanged: return "taskOptionsChanged"
-        case .sortChanged: return "sortChanged"
-        case .emptySectionsPolicyChanged: return "emptySectionsPolicyChanged"
-        case .trashPolicyChanged: return "trashPolicyChanged"
-        case .transferStarted: return "transferStarted"
-        case .transferResolved: return "transferResolved"
-        case .transferPaused: return "transferPaused"
-        case .transferHeld: return "transferHeld"
-        case .transferContinued: return "transferContinued"
-        case .transferCompleted: return "transferCompleted"
-        case .transferFailed: return "transferFailed"
-        case .transferRetrying: return "transferRetrying"
-        case .transferConnections: return "transferConnections"
-        case .hookChanged: return "hookChanged"
-        case .hookFinished: return "hookFinished"
+        case .ledgerCreated: .ledgerCreated
+        case .tasksAdded: .tasksAdded
+        case .groupsAdded: .groupsAdded
+        case .tasksRemoved: .tasksRemoved
+        case .tasksMoved: .tasksMoved
+        case .tasksPlaced: .tasksPlaced
+        case .sectionInserted: .sectionInserted
+        case .sectionRenamed: .sectionRenamed
+        case .sectionMoved: .sectionMoved
+        case .sectionRemoved: .sectionRemoved
+        case .sectionSorted: .sectionSorted
+        case .tasksDeleted: .tasksDeleted
+        case .filesDeleted: .filesDeleted
+        case .tasksRestored: .tasksRestored
+        case .tasksTrashed: .tasksTrashed
+        case .trashPurged: .trashPurged
+        case .tasksErased: .tasksErased
+        case .tasksRedownloaded: .tasksRedownloaded
+        case .taskRenamed: .taskRenamed
+        case .tasksPaused: .tasksPaused
+        case .tasksResumed: .tasksResumed
+        case .tasksStopped: .tasksStopped
+        case .statesRestored: .statesRestored
+        case .settingChanged(let setting, _): setting.spec.kind
+        case .directoryChanged: .directoryChanged
+        case .taskOptionsChanged: .taskOptionsChanged
+        case .sortChanged: .sortChanged
+        case .emptySectionsPolicyChanged: .emptySectionsPolicyChanged
+        case .trashPolicyChanged: .trashPolicyChanged
+        case .hookChanged: .hookChanged
+        case .transferStarted: .transferStarted
+        case .transferResolved: .transferResolved
+        case .transferPaused: .transferPaused
+        case .transferHeld: .transferHeld
+        case .transferContinued: .transferContinued
+        case .transferCompleted: .transferCompleted
+        case .transferFailed: .transferFailed
+        case .transferRetrying: .transferRetrying
+        case .transferConnections: .transferConnections
+        case .hookFinished: .hookFinished
         }
     }
 
     /// Every kind name, in catalog order.
-    public static let allKinds: [String] = [
-        "ledgerCreated", "tasksAdded", "tasksRemoved", "tasksMoved", "tasksPlaced", "sectionInserted",
-        "sectionRenamed",
-        "sectionMoved", "sectionRemoved", "tasksDeleted", "filesDeleted", "tasksRestored", "tasksTrashed",
-        "trashPurged",
-        "tasksRedownloaded", "taskRenamed", "tasksPaused", "tasksResumed", "tasksStopped", "statesRestored",
-        "maxDownloadsChanged", "speedLimitChanged", "sortChanged", "emptySectionsPolicyChanged",
-        "sectionSorted", "tasksErased", "trashPolicyChanged", "groupsAdded", "connectionsChanged",
-        "taskOptionsChanged", "maxSizeChanged", "connectionsPerServerChanged", "minSplitSizeChanged",
-        "transferStarted", "transferResolved", "transferPaused", "transferCompleted", "transferFailed",
-        "transferRetrying", "transferHeld", "transferContinued", "transferConnections", "hookChanged",
-        "hookFinished", "directoryChanged",
-    ]
+    public static var allKinds: [String] { EventKind.allCases.map(\.rawValue) }
 }

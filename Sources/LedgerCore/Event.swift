@@ -119,16 +119,9 @@ public enum Event: Sendable, Equatable {
     case tasksStopped(ids: [TaskID])
     /// Puts states back (the inverse of pause, resume and stop).
     case statesRestored(ids: [TaskID], states: [TaskState])
-    case maxDownloadsChanged(Int)
-    case speedLimitChanged(Int64)
-    /// The ledger's default connections per download (0: the downloader decides).
-    case connectionsChanged(Int)
-    /// The ledger's maximum file size (0: the downloader's rule).
-    case maxSizeChanged(Int64)
-    /// The ledger's default connections to one server per download (0: the downloader's).
-    case connectionsPerServerChanged(Int)
-    /// The ledger's default smallest piece, in bytes (0: the downloader's).
-    case minSplitSizeChanged(Int64)
+    /// A value setting changed (the maximum downloads, the speed limit, the default connections, …): logged as the
+    /// setting's own kind (``SettingSpec/kind``), its value under the setting's key.
+    case settingChanged(Setting, SettingValue)
     /// The ledger's download folder, for tasks added later (those added before keep theirs).
     case directoryChanged(String)
     /// A task's request options replaced as a whole (`changeOption`, `dledger option`); undone by the old ones.
@@ -211,8 +204,7 @@ public enum Event: Sendable, Equatable {
             .transferConnections(let id, _, _), .hookFinished(let id, _, _, _, _):
             return [id]
         case .ledgerCreated, .sectionInserted, .sectionRenamed, .sectionMoved, .sectionRemoved,
-            .maxDownloadsChanged, .speedLimitChanged, .connectionsChanged, .maxSizeChanged, .sortChanged,
-            .connectionsPerServerChanged, .minSplitSizeChanged, .directoryChanged,
+            .settingChanged, .sortChanged, .directoryChanged,
             .emptySectionsPolicyChanged, .trashPolicyChanged, .hookChanged:
             return []
         }

@@ -6,8 +6,9 @@ public struct PayloadError: Error, Sendable, Equatable, CustomStringConvertible 
     public var description: String { "bad event payload at byte \(offset): \(message)" }
 }
 
-/// Reads JSON straight from borrowed bytes, without building a tree: the replay hot path.
-struct JSONReader {
+/// Reads JSON straight from borrowed bytes, without building a tree: the replay hot path. Other modules read
+/// through ``read(_:_:)`` (`JSONReader+Values.swift`).
+public struct JSONReader {
     private let base: UnsafePointer<UInt8>
     private let end: Int
     private(set) var offset = 0
@@ -33,7 +34,7 @@ struct JSONReader {
         }
     }
 
-    private mutating func expect(_ byte: UInt8) throws {
+    mutating func expect(_ byte: UInt8) throws {
         skipSpace()
         guard offset < end, base[offset] == byte else {
             throw fail("expected '\(Character(Unicode.Scalar(byte)))'")
@@ -41,7 +42,7 @@ struct JSONReader {
         offset += 1
     }
 
-    private mutating func peek() -> UInt8? {
+    mutating func peek() -> UInt8? {
         skipSpace()
         return offset < end ? base[offset] : nil
     }

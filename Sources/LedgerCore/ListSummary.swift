@@ -45,14 +45,30 @@ public struct ListSummary: Sendable, Equatable {
     /// The tasks in `state`.
     public func count(_ state: TaskState) -> Int { byState[TaskState.allCases.firstIndex(of: state)!] }
 
+    /// Counts a task with `figures` listed `times` more times in the sections (negative: fewer), as
+    /// ``init(_:)`` counts each place a section lists it.
+    public mutating func count(_ figures: TaskFigures, times: Int) {
+        tasks += times
+        byState[TaskState.allCases.firstIndex(of: figures.state)!] += times
+        bytes &+= Int64(times) &* figures.bytes
+        sizeKnown &+= Int64(times) &* (figures.size ?? 0)
+    }
+
+    /// How many times the sections of `list` list `id`, and the task's figures (nil when there is no such task):
+    /// what the task adds to ``init(_:)``'s counts.
+    /// - Complexity: O(sections' chunks) plus the chunks whose bounds hold `id` (``SectionTasks/firstIndex(of:)``).
+    public static func place(of id: TaskID, in list: DownloadList) -> (times: Int, figures: TaskFigures)? {
+        guard let figures = list.tasks.figures(of: id) else { return nil }
+        return (list.sections.reduce(0) { $0 + $1.tasks.occurrences(of: id) }, figures)
+    }
+
     /// Folds one logged entry in when it cannot change a count; false (and the summary unchanged) when it may,
     /// and the list must be folded instead.
     public mutating func fold(_ logged: LoggedEntry) -> Bool {
         switch logged.entry.event {
         case .sectionInserted:
             sections += 1
-        case .taskRenamed, .maxDownloadsChanged, .speedLimitChanged, .connectionsChanged, .maxSizeChanged,
-            .directoryChanged,
+        case .taskRenamed, .settingChanged, .directoryChanged,
             .taskOptionsChanged, .sortChanged, .emptySectionsPolicyChanged, .trashPolicyChanged,
             .sectionRenamed,
             .sectionMoved, .sectionSorted, .transferConnections, .hookChanged, .hookFinished:

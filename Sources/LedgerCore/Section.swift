@@ -1,9 +1,15 @@
 /// A titled group of tasks in manual order.
 public struct Section: Sendable, Equatable {
     public var title: String
-    public var tasks: [TaskID]
+    /// Chunked (``SectionTasks``): a move in a section of 100,000 shifts a few hundred ids, not all of them.
+    public var tasks: SectionTasks
 
     public init(title: String, tasks: [TaskID] = []) {
+        self.title = title
+        self.tasks = SectionTasks(tasks)
+    }
+
+    public init(title: String, tasks: SectionTasks) {
         self.title = title
         self.tasks = tasks
     }

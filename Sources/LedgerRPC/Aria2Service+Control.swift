@@ -42,13 +42,7 @@ extension Aria2Service {
         let (task, trashed) = try task(try p.string(0))
         let gid = GID.of(task.id)
         if trashed { throw RPCError.failed(refused(gid)) }
-        do {
-            try ledger.execute(make(task.id), origin: Self.origin)
-        } catch LedgerError.nothingToDo {
-            throw RPCError.failed(refused(gid))
-        } catch let e as LedgerError {
-            throw RPCError.failed(e.description)
-        }
+        try execute(make(task.id), unchanged: refused(gid))
         return .string(gid)
     }
 

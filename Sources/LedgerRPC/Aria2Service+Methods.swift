@@ -93,26 +93,56 @@ extension Aria2Service {
         return (found, list.isTrashed(found.id))
     }
 
-    /// Runs a command as the CLI would; a refusal is aria2's error 1 with the ledger's one-line reason.
+    /// Runs a command as the CLI would; a refusal is aria2's error 1 with the ledger's one-line reason, or with
+    /// `unchanged` when the command had nothing to do and the method words that itself.
     @discardableResult
-    func execute(_ command: Command) throws -> Outcome {
+    func execute(_ command: Command, unchanged: String? = nil) throws -> Outcome {
         do {
             return try ledger.execute(command, origin: Self.origin)
-        } catch let e as LedgerError {
-            throw RPCError.failed(e.description)
-        } catch let e as NothingAdded {
-            throw RPCError.failed(e.description)
+        } catch LedgerError.nothingToDo(let reason) {
+            throw RPCError.failed(unchanged ?? reason)
+        } catch {
+            throw Self.refusal(error)
+        }
+    }
+
+    /// Runs `commands` all or nothing, as one transaction: the first refusal answers and nothing is appended. A
+    /// command with nothing to do is left out, as aria2 answers a change to what already is: "OK".
+    func execute(all commands: [Command]) throws {
+        var commands = commands
+        while !commands.isEmpty {
+            do {
+                if commands.count == 1 {
+                    try ledger.execute(commands[0], origin: Self.origin)
+                } else {
+                    try ledger.execute(all: commands, origin: Self.origin)
+                }
+                return
+            } catch LedgerError.nothingToDo {
+                return
+            } catch let refused as BatchRefused {
+                guard case .nothingToDo? = refused.error as? LedgerError else {
+                    throw Self.refusal(refused.error)
+                }
+                commands.remove(at: refused.done)
+            } catch {
+                throw Self.refusal(error)
+            }
+        }
+    }
+
+    /// A command's refusal as the RPC answers it: the ledger's reason as error 1; a store's error as it is.
+    private static func refusal(_ error: any Error) -> any Error {
+        switch error {
+        case let e as LedgerError: return RPCError.failed(e.description)
+        case let e as NothingAdded: return RPCError.failed(e.description)
+        default: return error
         }
     }
 
     /// A command over every task: "OK", also when there was nothing to do (as aria2 answers).
     func all(_ command: Command) throws -> RPCValue {
-        do {
-            try ledger.execute(command, origin: Self.origin)
-        } catch LedgerError.nothingToDo {
-        } catch let e as LedgerError {
-            throw RPCError.failed(e.description)
-        }
+        try execute(all: [command])
         return .string("OK")
     }
 }

@@ -32,7 +32,10 @@ extension Aria2Service {
             ("max-concurrent-downloads", .number(Int64(list.maxDownloads))),
             ("max-connection-per-server", .number(Int64(Self.connectionsPerServer(list)))),
             ("max-download-limit", .string("0")),
-            ("split", .number(Int64(list.connections > 0 ? list.connections : 8))),
+            (
+                "split",
+                .number(Int64(list.connections > 0 ? list.connections : TransferConfig().connectionsPerTask))
+            ),
             ("max-overall-download-limit", .number(list.speedLimit)),
             ("max-overall-upload-limit", .string("0")),
             ("max-upload-limit", .string("0")),
@@ -50,10 +53,10 @@ extension Aria2Service {
         list.minSplitSize > 0 ? list.minSplitSize : TransferConfig().minPieceSize
     }
 
-    /// `changeGlobalOption`: every value is checked first, then each change is its command
-    /// (`max-concurrent-downloads`, `max-overall-download-limit`, `split`, `max-connection-per-server`,
-    /// `min-split-size` are the ledger's settings); options this server does not keep are answered "OK" and ignored,
-    /// as aria2 answers options it cannot change.
+    /// `changeGlobalOption`: every value is checked first, then the changes are made all or nothing, in one
+    /// transaction (``execute(all:)``): `max-concurrent-downloads`, `max-overall-download-limit`, `split`,
+    /// `max-connection-per-server`, `min-split-size` are the ledger's settings, `dir` this server's; options this
+    /// server does not keep are answered "OK" and ignored, as aria2 answers options it cannot change.
     func changeGlobalOption(_ p: RPCParams) throws -> RPCValue {
         guard let fields = try p.options(0) else {
             throw RPCError.invalidParams("The parameter at 0 is missing.")
@@ -62,39 +65,37 @@ extension Aria2Service {
         var dir: String?
         for (key, value) in fields {
             let text = try Self.text(value, option: key)
-            switch key {
-            case "max-concurrent-downloads":
-                guard let n = Int(text), (1...1000).contains(n) else {
-                    throw RPCError.failed("We encountered a problem while processing the option '--\(key)'.")
-                }
-                commands.append(.setMaxDownloads(n))
-            case "max-overall-download-limit":
-                commands.append(.setSpeedLimit(try Self.speed(text, option: key)))
-            case "split":
-                guard let n = Int(text), TaskOptions.connectionRange.contains(n) else {
-                    throw RPCError.failed("We encountered a problem while processing the option '--\(key)'.")
-                }
-                commands.append(.setConnections(n))
-            case "max-connection-per-server":
-                commands.append(.setConnectionsPerServer(try AddOptions.connectionsPerServer(text)))
-            case "min-split-size":
-                commands.append(.setMinSplitSize(try AddOptions.minSplitSize(text)))
-            case "dir":
+            if key == "dir" {
                 dir = try confined(AddOptions.directory(text))
-            default:
-                continue
+            } else if let command = try Self.globalCommand(key, text) {
+                commands.append(command)
             }
         }
-        for command in commands {
-            do {
-                try ledger.execute(command, origin: Self.origin)
-            } catch LedgerError.nothingToDo {
-            } catch let e as LedgerError {
-                throw RPCError.failed(e.description)
-            }
-        }
+        try execute(all: commands)
         if let dir { settings.withLock { $0.dir = dir } }
         return .string("OK")
+    }
+
+    /// The ledger's command setting one of aria2's global options to `text`; nil for an option the ledger does not
+    /// keep.
+    static func globalCommand(_ key: String, _ text: String) throws -> Command? {
+        let refused = RPCError.failed("We encountered a problem while processing the option '--\(key)'.")
+        switch key {
+        case "max-concurrent-downloads":
+            guard let n = Int(text), (1...1000).contains(n) else { throw refused }
+            return .setMaxDownloads(n)
+        case "max-overall-download-limit":
+            return .setSpeedLimit(try speed(text, option: key))
+        case "split":
+            guard let n = Int(text), TaskOptions.connectionRange.contains(n) else { throw refused }
+            return .setConnections(n)
+        case "max-connection-per-server":
+            return .setConnectionsPerServer(try AddOptions.connectionsPerServer(text))
+        case "min-split-size":
+            return .setMinSplitSize(try AddOptions.minSplitSize(text))
+        default:
+            return nil
+        }
     }
 
     /// `getOption(gid)`: the task's options, numbers as strings and credentials `[redacted]`; `header` is the

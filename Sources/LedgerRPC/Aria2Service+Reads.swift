@@ -24,23 +24,40 @@ extension Aria2Service {
 
     /// Reads a POST body or a WebSocket message once: refused unparsed when it is larger than ``maxOpenBody``
     /// and the server has a secret it does not carry, or when it nests deeper than ``RPCValue/maxDepth``;
-    /// refused when it is not JSON or makes more than ``maxCalls`` calls; else parsed, ready for
-    /// ``reply(to:)-(Aria2Request)``.
+    /// refused when it is not JSON, is an empty batch or makes more than ``maxCalls`` calls; else each request
+    /// object read into its call, ready for ``reply(to:)-(Aria2Request)``.
     public func read(_ body: [UInt8]) -> Aria2Request {
         if let secret, body.count > Self.maxOpenBody, !Self.contains(body, Array("token:".utf8) + secret) {
-            return Aria2Request(content: .refused(.unauthorized), onlyReads: true, calls: 0)
+            return .refused(.unauthorized)
         }
         if body.withUnsafeBytes({ RPCValue.nests($0, deeperThan: RPCValue.maxDepth) }) {
-            return Aria2Request(content: .refused(.tooDeep), onlyReads: true, calls: 0)
+            return .refused(.tooDeep)
         }
-        guard let document = RPCValue.parse(body) else {
-            return Aria2Request(content: .refused(.parse), onlyReads: true, calls: 0)
+        guard let document = RPCValue.decode(Data(body)) else { return .refused(.parse) }
+        var batch = false
+        var objects = [document]
+        if case .array(let items) = document {
+            guard !items.isEmpty else { return .refused(.invalidRequest) }
+            (batch, objects) = (true, items)
         }
-        let calls = Self.calls(in: document)
-        guard calls <= Self.maxCalls else {
-            return Aria2Request(content: .refused(.tooManyCalls(calls)), onlyReads: true, calls: 0)
+        let calls = objects.map(Self.call)
+        let count = calls.reduce(0) { $0 + $1.count }
+        guard count <= Self.maxCalls else { return .refused(.tooManyCalls(count)) }
+        return Aria2Request(
+            content: .calls(calls, batch: batch), onlyReads: calls.allSatisfy(\.onlyReads), calls: count)
+    }
+
+    /// One request object read into its call: `{"id", "method", "params"}`, `params` absent, null or an array.
+    static func call(_ request: RPCValue) -> Aria2Request.Call {
+        let id = request["id"] ?? .null
+        guard case .object = request, case .string(let method)? = request["method"] else {
+            return .init(id: id, target: .invalid(.invalidRequest))
         }
-        return Aria2Request(content: .document(document), onlyReads: Self.onlyReads(document), calls: calls)
+        switch request["params"] {
+        case nil, .null?: return .init(id: id, target: .method(method, params: []))
+        case .array(let items)?: return .init(id: id, target: .method(method, params: items))
+        default: return .init(id: id, target: .invalid(.invalidParams("params must be an array")))
+        }
     }
 
     /// Whether `needle` occurs in `body` (a plain byte search: it only decides how much of an unauthorised body
@@ -61,37 +78,6 @@ extension Aria2Service {
                 }
                 return false
             }
-        }
-    }
-
-    /// The calls a document makes: one per request object, plus the entries of each `system.multicall`.
-    private static func calls(in document: RPCValue) -> Int {
-        func count(_ request: RPCValue) -> Int {
-            guard case .string("system.multicall")? = request["method"],
-                case .array(let params)? = request["params"], let calls = params.last?.arrayValue
-            else { return 1 }
-            return 1 + calls.count
-        }
-        if case .array(let requests) = document { return requests.reduce(0) { $0 + count($1) } }
-        return count(document)
-    }
-
-    private static func onlyReads(_ request: RPCValue) -> Bool {
-        switch request {
-        case .array(let requests):
-            return requests.allSatisfy(onlyReads)
-        default:
-            guard case .string(let method)? = request["method"] else { return true }
-            if method == "system.multicall" {
-                guard case .array(let params)? = request["params"], let calls = params.last?.arrayValue else {
-                    return true
-                }
-                return calls.allSatisfy { call in
-                    guard case .string(let name)? = call["methodName"] else { return true }
-                    return isRead(name)
-                }
-            }
-            return isRead(method)
         }
     }
 }

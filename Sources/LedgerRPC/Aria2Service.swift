@@ -84,26 +84,20 @@ public final class Aria2Service: Sendable {
 
     /// Answers a request ``read(_:)`` read.
     public func reply(to request: Aria2Request) -> Reply {
-        let document: RPCValue
         switch request.content {
         case .refused(let error):
             return Reply(bytes: Self.envelope(id: .null, error: error), isError: true)
-        case .document(let value):
-            document = value
-        }
-        if case .array(let requests) = document {
-            guard !requests.isEmpty else {
-                return Reply(bytes: Self.envelope(id: .null, error: .invalidRequest), isError: true)
-            }
+        case .calls(let calls, batch: false):
+            return answer(calls[0])
+        case .calls(let calls, batch: true):
             var out: [UInt8] = [UInt8(ascii: "[")]
-            for (i, request) in requests.enumerated() {
+            for (i, call) in calls.enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
-                out += answer(request).bytes
+                out += answer(call).bytes
             }
             out.append(UInt8(ascii: "]"))
             return Reply(bytes: out, isError: false)
         }
-        return answer(document)
     }
 
     /// Answers an HTTP GET: `?method=…&id=…&params=<base64 of the JSON array>`.
@@ -131,22 +125,12 @@ public final class Aria2Service: Sendable {
         return extra == 0 ? s : s + String(repeating: "=", count: 4 - extra)
     }
 
-    /// One request object.
-    private func answer(_ request: RPCValue) -> Reply {
-        guard case .object = request, case .string(let method)? = request["method"] else {
-            return Reply(
-                bytes: Self.envelope(id: request["id"] ?? .null, error: .invalidRequest), isError: true)
+    /// One request object, as ``read(_:)`` read it.
+    private func answer(_ call: Aria2Request.Call) -> Reply {
+        switch call.target {
+        case .invalid(let error): return Reply(bytes: Self.envelope(id: call.id, error: error), isError: true)
+        case .method(let method, let params): return respond(id: call.id, method: method, params: params)
         }
-        let id = request["id"] ?? .null
-        var params: [RPCValue] = []
-        switch request["params"] {
-        case nil, .null?: break
-        case .array(let items)?: params = items
-        default:
-            return Reply(
-                bytes: Self.envelope(id: id, error: .invalidParams("params must be an array")), isError: true)
-        }
-        return respond(id: id, method: method, params: params)
     }
 
     private func respond(id: RPCValue, method: String, params: [RPCValue]) -> Reply {

@@ -48,10 +48,12 @@ public enum Aria2Status {
         }
     }
 
-    /// The file's path as aria2 gives it: empty until a name is known.
+    /// The file's path as aria2 gives it: the placed file's; while it downloads, the final path it is meant for
+    /// (as aria2 gives it from the start); empty while no name is known.
     static func path(_ task: DownloadTask) -> String {
-        let name = task.fileName ?? (task.nameIsUserChosen ? task.displayName : nil)
-        return name.map { task.directory + "/" + $0 } ?? ""
+        let name =
+            task.fileName ?? (task.nameIsUserChosen || task.state == .downloading ? task.displayName : nil)
+        return name.flatMap { $0.isEmpty ? nil : task.directory + "/" + $0 } ?? ""
     }
 
     /// Bytes downloaded: the live count while it runs, else what the ledger knows.
@@ -116,10 +118,14 @@ public enum Aria2Status {
                 .string(bitfield(pieces: pieces, completed: completed(task, activity), total: total)))
         }
         add("completedLength", .number(completed(task, activity)))
-        add("connections", .string(activity == nil ? "0" : "1"))
+        // The live count: 0 while it waits out a backoff or no downloader runs it.
+        add("connections", .string(String(activity.map { $0.retry == nil ? $0.connections : 0 } ?? 0)))
         add("dir", .string(task.directory))
-        add("downloadSpeed", .number(Int64(activity?.speed ?? 0)))
-        if status == "error" {
+        add("downloadSpeed", .number(activity.map { $0.retry == nil ? Int64($0.speed) : 0 } ?? 0))
+        if let retry = activity?.retry {
+            // Still active, as aria2 keeps a download that waits to retry; the message says when and why.
+            add("errorMessage", .string(retry.line(now: RetryWait.wallClock())))
+        } else if status == "error" {
             add("errorCode", .string(String(errorCode(task.failure))))
             add("errorMessage", .string(errorMessage(task.failure) ?? "failed without a recorded reason"))
         } else if status == "complete" || status == "removed" {

@@ -25,13 +25,6 @@ public struct RPCParams: Sendable {
         return s
     }
 
-    /// An optional string.
-    public func optionalString(_ i: Int) throws -> String? {
-        guard let v = self[i] else { return nil }
-        guard case .string(let s) = v else { throw wrongType(i) }
-        return s
-    }
-
     /// A required integer in `range` (aria2 clients send numbers, some send digit strings: both are taken).
     public func int(_ i: Int, in range: ClosedRange<Int64> = Int64(Int32.min)...Int64(Int32.max)) throws
         -> Int64

@@ -1,6 +1,9 @@
 import Foundation
+import LedgerFrontEnd
 
-extension RPCValue {
+/// The RPC reads requests with Foundation's decoder: on a listening port no parser of the project's own (the
+/// ledger's payload reader takes integers only, and trusts what its writer wrote).
+extension JSONValue {
     /// The deepest nesting of arrays and objects a parsed document may have. aria2's requests nest four levels
     /// (a batch, a call, its parameters, an option object); Foundation's decoder slows down sharply with depth
     /// (a 108 KB body nested 450 deep took seconds), so deeper text is refused before it is decoded.
@@ -19,7 +22,9 @@ extension RPCValue {
         return decode(data)
     }
 
-    private static func decode(_ data: Data) -> RPCValue? {
+    /// Parses JSON text whose depth was already checked (``nests(_:deeperThan:)``): the one pass of
+    /// `Aria2Service.read(_:)` over a body it bounded itself.
+    static func decode(_ data: Data) -> RPCValue? {
         try? JSONDecoder().decode(Decoded.self, from: data).value
     }
 

@@ -14,12 +14,15 @@ enum FileCheck {
 
     /// Whether the SQLite file at `path` says it is in rollback-journal mode (header bytes 18 and 19, the write
     /// and read versions, are 1; WAL is 2). False for anything else, or a file that cannot be read.
+    ///
+    /// The header is read through SQLite (a lock-free `immutable=1` connection), not a descriptor of our own: SQLite
+    /// keeps a file's descriptors open while this process holds locks on it, whereas closing ours would drop them
+    /// all, those of this process's other connections included.
     static func isRollbackJournalFile(_ path: String) -> Bool {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var header = [UInt8](repeating: 0, count: 20)
-        guard pread(fd, &header, header.count, 0) == header.count,
+        guard
+            let db = try? Database(
+                location: Database.uri(path: path, parameters: ["mode=ro", "immutable=1"]), readOnly: true),
+            let header = db.mainFileBytes(count: 20),
             header.starts(with: Array("SQLite format 3\0".utf8))
         else { return false }
         return header[18] == 1 && header[19] == 1

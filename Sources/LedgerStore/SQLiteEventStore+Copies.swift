@@ -197,6 +197,31 @@ extension SQLiteEventStore {
 }
 
 extension Database {
+    /// `fsync` of the main file through SQLite's own descriptor of it (its VFS's `xSync`). A descriptor of our own
+    /// would have to be closed, and closing any descriptor of a file drops every POSIX lock the process holds on
+    /// it, SQLite's included.
+    /// - Returns: SQLite's result code.
+    func syncMainFile() -> Int32 {
+        var file: UnsafeMutablePointer<sqlite3_file>?
+        let found = sqlite3_file_control(handle, "main", SQLITE_FCNTL_FILE_POINTER, &file)
+        guard found == SQLITE_OK, let file, let sync = file.pointee.pMethods?.pointee.xSync else {
+            return found == SQLITE_OK ? SQLITE_MISUSE : found
+        }
+        return sync(file, SQLITE_SYNC_FULL)
+    }
+
+    /// The first `count` bytes of the main file, read through SQLite's own descriptor of it (its VFS's `xRead`);
+    /// nil when the file is shorter or cannot be read.
+    func mainFileBytes(count: Int) -> [UInt8]? {
+        var file: UnsafeMutablePointer<sqlite3_file>?
+        guard sqlite3_file_control(handle, "main", SQLITE_FCNTL_FILE_POINTER, &file) == SQLITE_OK, let file,
+            let read = file.pointee.pMethods?.pointee.xRead
+        else { return nil }
+        var bytes = [UInt8](repeating: 0, count: count)
+        let code = bytes.withUnsafeMutableBytes { read(file, $0.baseAddress, Int32(count), 0) }
+        return code == SQLITE_OK ? bytes : nil
+    }
+
     /// `wal_checkpoint(TRUNCATE)` without waiting for other connections.
     /// - Returns: whether the log was emptied.
     func checkpointTruncate() -> Bool {

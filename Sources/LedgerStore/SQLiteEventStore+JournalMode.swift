@@ -15,14 +15,40 @@ extension SQLiteEventStore {
     /// must say WAL on disk before a commit to the log is acknowledged, or a power cut would leave a header that
     /// ignores the log. Only bytes of the first sector change, which SQLite's power-safe overwrite assumes are
     /// written whole or not at all, so the journal needs no sync of its own.
+    ///
+    /// Two processes that open a quiet file at once both read it under a shared lock and then both ask to write
+    /// its header: SQLite sees the deadlock and refuses one at once, without its busy handler. The refused one
+    /// has let go of its lock by then, so it tries again (the other has usually switched the file by then), for as
+    /// long as the busy timeout.
+    ///
+    /// The sync goes through SQLite's own descriptor of the file (``Database/syncMainFile()``), never one of ours:
+    /// closing any descriptor of the file drops every POSIX lock this process holds on it, SQLite's included, and
+    /// another process could then take the file for its own (fold and delete the log this one still writes to).
     static func enterWAL(_ db: Database, path: String, syncing: Bool) throws {
-        guard try db.journalMode() != "wal" else { return }
-        try db.execute("PRAGMA synchronous = OFF; PRAGMA journal_mode = WAL")
+        let deadline = ContinuousClock.now + .milliseconds(Int(db.busyTimeout))
+        var pause = 1_000
+        while try db.journalMode() != "wal" {
+            // Switched, or SQLite keeps the file in another mode (a file system without shared memory).
+            if try switchToWAL(db, retryable: ContinuousClock.now < deadline) { break }
+            usleep(useconds_t(Int.random(in: pause...(2 * pause))))
+            pause = min(pause * 2, 50_000)
+        }
         guard syncing, try db.journalMode() == "wal" else { return }
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw StoreError.io(path, String(cString: strerror(errno))) }
-        defer { close(fd) }
-        guard fsync(fd) == 0 else { throw StoreError.io(path, String(cString: strerror(errno))) }
+        let synced = db.syncMainFile()
+        guard synced == SQLITE_OK else {
+            throw StoreError.io(path, String(cString: sqlite3_errstr(synced)))
+        }
+    }
+
+    /// One try at the switch to WAL: false when SQLite refused it for another connection's lock and `retryable`.
+    private static func switchToWAL(_ db: Database, retryable: Bool) throws(DatabaseError) -> Bool {
+        do {
+            try db.execute("PRAGMA synchronous = OFF; PRAGMA journal_mode = WAL")
+            return true
+        } catch {
+            guard retryable, [.busy, .locked].contains(error.code) else { throw error }
+            return false
+        }
     }
 
     /// Leaves the file quiet when this is the last connection to it: every committed event folded into the main

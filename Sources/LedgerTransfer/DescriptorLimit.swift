@@ -49,12 +49,21 @@ public enum DescriptorLimit {
         return max(count, 0)
     }
 
+    /// Descriptors free now beyond the margin (negative when fewer are free).
+    public static func free() -> Int {
+        let limit = Self.limit
+        return limit - (inUse() ?? limit / 2) - margin(limit: limit)
+    }
+
     /// How many transfers may run when `running` (of `connections` connections each) run now: those, and as many
     /// more as the free descriptors pay for beyond the margin. At least one when none runs, so that work goes on
     /// under any limit (a lack of descriptors is then waited out, never a failure).
     public static func transferCapacity(connections: Int, running: Int) -> Int {
-        let limit = Self.limit
-        let free = limit - (inUse() ?? limit / 2) - margin(limit: limit)
-        return max(running + max(free, 0) / cost(connections: connections), 1)
+        transferCapacity(connections: connections, running: running, free: free())
+    }
+
+    /// ``transferCapacity(connections:running:)`` given `free` descriptors beyond the margin.
+    public static func transferCapacity(connections: Int, running: Int, free: Int) -> Int {
+        max(running + max(free, 0) / cost(connections: connections), 1)
     }
 }

@@ -11,6 +11,8 @@ final class EngineMailbox: Sendable {
         case speedLimit(Int64)
         /// A transfer's own limit (nil: none).
         case taskSpeedLimit(Int64, Int64?)
+        /// How long a held transfer keeps its connections (nil: the config's).
+        case holdLimit(Double?)
         case shutdown
     }
 

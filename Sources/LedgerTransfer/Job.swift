@@ -43,14 +43,20 @@ final class Job {
     var attempt: Attempt?
     /// The pieces and their connections, once the transfer is segmented (``TransferLoop/considerSplit(_:now:)``).
     var segments: Segments?
-    /// Whether the connection plan was told (``TransferEvent/connections(id:count:detail:)``) this attempt.
+    /// Whether the log was told that one connection is fast enough not to split
+    /// (``TransferEvent/connections(id:count:detail:)``), which it is told once.
     var planTold = false
     /// When the sequential attempt's speed is next looked at for a split (monotonic seconds).
     var splitCheckAt: Double?
-    /// Bytes received when the split check was armed.
+    /// Bytes received when the split check was armed, and when (monotonic seconds): the speed is measured from there.
     var splitCheckBytes: Int64 = 0
+    var splitCheckFrom: Double = 0
     /// When the next attempt is due (monotonic seconds), while waiting out a backoff.
     var retryAt: Double?
+    /// The wait before the next attempt as the activity shows it, set with ``retryAt``.
+    var retryWait: RetryWait?
+    /// Since when a pause holds the transfer's connections (monotonic seconds), while it does.
+    var heldSince: Double?
     var meter = SpeedMeter()
     /// The transfer's own speed limit (bytes/s over all its connections), changed while it runs
     /// (``TransferEngine/setSpeedLimit(_:id:)``); starts as the request's.

@@ -50,6 +50,8 @@ final class Segments {
     var refillAt: Double?
     /// When the loop next looks for a stalled connection to replace (monotonic seconds).
     var nextLook: Double = 0
+    /// While the connections ramp up (no count was asked): how many the transfer wants next; nil once it holds.
+    var ramp: Ramp?
     private var spareBuffers: [UnsafeMutableRawBufferPointer] = []
     /// Bytes written since the kernel was last asked to start writing them out.
     private var unsynced: Int64 = 0

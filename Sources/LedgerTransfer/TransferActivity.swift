@@ -2,8 +2,12 @@
 public struct TransferActivity: Sendable, Equatable {
     /// The task id.
     public var id: Int64
-    /// Bytes in the partial file.
+    /// Bytes received: those in the partial file (a split file's written pieces, not its length) and those
+    /// gathered for its next write.
     public var bytes: Int64
+    /// Bytes kept in the partial file: what a `kill -9` now would leave (a split file's piece map); at most
+    /// ``bytes``.
+    public var kept: Int64
     /// Size of the whole file, when the server announced it.
     public var expected: Int64?
     /// Smoothed speed in bytes per second (exponential average over about one second).
@@ -14,11 +18,16 @@ public struct TransferActivity: Sendable, Equatable {
     public var detail: String
     /// Connections receiving for it now (more than one once the transfer is split into pieces).
     public var connections = 1
+    /// Whether a pause holds its connections (``TransferEngine/hold(id:)``).
+    public var held = false
+    /// The wait before its next attempt, while it waits.
+    public var retry: RetryWait?
 
     /// Creates an activity; ``detail`` is derived from `bytes` and `expected`.
     public init(id: Int64, bytes: Int64, expected: Int64?, speed: Double, eta: Double?) {
         self.id = id
         self.bytes = bytes
+        self.kept = bytes
         self.expected = expected
         self.speed = speed
         self.eta = eta

@@ -23,15 +23,24 @@ public struct TransferConfig: Sendable {
     /// Bytes per second shared by all running transfers; 0 means unlimited.
     public var speedLimit: Int64 = 0
     /// Connections one transfer may use at most (aria2's `split`); 1 keeps every transfer on one connection.
-    /// ``TransferRequest/connections`` overrides it per transfer.
-    public var connectionsPerTask = 8
+    /// ``TransferRequest/connections`` overrides it per transfer. Without a count asked (no ``splitAtOnce``, no
+    /// ``TransferRequest/connections``), a slow transfer's connections ramp up towards it while each new one adds
+    /// throughput, never past ``connectionsPerServer`` per URL (see docs/transfer.md, "Segments").
+    public var connectionsPerTask = 16
     /// Connections one transfer opens to one server (one URL of it) at most (aria2's `max-connection-per-server`).
     public var connectionsPerServer = 16
     /// No piece smaller than this is split off, and a range shorter than twice this is not split (aria2's
     /// `min-split-size`).
     public var minPieceSize: Int64 = 1 << 20
-    /// Seconds a transfer's one connection is measured before it may be split (and between two looks).
-    public var splitProbe: Double = 0.2
+    /// Seconds a transfer's one connection is measured, from its first byte, before it may be split; later looks
+    /// come every ``splitProbe`` or 0.2 s, whichever is longer, each over the time since the one before.
+    public var splitProbe: Double = 0.01
+    /// Without a count asked, a split transfer's connections ramp up while each step adds throughput (``Ramp``);
+    /// false: it is split straight into ``connectionsPerTask`` once it proves slow.
+    public var rampConnections = true
+    /// Seconds the rate of a ramping transfer is measured after each step, once the step's connections answered
+    /// (``connectionsPerTask``): a step that added connections is kept growing only if they added throughput.
+    public var rampWindow: Double = 0.05
     /// Split as soon as the first response shows ranges and a size, however fast the connection (aria2's way): set
     /// when the user asked for a number of connections (`dledger get/run --connections N`), and for a request
     /// with its own ``TransferRequest/connections``.

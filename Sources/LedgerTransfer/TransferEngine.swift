@@ -96,6 +96,12 @@ public final class TransferEngine: Sendable {
         mailbox.post(.taskSpeedLimit(id, bytesPerSecond.map { max($0, 1) }))
     }
 
+    /// Changes how long a held transfer keeps its connections (seconds; nil: ``TransferConfig/holdLimit``); applies
+    /// to the transfers held now too.
+    public func setHoldLimit(_ seconds: Double?) {
+        mailbox.post(.holdLimit(seconds.map { max($0, 0) }))
+    }
+
     /// The latest snapshot of the running transfers.
     public func activity() -> [TransferActivity] {
         mailbox.activity

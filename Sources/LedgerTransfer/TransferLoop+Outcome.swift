@@ -87,6 +87,10 @@ extension TransferLoop {
         }
         delay = retryAfter.map { min($0, config.backoffCap) } ?? delay
         job.retryAt = Self.now() + delay
+        let bounded = if case .tooManyOpenFiles = reason { false } else { true }
+        job.retryWait = RetryWait(
+            attempt: job.attempts + 1, of: bounded ? job.attempts - job.retries + config.maxRetries + 1 : nil,
+            at: RetryWait.wallClock() + delay, code: reason.code, detail: reason.detail)
         mailbox.emit(.retrying(id: job.request.id, reason: reason, bytes: job.keptBytes, delay: delay))
     }
 

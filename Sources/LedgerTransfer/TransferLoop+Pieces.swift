@@ -70,6 +70,7 @@ extension TransferLoop {
         guard segments.active == 0 else {
             if reason.isRetryable {
                 segments.wanted = max(segments.wanted - 1, 1)
+                segments.ramp = nil
                 mailbox.emit(
                     .connections(
                         id: job.request.id, count: segments.active,

@@ -8,9 +8,30 @@ import Glibc
 /// the rest is split into even pieces over up to ``TransferConfig/connectionsPerTask`` connections (the running
 /// request keeps the first). A connection whose piece is done takes the next work (``Segments/nextRange(now:freed:)``).
 extension TransferLoop {
+    /// Seconds between two looks at a sequential transfer's speed after its first (``TransferConfig/splitProbe``).
+    static let relook = 0.2
+
     /// Connections `job` may use.
     func connections(for job: Job) -> Int {
         max(job.request.connections ?? config.connectionsPerTask, 1)
+    }
+
+    /// Whether `job` was given a number of connections (the request's own, or ``TransferConfig/splitAtOnce``): it
+    /// is split at once into that many; else its connections ramp up (``Ramp``) once it proves slow.
+    func asksConnections(_ job: Job) -> Bool {
+        config.splitAtOnce || job.request.connections != nil
+    }
+
+    /// Whether `job`'s connections ramp up once it is split (no count asked, ``TransferConfig/rampConnections``).
+    func ramps(_ job: Job) -> Bool {
+        config.rampConnections && !asksConnections(job)
+    }
+
+    /// The most connections `job`'s ramp may reach: the task's cap, and no more than its URLs take together
+    /// (``TransferConfig/connectionsPerServer`` each).
+    func rampCap(for job: Job) -> Int {
+        let sources = 1 + job.request.mirrors.count
+        return min(connections(for: job), connectionsPerServer(for: job) * sources)
     }
 
     /// Connections `job` may open to one of its URLs: the request's own, else the config's.
@@ -25,7 +46,7 @@ extension TransferLoop {
 
     /// Splits the sequential transfers that qualify; tells once why one cannot be split.
     func considerSplits(now: Double) {
-        for job in jobs.values {
+        for job in jobs.values where job.heldSince == nil {
             guard let segments = job.segments else {
                 considerSplit(job, now: now)
                 continue
@@ -37,6 +58,7 @@ extension TransferLoop {
                 refill(job, now: now)
                 announceRound(job, segments)
             }
+            if segments.ramp != nil, jobs[job.request.id] === job { rampUp(job, segments, now: now) }
         }
     }
 
@@ -46,11 +68,12 @@ extension TransferLoop {
             connections(for: job) > 1, job.splitCheckAt != .infinity
         else { return }
         // Asked for connections: split at once; else only a slow connection is split, once measured.
-        let atOnce = config.splitAtOnce || job.request.connections != nil
+        let atOnce = asksConnections(job)
         let probe = atOnce ? 0 : config.splitProbe
         guard let check = job.splitCheckAt else {
             job.splitCheckAt = started + probe
             job.splitCheckBytes = attempt.offset
+            job.splitCheckFrom = started
             return
         }
         guard now >= check else { return }
@@ -63,23 +86,38 @@ extension TransferLoop {
             mailbox.emit(.connections(id: job.request.id, count: 1, detail: "one connection: \(why)"))
             return
         }
-        let window = now - (check - probe)
-        let speed = Double(job.size - job.splitCheckBytes) / max(window, 0.001)
-        job.splitCheckAt = now + config.splitProbe
+        let speed = Double(job.size - job.splitCheckBytes) / max(now - job.splitCheckFrom, 0.001)
+        // The first look comes soon (a slow connection costs every moment it is alone); the next ones are spaced
+        // out, so a fast transfer is not split for a pause of a few milliseconds.
+        job.splitCheckAt = now + max(config.splitProbe, Self.relook)
         job.splitCheckBytes = job.size
-        guard let total = job.expected, total - job.size >= 2 * minPieceSize(for: job),
-            atOnce || speed < config.splitBelowSpeed
-        else { return }
+        job.splitCheckFrom = now
+        guard let total = job.expected, total - job.size >= 2 * minPieceSize(for: job) else { return }
+        guard atOnce || speed < config.splitBelowSpeed else {
+            // One connection already gives what more would: said once, and looked at again while it runs.
+            if !job.planTold {
+                job.planTold = true
+                let rate = TransferActivity.formatBytes(Int64(speed))
+                mailbox.emit(
+                    .connections(
+                        id: job.request.id, count: 1, detail: "one connection: it alone gives \(rate)/s"))
+            }
+            return
+        }
         split(job, attempt: attempt, total: total, speed: speed, now: now)
     }
 
     private func split(_ job: Job, attempt: Attempt, total: Int64, speed: Double, now: Double) {
+        // Without a count asked, the connections ramp up from the one measured (``Ramp``).
+        let ramp =
+            ramps(job) ? Ramp(cap: rampCap(for: job), count: 1, rate: speed, now: now, bytes: job.size) : nil
         do {
             try job.beginSegments { prefix in
                 Segments(
                     file: job.file, follower: job.follower, hashes: hashes,
                     map: PieceMap(size: total, prefix: prefix),
-                    sources: [job.request.url] + job.request.mirrors, wanted: connections(for: job),
+                    sources: [job.request.url] + job.request.mirrors,
+                    wanted: ramp.map { $0.next(after: 1) } ?? connections(for: job),
                     perSource: connectionsPerServer(for: job), minPiece: minPieceSize(for: job))
             }
         } catch {
@@ -89,6 +127,7 @@ extension TransferLoop {
             return
         }
         guard let segments = job.segments else { return }
+        segments.ramp = ramp
         // Every byte received so far is in the file now.
         let before = job.file.size
         segments.confirmed = true
@@ -114,7 +153,8 @@ extension TransferLoop {
     /// matched the map, then up to the wanted count. `freed`: the speed of a connection that just finished its
     /// piece, which may then take over a much slower one's rest.
     func refill(_ job: Job, now: Double, freed: Double? = nil) {
-        guard let segments = job.segments else { return }
+        // A held transfer opens no connection: its release asks for the refill.
+        guard let segments = job.segments, job.heldSince == nil else { return }
         var freed = freed
         while segments.active < (segments.confirmed ? segments.wanted : 1),
             let next = segments.nextRange(now: now, freed: freed)
@@ -191,6 +231,10 @@ extension TransferLoop {
         job.attempts += 1
         segments.confirmed = false
         segments.announceRound = true
+        // A ramp measures the new round afresh, from when its connections answer.
+        segments.ramp?.stepAt = Self.now()
+        segments.ramp?.stepBytes = segments.receivedBytes
+        segments.ramp?.windowStart = nil
         mailbox.emit(.started(id: job.request.id, attempt: job.attempts, offset: job.keptBytes))
         refill(job, now: Self.now())
         if jobs[job.request.id] != nil && segments.active == 0 {
@@ -234,10 +278,16 @@ extension TransferLoop {
             job.file.removePieces()
             return
         }
+        // Without a count asked, a resume ramps up too: its first window measures the first step's connections.
+        let ramp =
+            ramps(job)
+            ? Ramp(cap: rampCap(for: job), count: 1, rate: nil, now: Self.now(), bytes: job.keptBytes) : nil
         let segments = Segments(
             file: job.file, follower: job.follower, hashes: hashes, map: map,
-            sources: [job.request.url] + job.request.mirrors, wanted: connections(for: job),
+            sources: [job.request.url] + job.request.mirrors,
+            wanted: ramp.map { $0.next(after: 1) } ?? connections(for: job),
             perSource: connectionsPerServer(for: job), minPiece: minPieceSize(for: job))
+        segments.ramp = ramp
         try job.file.setAppending(false)
         hashes.rewrite(job.follower, size: map.prefix)
         job.segments = segments

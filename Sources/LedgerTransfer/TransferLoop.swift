@@ -14,6 +14,8 @@ final class TransferLoop: @unchecked Sendable {
     var jobs: [Int64: Job] = [:]
     var idsByHandle: [UnsafeMutableRawPointer: Int64] = [:]
     var speedLimit: Int64
+    /// How long a held transfer keeps its connections (seconds): the config's until the ledger sets its own.
+    var holdLimit: Double
     /// Transfers whose server's ranges failed (``Job/rangeFault``), by id, for the life of the engine: a transfer
     /// started again for the same task generation and URL goes on as it went (one connection, from zero, without
     /// Range, from the source that was left).
@@ -35,6 +37,7 @@ final class TransferLoop: @unchecked Sendable {
         self.mailbox = mailbox
         self.multi = mailbox.multi
         self.speedLimit = config.speedLimit
+        self.holdLimit = config.holdLimit
     }
 
     func run() {
@@ -73,6 +76,7 @@ final class TransferLoop: @unchecked Sendable {
                 guard let job = jobs[id] else { continue }
                 job.maxSpeed = limit
                 applySpeedLimit()
+            case .holdLimit(let seconds): holdLimit = seconds ?? config.holdLimit
             case .shutdown: return false
             }
         }
@@ -378,7 +382,8 @@ final class TransferLoop: @unchecked Sendable {
             reopens.removeAll { $0.due <= now }
             for (request, _) in due { start(request, OpenedPartial(request)) }
         }
-        for job in jobs.values.sorted(by: { $0.request.id < $1.request.id }) {
+        // A held transfer opens no connection until it is released.
+        for job in jobs.values.sorted(by: { $0.request.id < $1.request.id }) where job.heldSince == nil {
             if let due = job.retryAt, due <= now { beginAttempt(job) }
             if let segments = job.segments, let due = segments.refillAt, due <= now {
                 segments.refillAt = nil
@@ -399,7 +404,10 @@ final class TransferLoop: @unchecked Sendable {
             let eta = job.expected.flatMap { job.meter.eta(remaining: $0 - job.size) }
             var activity = TransferActivity(
                 id: job.request.id, bytes: job.size, expected: job.expected, speed: job.meter.speed, eta: eta)
+            activity.kept = min(job.keptBytes, activity.bytes)
             activity.connections = job.inFlight.count
+            activity.held = job.heldSince != nil
+            activity.retry = job.retryAt == nil ? nil : job.retryWait
             snapshot.append(activity)
         }
         mailbox.publish(snapshot)
@@ -414,8 +422,13 @@ final class TransferLoop: @unchecked Sendable {
             if let due = job.retryAt { until = min(until, due) }
             if let due = job.segments?.refillAt { until = min(until, due) }
             if let due = job.splitCheckAt { until = min(until, max(due, now + 0.001)) }
+            // A ramp's window may end early (every few ms once it is long enough to tell), and ends at its end.
+            if let ramp = job.segments?.ramp {
+                let early = max(ramp.stepAt + Ramp.earlyWindow, now + 0.005)
+                until = min(until, max(min(early, ramp.windowEnd(rampWindow)), now + 0.001))
+            }
             if job.inFlight.contains(where: \.paused) { until = min(until, lastRefill + Self.refillInterval) }
-            if let held = job.attempt?.heldSince { until = min(until, held + config.holdLimit) }
+            if let held = job.heldSince { until = min(until, held + holdLimit) }
         }
         return Int32(max(((until - now) * 1000).rounded(.up), 1))
     }

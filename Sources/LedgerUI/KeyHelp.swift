@@ -1,4 +1,4 @@
-/// Every key of `dledger ui`, as the help overlay (`?`) and README.md list them.
+/// Every key of `dledger ui`, as the help overlay (`?`) and docs/ui.md list them.
 public enum KeyHelp {
     /// Groups of (keys, what they do).
     public static let groups: [(title: String, keys: [(String, String)])] = [

@@ -9,7 +9,7 @@ extension RowIndex {
     /// - Complexity: O(tasks in the section).
     static func filtered(section s: Int, of list: DownloadList, by order: ViewOrder) -> Group? {
         let section = list.sections[s]
-        let shown = section.tasks.filter { shows($0, in: list, order) }
+        let shown: [TaskID] = section.tasks.filter { shows($0, in: list, order) }
         return shown.isEmpty ? nil : Group(title: section.title, section: s, tasks: shown, count: shown.count)
     }
 

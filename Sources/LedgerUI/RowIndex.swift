@@ -121,9 +121,6 @@ public struct RowIndex: Sendable {
         return lo
     }
 
-    /// The row of group `g`'s header.
-    public func headerRow(ofGroup g: Int) -> Int? { starts.indices.contains(g) ? starts[g] : nil }
-
     /// The manual section index of group `g`, when the view is the manual list.
     public func section(ofGroup g: Int) -> Int? { groups.indices.contains(g) ? groups[g].section : nil }
 
@@ -134,15 +131,15 @@ public struct RowIndex: Sendable {
     /// - Complexity: O(tasks in the view): used when the list changed, to keep the cursor on its task.
     public func row(of id: TaskID, in list: DownloadList) -> Int? {
         for (g, group) in groups.enumerated() {
-            let tasks: [TaskID]
+            let found: Int?
             if let own = group.tasks {
-                tasks = own
+                found = own.firstIndex(of: id)
             } else if let s = group.section, list.sections.indices.contains(s) {
-                tasks = list.sections[s].tasks
+                found = list.sections[s].tasks.firstIndex(of: id)
             } else {
                 continue
             }
-            if let i = tasks.firstIndex(of: id) { return starts[g] + 1 + i }
+            if let i = found { return starts[g] + 1 + i }
         }
         return nil
     }
@@ -152,7 +149,7 @@ public struct RowIndex: Sendable {
         guard groups.indices.contains(g) else { return [] }
         if let own = groups[g].tasks { return own }
         guard let s = groups[g].section, list.sections.indices.contains(s) else { return [] }
-        return list.sections[s].tasks
+        return Array(list.sections[s].tasks)
     }
 }
 
@@ -169,7 +166,7 @@ extension RowIndex {
         switch event {
         case .transferStarted, .transferPaused, .transferHeld, .transferContinued, .transferConnections,
             .transferRetrying, .transferFailed, .tasksPaused, .tasksResumed, .tasksStopped,
-            .maxDownloadsChanged, .speedLimitChanged, .emptySectionsPolicyChanged, .trashPolicyChanged,
+            .settingChanged, .emptySectionsPolicyChanged, .trashPolicyChanged,
             .hookChanged, .hookFinished:
             return true
         case .sectionRenamed:

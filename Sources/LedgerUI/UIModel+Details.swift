@@ -21,6 +21,8 @@ extension UIModel {
             if let e = a.expected, e > 0 { bytes += " (\(Int(min(1, Double(a.bytes) / Double(e)) * 100))%)" }
             bytes += ", \(Units.rate(a.speed))" + (a.eta.map { ", ETA \(Units.duration($0))" } ?? "")
             out.append(row("bytes", bytes))
+            if a.connections > 1 { out.append(row("connections", "\(a.connections)")) }
+            if let retry = a.retry { out.append(row("retry", retry.line(now: Double(now) / 1000))) }
         } else {
             out.append(row("bytes", TransferActivity.detail(bytes: t.bytes, expected: t.size)))
         }

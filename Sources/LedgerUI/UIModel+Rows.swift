@@ -72,6 +72,11 @@ extension UIModel {
         line.add(name, matches(t) ? .yellow : nil, columns: layout.name)
         if list.isTrashed(id) {
             addTrashCells(t, list: list, layout: layout, into: &line)
+        } else if t.state == .downloading, let retry = activity[id]?.retry, history == nil {
+            // Waiting out a backoff: when it tries again, which attempt, and why, in place of a speed of zero.
+            addCells(layout, state: t.state, stateOnly: true, into: &line)
+            line.add(String(repeating: " ", count: layout.gap))
+            line.add(retry.line(now: Double(now) / 1000), .yellow)
         } else if t.state == .downloading, let a = activity[id], history == nil {
             let fraction = a.expected.map { $0 > 0 ? min(1, Double(a.bytes) / Double($0)) : 1 }
             addCells(
@@ -103,9 +108,11 @@ extension UIModel {
         return line.finished()
     }
 
-    /// The cells of a task's row, each in its column; only the state when `fraction` and the rest are not given.
+    /// The cells of a task's row, each in its column; only the state for a failure or with `stateOnly` (the words
+    /// that follow take the rest of the row).
     private func addCells(
-        _ layout: TableLayout, state: TaskState, fraction: Double? = nil, size: String = "",
+        _ layout: TableLayout, state: TaskState, stateOnly: Bool = false, fraction: Double? = nil,
+        size: String = "",
         speed: String = "",
         eta: String = "", into line: inout Line
     ) {
@@ -115,7 +122,7 @@ extension UIModel {
             case .state:
                 line.add(gap)
                 line.add(state.rawValue, Self.stateStyle(state), columns: cell.width)
-            case .progress where state == .failed:
+            case .progress where state == .failed || stateOnly:
                 return
             case .progress:
                 line.add(gap)

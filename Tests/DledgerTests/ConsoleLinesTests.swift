@@ -1,3 +1,4 @@
+import LedgerFrontEnd
 import LedgerTransfer
 import Testing
 

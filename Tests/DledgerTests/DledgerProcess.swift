@@ -1,5 +1,6 @@
 import Foundation
 import LoopbackHTTP
+import TestSupport
 import Testing
 
 /// What one run of the built `dledger` printed and returned.
@@ -22,19 +23,15 @@ struct Finished {
 /// A temporary folder with a ledger path and a download directory, where `dledger` runs; removed at the end.
 /// `dledger` sees a home of its own (`root/home`) whose download folder (`XDG_DOWNLOAD_DIR`) is `downloads`.
 final class DledgerSandbox: @unchecked Sendable {
-    let root: String
+    private let folder: TemporaryDirectory
+    var root: String { folder.path }
     var ledger: String { root + "/ledger.sqlite" }
     var downloads: String { root + "/downloads" }
     var home: String { root + "/home" }
 
     init() throws {
-        root = NSTemporaryDirectory() + "dledger-test-" + UUID().uuidString
-        try FileManager.default.createDirectory(
-            atPath: root + "/downloads", withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(atPath: root + "/home", withIntermediateDirectories: true)
+        folder = try TemporaryDirectory(prefix: "dledger-test-", subfolders: ["downloads", "home"])
     }
-
-    deinit { try? FileManager.default.removeItem(atPath: root) }
 
     /// The built binary: next to the test bundle (`swift test` builds it first: the test target depends on it).
     static let binary: String = {
@@ -162,8 +159,27 @@ final class Running: @unchecked Sendable {
             for w in waiting { w.resume() }
         }
         try process.run()
+        watch(process.processIdentifier)
         if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
         try? input.fileHandleForWriting.close()
+    }
+
+    /// No test runs a process this long: one still running then is hung, and is killed so that the suite goes on
+    /// (its test then fails on the status and says why on stderr) instead of hanging CI until its time runs out.
+    static let watchdogSeconds = 300
+
+    private func watch(_ pid: Int32) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(Self.watchdogSeconds)) { [weak self] in
+            guard let self else { return }
+            let hung = self.lock.withLock {
+                if !self.exited {
+                    let note = "\n[killed by the test's watchdog after \(Self.watchdogSeconds) s: hung]\n"
+                    self.errData.append(Data(note.utf8))
+                }
+                return !self.exited
+            }
+            if hung { kill(pid, SIGKILL) }
+        }
     }
 
     /// What was printed so far.

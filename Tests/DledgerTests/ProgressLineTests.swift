@@ -11,6 +11,19 @@ import Testing
         ProgressLine(width: width, longestName: name.count).line(activity, name: name)
     }
 
+    @Test func aTransferWaitingToRetrySaysWhenWhichAttemptAndWhy() {
+        var waiting = activity
+        waiting.retry = RetryWait(
+            attempt: 3, of: 6, at: RetryWait.wallClock() + 1.5, code: "http", detail: "500")
+        let wide = ProgressLine(width: 200, longestName: 9).line(waiting, name: "song.flac")
+        #expect(
+            wide.contains("song.flac  retrying in 2 s (attempt 3 of 6): the server answered HTTP 500"),
+            "\(wide)")
+        #expect(!wide.contains("KB/s") && wide.count <= 200)
+        let narrow = ProgressLine(width: 60, longestName: 9).line(waiting, name: "song.flac")
+        #expect(narrow.count <= 60 && narrow.contains("retrying in 2 s"), "\(narrow)")
+    }
+
     @Test func twoHundredColumnsShowEverything() {
         let l = line(200)
         #expect(l.contains("song.flac") && l.contains("[█████████░░░░░░░░░]") && l.contains(" 50%"))

@@ -42,7 +42,7 @@ import Testing
         let p = Process()
         p.executableURL = URL(fileURLWithPath: Self.chromium!)
         p.arguments = [
-            "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+            "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
             "--user-data-dir=\(box.root)/chromium",
             "--host-resolver-rules=MAP evil.test 127.0.0.1", "--virtual-time-budget=15000", "--dump-dom",
             pageURL,

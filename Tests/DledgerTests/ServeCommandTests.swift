@@ -1,5 +1,6 @@
 import Foundation
 import LoopbackHTTP
+import TestSupport
 import Testing
 
 @Suite struct ServeCommandTests {
@@ -183,23 +184,13 @@ import Testing
         #expect(audit.out.contains("(via rpc)"), "\(audit.out)")
     }
 
-    /// POSTs one JSON-RPC body with curl and parses the reply.
+    /// POSTs one JSON-RPC body on a fresh connection and parses the reply.
     static func call(_ port: Int, _ body: String) throws -> [String: Any] {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        p.arguments = ["-sS", "--data-binary", body, "http://127.0.0.1:\(port)/jsonrpc"]
-        let out = Pipe()
-        let err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        let why = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        guard let reply = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw CLIFailure("curl \(p.terminationStatus) \(why) for \(body)")
+        let reply = try RawHTTPClient(port: port).post(body)
+        guard let json = reply.json else {
+            throw CLIFailure("HTTP \(reply.status) \(reply.text) for \(body)")
         }
-        return reply
+        return json
     }
 
     @Test func shutdownDuringATransferIsAnsweredAndTheProcessEndsPromptly() async throws {

@@ -13,7 +13,7 @@ extension UITests {
             environment: ["NO_COLOR": "1", "TMPDIR": box.root, "LC_ALL": "C.UTF-8"])
         defer { t.close() }
         // Its own downloader runs (the header says so once it started), the paused file waits for a key.
-        let shown = try await t.waitFor(10) { s in
+        let shown = try await t.waitFor(30) { s in
             s.first?.contains("downloading here (pid") == true
                 && s.contains { $0.contains("Linux and media") }
                 && s.contains { $0.contains("1 Documents") }
@@ -22,7 +22,7 @@ extension UITests {
         #expect(shown != nil, "\(t.shown)")
         // notes.txt is small and not throttled: it finishes while the screen is open.
         #expect(
-            try await t.waitFor(15) { s in
+            try await t.waitFor(30) { s in
                 s.contains { $0.contains("#5 notes.txt") && $0.contains("finished") }
             } != nil, "\(t.shown)")
         // Put the cursor on manual.pdf (the row after the "1 Documents" header) and press the accessory button.
@@ -32,7 +32,7 @@ extension UITests {
         }
         #expect(onIt != nil, "\(t.shown)")
         try t.keys("Enter")
-        let resumed = try await t.waitFor(15) { s in
+        let resumed = try await t.waitFor(30) { s in
             s.contains { $0.contains("#4 manual.pdf") && !$0.contains("paused") }
         }
         #expect(resumed != nil, "\(t.shown)")

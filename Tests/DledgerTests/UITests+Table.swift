@@ -70,7 +70,11 @@ extension UITests {
         try await tableSetUp(box, server)
         let t = try ui(box, "--watch", columns: 220, rows: 50)
         defer { t.close() }
-        let s = try #require(try await t.waitFor("#8 private.bin"), "\(t.shown)")
+        // The whole first frame: its last row, the key bar, is drawn last (a loaded machine shows it in pieces).
+        let s = try #require(
+            try await t.waitFor { s in
+                s.contains { $0.contains("#8 private.bin") } && s.count > 49 && s[49].contains("q quit")
+            }, "\(t.shown)")
         #expect(s[2].contains("ETA") && s[2].contains("speed"), "\(s[2])")
         // The longest name is followed by its state after one gap, and every state is in that column.
         let longest = "debian-12.5.0-amd64-netinst.iso"

@@ -101,6 +101,58 @@ import Testing
             try Ledger.stats(path: box.ledgerPath) == Ledger.Stats(summary: stats.summary, snapshotSeq: nil))
     }
 
+    /// Moves, pauses, deletes, restores, adds and transfer facts after the snapshot (issue 24 §1): the snapshot's list
+    /// is folded and only the tasks the tail names are counted again, before and after; the result is a count of the
+    /// whole list.
+    @Test func aTailOfMovesPausesAndTransfersRecountsOnlyTheTasksItNames() throws {
+        let box = try Sandbox()
+        let ledger = try ledgerAtASnapshot(box)
+        let snapshot = ledger.list.head
+        try ledger.execute(.move([1, 2, 2500], to: Location(section: 1, index: 0)))
+        try ledger.execute(.move([2999], to: Location(section: 0, index: 3)))
+        try ledger.execute(.pause(.tasks([10, 11, 2])))
+        try ledger.execute(.resume(.tasks([5])))
+        try ledger.record([
+            .transferStarted(id: 12, attempt: 1, offset: 0),
+            .transferResolved(
+                id: 12, size: 5000, serverName: "x.iso", validator: nil, acceptsRanges: true,
+                restartedFromZero: nil),
+            .transferCompleted(
+                id: 12, bytes: 5000, sha256: String(repeating: "cd", count: 32), fileName: "x.iso"),
+            .transferPaused(id: 4, bytes: 99),
+        ])
+        try ledger.execute(.delete(.tasks([13, 2500]), mode: .record))
+        try ledger.execute(.restore([8], to: nil))
+        try ledger.execute(.insertSection(title: "Third", at: nil))
+        try ledger.execute(.move([14], to: Location(section: 2, index: 0)))
+        #expect(try quick(box) == nil)
+        let store = try SQLiteEventStore(path: box.ledgerPath, readOnly: true)
+        var list = try LedgerLog.startingPoint(store, atOrBefore: nil, reader: nil)
+        #expect(list.head == snapshot)
+        let summary = try #require(try LedgerLog.latestSummary(store))
+        let counted = try #require(try LedgerLog.countTail(store, into: &list, from: summary))
+        #expect(list == ledger.list)
+        #expect(counted == ListSummary(ledger.list))
+        #expect(counted == (try fromZero(box)))
+        #expect(counted.sections == 3 && counted.trash == 3 && counted.count(.finished) == 2)
+        let stats = try Ledger.stats(path: box.ledgerPath)
+        #expect(stats == Ledger.Stats(summary: counted, snapshotSeq: snapshot))
+        // A small add is counted the same way; one past the reach is counted with the whole list.
+        try ledger.execute(
+            .add(
+                urls: ["https://example.com/late.iso"], placement: .newSection(title: "Late", at: 0),
+                name: nil,
+                sha256: nil, directory: nil))
+        var again = try LedgerLog.startingPoint(store, atOrBefore: nil, reader: nil)
+        #expect(try LedgerLog.countTail(store, into: &again, from: summary) == ListSummary(ledger.list))
+        #expect(ListSummary(ledger.list).sections == 4)
+        try ledger.add((1...LedgerLog.recountReach).map { "https://mirror.example.org/big/\($0).iso" })
+        var past = try LedgerLog.startingPoint(store, atOrBefore: nil, reader: nil)
+        #expect(try LedgerLog.countTail(store, into: &past, from: summary) == nil)
+        #expect(try Ledger.stats(path: box.ledgerPath).summary == ListSummary(ledger.list))
+        #expect(try Ledger.stats(path: box.ledgerPath).summary == (try fromZero(box)))
+    }
+
     @Test func anEditedSummaryIsNotUsedAndVerifyNamesIt() throws {
         let box = try Sandbox()
         let ledger = try ledgerAtASnapshot(box)

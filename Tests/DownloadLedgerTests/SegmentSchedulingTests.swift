@@ -56,7 +56,8 @@ import Testing
         #expect(peak.paths == 2 && peak.bodies > 4, "\(peak)")
     }
 
-    @Test func aPausedSplitTransferStopsCleanlyAndResumesEachMissingPieceWithItsOwnRange() async throws {
+    /// (A pause holds a split transfer's connections instead: `LiveActivityTests` in DledgerTests.)
+    @Test func aStoppedSplitTransferStopsCleanlyAndResumesEachMissingPieceWithItsOwnRange() async throws {
         let box = try Sandbox()
         let ledger = try box.ledger()
         let resource = Resource(
@@ -70,14 +71,14 @@ import Testing
         config.minPieceSize = 256 * 1024
         let scheduler = try Scheduler(ledger: ledger, config: config)
         scheduler.tick = .milliseconds(20)
-        // Not until idle: paused, the task leaves nothing to do, and the run would end before the resume.
+        // Not until idle: stopped, the task leaves nothing to do, and the run would end before the resume.
         let run = Task { try await scheduler.run() }
         let partial = box.downloads + "/.dledger/partial/1.part"
-        // Paused once a piece after the first is in: the file has a hole.
+        // Stopped once a piece after the first is in: the file has a hole.
         #expect(await eventually { (PartialPieces.read(path: partial)?.written.count ?? 0) >= 2 })
 
-        try ledger.execute(.pause(.tasks([1])))
-        #expect(await eventually { ledger.list.tasks[1]?.state == .paused })
+        try ledger.execute(.stop(.tasks([1])))
+        #expect(await eventually { ledger.list.tasks[1]?.state == .stopped })
         #expect(await eventually { scheduler.currentActivity().isEmpty })
         // Stopped: no connection goes on, nothing more reaches the file, and the map says what is missing.
         let map = try #require(PartialPieces.read(path: partial))

@@ -22,15 +22,6 @@ private func assertReduce(
     expectEqual(list, expected, "state", sourceLocation: sourceLocation)
 }
 
-/// Sections "Downloads" [1 a, 2 b, 3 c] and "B" [4 d, 5 e], built by commands.
-private func fixture() -> TestLog {
-    var log = TestLog()
-    log.add(u("a"), u("b"), u("c"))
-    log.run(.insertSection(title: "B", at: nil))
-    log.add(u("d"), u("e"), to: .titled("B"))
-    return log
-}
-
 /// The undo step an action folded right after `list` pushes.
 private func step(_ list: DownloadList, _ inverse: Event, for action: Event) -> UndoStep {
     UndoStep(seq: list.head + 1, kind: action.kind, inverse: inverse, action: action)

@@ -100,7 +100,7 @@ struct TestLog {
     }
 
     /// The ids of each section, for short assertions.
-    var layout: [[TaskID]] { list.sections.map(\.tasks) }
+    var layout: [[TaskID]] { list.sections.map { Array($0.tasks) } }
     var titles: [String] { list.sections.map(\.title) }
 }
 
@@ -187,4 +187,13 @@ extension DownloadList {
         }
         return copy
     }
+}
+
+/// Sections "Downloads" [1 a, 2 b, 3 c] and "B" [4 d, 5 e], built by commands: where most tests start.
+func fixture() -> TestLog {
+    var log = TestLog()
+    log.add(u("a"), u("b"), u("c"))
+    log.run(.insertSection(title: "B", at: nil))
+    log.add(u("d"), u("e"), to: .titled("B"))
+    return log
 }

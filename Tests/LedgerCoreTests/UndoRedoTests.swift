@@ -2,15 +2,6 @@ import Testing
 
 @testable import LedgerCore
 
-/// Sections "Downloads" [1 a, 2 b, 3 c] and "B" [4 d, 5 e].
-private func fixture() -> TestLog {
-    var log = TestLog()
-    log.add(u("a"), u("b"), u("c"))
-    log.run(.insertSection(title: "B", at: nil))
-    log.add(u("d"), u("e"), to: .titled("B"))
-    return log
-}
-
 /// Runs `command`, undoes it and redoes it, checking each time the whole user-visible state and the markers.
 /// Ids are never reused, so after an undone add only `nextID` may stay ahead.
 private func checkUndoRedo(

@@ -1,6 +1,7 @@
 import DownloadLedger
 import Foundation
 import LedgerRPC
+import TestSupport
 import Testing
 
 /// The same calls against Debian's `aria2c --enable-rpc` and against `dledger serve`'s service, comparing the
@@ -104,12 +105,12 @@ import Testing
         }
 
         func call(_ method: String, _ params: String = "[]") throws -> [String: Any] {
-            try WireClient(port: port).post(Self.request(method, params)).json ?? [:]
+            try RawHTTPClient(port: port).post(Self.request(method, params)).json ?? [:]
         }
 
         /// The reply as the RPC's own value type (which keeps numbers and booleans apart).
         func value(_ method: String, _ params: String) throws -> RPCValue? {
-            RPCValue.parse(try WireClient(port: port).post(Self.request(method, params)).body)
+            RPCValue.parse(try RawHTTPClient(port: port).post(Self.request(method, params)).body)
         }
 
         static func request(_ method: String, _ params: String) -> String {

@@ -170,3 +170,32 @@ extension Aria2OptionsTests {
         #expect(h.ledger.list.minSplitSize == 0 && h.ledger.list.connectionsPerServer == 3)
     }
 }
+
+extension Aria2OptionsTests {
+    /// `changeGlobalOption` is all or nothing: one valid and one invalid option change nothing and append no event;
+    /// a value already set is left out of the one transaction, and what it appends says it came over RPC.
+    @Test func aGlobalChangeWithOneInvalidOptionChangesNothing() throws {
+        let h = try RPCHarness(listen: false)
+        let before = try h.eventCount()
+        let list = h.ledger.list
+        for change in [
+            #"[{"max-concurrent-downloads":"3","split":"0"}]"#,
+            #"[{"max-concurrent-downloads":"3","max-overall-download-limit":"x"}]"#,
+            #"[{"max-connection-per-server":"3","min-split-size":"2G"}]"#,
+            #"[{"split":"6","dir":"/etc"}]"#,
+        ] {
+            #expect(h.errorCode("aria2.changeGlobalOption", change) == 1, "\(change)")
+            #expect(try h.eventCount() == before, "\(change)")
+        }
+        #expect(h.ledger.list.maxDownloads == list.maxDownloads && h.ledger.list.connections == 0)
+        #expect(h.ledger.list.connectionsPerServer == 0 && h.ledger.list.speedLimit == 0)
+        let same = #"[{"max-concurrent-downloads":"\#(list.maxDownloads)","split":"6"}]"#
+        #expect(try h.result("aria2.changeGlobalOption", same) as? String == "OK")
+        #expect(try h.eventCount() == before + 1 && h.ledger.list.connections == 6)
+        #expect(try h.ledger.log().last?.entry.origin == "rpc")
+        let both = #"[{"max-concurrent-downloads":"7","max-overall-download-limit":"1M"}]"#
+        #expect(try h.result("aria2.changeGlobalOption", both) as? String == "OK")
+        #expect(try h.eventCount() == before + 3)
+        #expect(h.ledger.list.maxDownloads == 7 && h.ledger.list.speedLimit == 1 << 20)
+    }
+}

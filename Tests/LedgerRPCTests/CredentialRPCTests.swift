@@ -2,6 +2,7 @@ import DownloadLedger
 import Foundation
 import LedgerRPC
 import LedgerStore
+import TestSupport
 import Testing
 
 /// Credentials from a browser extension: `addUri` over HTTP with `Authorization`, `Cookie` and an `all-proxy`
@@ -23,7 +24,7 @@ import Testing
         let proxy = "http://agent:\(Self.password)@127.0.0.1:\(h.files.port)"
         let params =
             #"[["http://files.invalid/r.bin"],{"header":["Authorization: \#(Self.bearer)","Cookie: \#(Self.cookie)","X-Ext: 1"],"all-proxy":"\#(proxy)"}]"#
-        let client = try WireClient(port: h.port)
+        let client = try RawHTTPClient(port: h.port)
         let added = try client.post(
             #"{"jsonrpc":"2.0","id":"1","method":"aria2.addUri","params":\#(params)}"#)
         let gid = try #require(added.json?["result"] as? String, "\(added.text)")

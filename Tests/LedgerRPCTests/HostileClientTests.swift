@@ -3,6 +3,7 @@ import Glibc
 import LedgerRPC
 import LedgerRPCServer
 import Synchronization
+import TestSupport
 import Testing
 
 /// Issue 26's hostile clients, on the wire: bodies that cost much to parse, calls by the thousand, bodies sent a
@@ -16,7 +17,7 @@ import Testing
             + Array(repeating: one, count: 40).joined(separator: ",") + "]}"
     }()
 
-    static func error(_ response: WireClient.Response) -> (code: Int?, message: String) {
+    static func error(_ response: RawHTTPClient.Response) -> (code: Int?, message: String) {
         let error = response.json?["error"] as? [String: Any]
         return (error?["code"] as? Int, error?["message"] as? String ?? response.text)
     }
@@ -24,12 +25,12 @@ import Testing
     @Test func aDeeplyNestedBodyIsOneErrorAndOthersAreAnsweredMeanwhile() throws {
         let h = try RPCHarness()
         let before = try h.eventCount()
-        let abuser = try WireClient(port: h.port)
+        let abuser = try RawHTTPClient(port: h.port)
         let body = Self.nested
         #expect(body.utf8.count > 100_000)
         try abuser.send(
             "POST /jsonrpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
-        let other = try WireClient(port: h.port)
+        let other = try RawHTTPClient(port: h.port)
         let listed = try other.post(#"{"jsonrpc":"2.0","id":1,"method":"system.listMethods"}"#)
         #expect((listed.json?["result"] as? [String])?.contains("aria2.tellActive") == true)
         let refused = try abuser.response()
@@ -38,7 +39,7 @@ import Testing
         #expect(Self.error(refused).code == -32600)
         #expect(Self.error(refused).message.contains("nested deeper than 64"), "\(refused.text)")
         // The same over a WebSocket, and the connection keeps serving.
-        let ws = try WireClient(port: h.port)
+        let ws = try RawHTTPClient(port: h.port)
         #expect(try ws.upgrade() == 101)
         try ws.sendText(body)
         let reply = try ws.receive { _ in true }
@@ -51,7 +52,7 @@ import Testing
     @Test func aLargeBodyWithoutTheSecretIsRefusedUnread() throws {
         let h = try RPCHarness(secret: "s3cret")
         let before = try h.eventCount()
-        let c = try WireClient(port: h.port)
+        let c = try RawHTTPClient(port: h.port)
         let refused = try c.post(Self.nested)
         #expect(Self.error(refused).code == 1)
         #expect(Self.error(refused).message == "Unauthorized")
@@ -68,7 +69,7 @@ import Testing
         let h = try RPCHarness()
         let before = try h.eventCount()
         let call = #"{"jsonrpc":"2.0","id":1,"method":"aria2.tellActive"}"#
-        let c = try WireClient(port: h.port)
+        let c = try RawHTTPClient(port: h.port)
         let huge = try c.post("[" + Array(repeating: call, count: 10_000).joined(separator: ",") + "]")
         #expect(huge.status == 400)
         #expect(Self.error(huge).code == -32600)
@@ -86,7 +87,7 @@ import Testing
     }
 
     /// Sends `bytes` one at a time, `interval` apart, until they are all sent or the server closes.
-    static func trickle(_ c: WireClient, _ bytes: [UInt8], interval: Double) -> Bool {
+    static func trickle(_ c: RawHTTPClient, _ bytes: [UInt8], interval: Double) -> Bool {
         for b in bytes {
             guard (try? c.send([b])) != nil else { return true }
             Thread.sleep(forTimeInterval: interval)
@@ -103,11 +104,11 @@ import Testing
         // Each on a thread of its own (they sleep between bytes), all at once.
         let closed = Mutex<[String: Bool]>([:])
         let group = DispatchGroup()
-        func trickling(_ name: String, _ prepare: @escaping @Sendable (WireClient) throws -> [UInt8]) {
+        func trickling(_ name: String, _ prepare: @escaping @Sendable (RawHTTPClient) throws -> [UInt8]) {
             group.enter()
             Thread {
                 defer { group.leave() }
-                guard let c = try? WireClient(port: port, timeout: 2), let bytes = try? prepare(c) else {
+                guard let c = try? RawHTTPClient(port: port, timeout: 2), let bytes = try? prepare(c) else {
                     return
                 }
                 // A byte every 0.3 s would take many seconds; the request has 2.
@@ -135,7 +136,7 @@ import Testing
         // Each would take 30 s or more to send at that pace: closed means cut at its deadline, long before.
         #expect(closed.withLock { $0 } == ["body": true, "head": true, "message": true])
         // A prompt client is answered as before.
-        let c = try WireClient(port: h.port)
+        let c = try RawHTTPClient(port: h.port)
         #expect(try c.post(body).json?["result"] != nil)
     }
 
@@ -143,16 +144,16 @@ import Testing
         let h = try RPCHarness(config: .init(maxConnections: 16))
         #expect(h.server?.connectionLimit == 16)
         // A front end, connected first and polling.
-        let frontEnd = try WireClient(port: h.port, timeout: 5)
+        let frontEnd = try RawHTTPClient(port: h.port, timeout: 5)
         #expect(try frontEnd.upgrade() == 101)
         try frontEnd.sendText(#"{"jsonrpc":"2.0","id":0,"method":"aria2.tellActive"}"#)
         #expect(try frontEnd.receive { $0["id"] as? Int == 0 }["result"] != nil)
         // 40 connections that say nothing.
-        var idle: [WireClient] = []
-        for _ in 0..<40 { idle.append(try WireClient(port: h.port, timeout: 1)) }
+        var idle: [RawHTTPClient] = []
+        for _ in 0..<40 { idle.append(try RawHTTPClient(port: h.port, timeout: 1)) }
         // A new client is answered: its connection takes the place of one of them.
         for i in 1...5 {
-            let c = try WireClient(port: h.port, timeout: 5)
+            let c = try RawHTTPClient(port: h.port, timeout: 5)
             #expect(
                 try c.post(#"{"jsonrpc":"2.0","id":\#(i),"method":"aria2.getVersion"}"#).json?["result"]
                     != nil)

@@ -4,11 +4,13 @@ import LedgerRPC
 import LedgerRPCServer
 import LoopbackHTTP
 import Synchronization
+import TestSupport
 import Testing
 
 /// A ledger in a temporary folder, a file server, and (when asked) the downloader and the RPC server over them.
 final class RPCHarness: @unchecked Sendable {
-    let root: String
+    private let folder: TemporaryDirectory
+    var root: String { folder.path }
     var ledgerPath: String { root + "/ledger.sqlite" }
     var downloads: String { root + "/downloads" }
     let ledger: Ledger
@@ -25,9 +27,8 @@ final class RPCHarness: @unchecked Sendable {
     )
         throws
     {
-        root = NSTemporaryDirectory() + "rpc-test-" + UUID().uuidString
-        try FileManager.default.createDirectory(
-            atPath: root + "/downloads", withIntermediateDirectories: true)
+        folder = try TemporaryDirectory(prefix: "rpc-test-", subfolders: ["downloads"])
+        let root = folder.path
         ledger = try Ledger(path: root + "/ledger.sqlite", creatingWithDirectory: root + "/downloads")
         files = try LoopbackServer()
         let scheduler = download ? try Scheduler(ledger: ledger) : nil
@@ -56,7 +57,6 @@ final class RPCHarness: @unchecked Sendable {
         for t in tasks { t.cancel() }
         server?.stop()
         files.stop()
-        try? FileManager.default.removeItem(atPath: root)
     }
 
     var port: Int { server?.port ?? 0 }
@@ -72,7 +72,7 @@ final class RPCHarness: @unchecked Sendable {
     func result(_ method: String, _ params: String = "[]") throws -> Any {
         let reply = call(method, params)
         guard let result = reply["result"] else {
-            throw WireClient.Failure(description: "\(method) failed: \(reply)")
+            throw RawHTTPClient.Failure(description: "\(method) failed: \(reply)")
         }
         return result
     }

@@ -3,6 +3,7 @@ import Foundation
 import LedgerCore
 import LedgerRPC
 import LedgerRPCServer
+import TestSupport
 import Testing
 
 /// Who the endpoint takes, on the wire: web pages of other sites, DNS rebinding, JSONP, browser extensions.
@@ -16,7 +17,7 @@ import Testing
             .replacingOccurrences(of: "/", with: "%2F").replacingOccurrences(of: "=", with: "%3D")
     }
 
-    func errorMessage(_ r: WireClient.Response) -> String {
+    func errorMessage(_ r: RawHTTPClient.Response) -> String {
         (r.json?["error"] as? [String: Any])?["message"] as? String ?? ""
     }
 
@@ -25,7 +26,7 @@ import Testing
     @Test func anotherSitesPageCanNeitherAddNorStop() throws {
         let h = try RPCHarness()
         let before = try h.eventCount()
-        let c = try WireClient(port: h.port)
+        let c = try RawHTTPClient(port: h.port)
         // fetch() or a form's text/plain POST.
         let post = try c.post(
             addUri(h), extra: "Origin: http://evil.example\r\nContent-Type: text/plain\r\n")
@@ -34,10 +35,10 @@ import Testing
         #expect(errorMessage(post).contains("origin 'http://evil.example' is not allowed"), "\(post.text)")
         #expect(c.isClosed(), "the refused body is not read: the connection closes")
         // A file:// page, or a sandboxed frame: Origin null.
-        let null = try WireClient(port: h.port).post(addUri(h), extra: "Origin: null\r\n")
+        let null = try RawHTTPClient(port: h.port).post(addUri(h), extra: "Origin: null\r\n")
         #expect(null.status == 403)
         // <script src="…&jsoncallback=…">: no Origin at all; JSONP needs the token, and there is none.
-        let d = try WireClient(port: h.port)
+        let d = try RawHTTPClient(port: h.port)
         let params = b64(#"[["\#(h.file("x.sh"))"],{"dir":"/tmp"}]"#)
         let jsonp = try d.request(
             "GET", "/jsonrpc?method=aria2.addUri&id=1&jsoncallback=cb&params=\(params)")
@@ -51,13 +52,13 @@ import Testing
             extra: "Sec-Fetch-Site: cross-site\r\nSec-Fetch-Mode: no-cors\r\nSec-Fetch-Dest: image\r\n")
         #expect(image.status == 403)
         // new WebSocket("ws://127.0.0.1:6800/jsonrpc") from the page: the upgrade is refused.
-        let ws = try WireClient(port: h.port)
+        let ws = try RawHTTPClient(port: h.port)
         #expect((try? ws.upgrade(extra: "Origin: http://evil.example\r\n")) != 101)
         #expect(try h.eventCount() == before)
         #expect(h.shutdowns.count == 0)
         #expect(!FileManager.default.fileExists(atPath: "/tmp/evil.sh"))
         // The same calls from a program (no Origin) still work, as with aria2c.
-        let version = try WireClient(port: h.port).post(
+        let version = try RawHTTPClient(port: h.port).post(
             #"{"jsonrpc":"2.0","id":9,"method":"aria2.getVersion"}"#)
         #expect(version.status == 200)
     }
@@ -67,23 +68,23 @@ import Testing
         let h = try RPCHarness(secret: "tok")
         let before = try h.eventCount()
         let call = #"{"jsonrpc":"2.0","id":1,"method":"aria2.getGlobalStat","params":["token:tok"]}"#
-        let evil = try WireClient(port: h.port)
+        let evil = try RawHTTPClient(port: h.port)
         try evil.send(
             "POST /jsonrpc HTTP/1.1\r\nHost: evil.example:\(h.port)\r\nContent-Length: \(call.utf8.count)\r\n\r\n"
                 + call)
         let refused = try evil.response()
         #expect(refused.status == 403)
         #expect(errorMessage(refused).contains("Host 'evil.example:\(h.port)'"), "\(refused.text)")
-        let get = try WireClient(port: h.port)
+        let get = try RawHTTPClient(port: h.port)
         try get.send("GET /jsonrpc?method=aria2.getVersion&id=1 HTTP/1.1\r\nHost: evil.example\r\n\r\n")
         #expect(try get.response().status == 403)
-        let ws = try WireClient(port: h.port)
+        let ws = try RawHTTPClient(port: h.port)
         try ws.send(
             "GET /jsonrpc HTTP/1.1\r\nHost: evil.example\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                 + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
         #expect((try? ws.response().status) != 101)
         for host in ["localhost:\(h.port)", "127.0.0.1:\(h.port)", "[::1]:\(h.port)"] {
-            let ok = try WireClient(port: h.port)
+            let ok = try RawHTTPClient(port: h.port)
             try ok.send(
                 "POST /jsonrpc HTTP/1.1\r\nHost: \(host)\r\nContent-Length: \(call.utf8.count)\r\n\r\n" + call
             )
@@ -97,7 +98,7 @@ import Testing
         let h = try RPCHarness(secret: "tok")
         let before = try h.eventCount()
         let origin = "chrome-extension://mpkodccbngfoacfalldjimigbofkhgjn"
-        let c = try WireClient(port: h.port)
+        let c = try RawHTTPClient(port: h.port)
         let url = h.file("ext.bin")
         let added = try c.post(
             #"{"jsonrpc":"2.0","id":1,"method":"aria2.addUri","params":["token:tok",["\#(url)"]]}"#,
@@ -109,7 +110,7 @@ import Testing
             #"{"jsonrpc":"2.0","id":2,"method":"aria2.addUri","params":[["\#(url)2"]]}"#,
             extra: "Origin: \(origin)\r\n")
         #expect(errorMessage(noToken) == "Unauthorized")
-        let ws = try WireClient(port: h.port)
+        let ws = try RawHTTPClient(port: h.port)
         #expect(
             try ws.upgrade(extra: "Origin: moz-extension://0f1c2d3e-aaaa-bbbb-cccc-1234567890ab\r\n") == 101)
         try ws.sendText(
@@ -122,7 +123,7 @@ import Testing
     /// `--rpc-allow-origin https://ariang.example`: that page calls (preflight, POST, WebSocket); others do not.
     @Test func anAllowedOriginCallsAndIsToldSo() throws {
         let h = try RPCHarness(secret: "tok", config: .init(allowedOrigins: ["https://ariang.example/"]))
-        let c = try WireClient(port: h.port)
+        let c = try RawHTTPClient(port: h.port)
         let preflight = try c.request(
             "OPTIONS", "/jsonrpc",
             extra: "Origin: https://ariang.example\r\nAccess-Control-Request-Method: POST\r\n"
@@ -135,8 +136,8 @@ import Testing
             extra: "Origin: https://ariang.example\r\n")
         #expect(post.status == 200)
         #expect(post.headers["access-control-allow-origin"] == "https://ariang.example")
-        #expect(try WireClient(port: h.port).upgrade(extra: "Origin: https://ariang.example\r\n") == 101)
-        let other = try WireClient(port: h.port).request(
+        #expect(try RawHTTPClient(port: h.port).upgrade(extra: "Origin: https://ariang.example\r\n") == 101)
+        let other = try RawHTTPClient(port: h.port).request(
             "OPTIONS", "/jsonrpc",
             extra: "Origin: https://other.example\r\nAccess-Control-Request-Method: POST\r\n")
         #expect(other.status == 403 && other.headers["access-control-allow-origin"] == nil)
@@ -145,7 +146,7 @@ import Testing
     /// JSONP is answered only when its params carry the secret.
     @Test func jsonpNeedsTheToken() throws {
         let h = try RPCHarness(secret: "tok")
-        let c = try WireClient(port: h.port)
+        let c = try RawHTTPClient(port: h.port)
         let good = try c.request(
             "GET", "/jsonrpc?method=aria2.getVersion&id=1&jsoncallback=cb&params=\(b64(#"["token:tok"]"#))")
         #expect(good.status == 200 && good.text.hasPrefix("cb({"))

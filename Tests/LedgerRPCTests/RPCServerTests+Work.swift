@@ -3,6 +3,7 @@ import Foundation
 import LedgerRPC
 import LedgerRPCServer
 import Synchronization
+import TestSupport
 import Testing
 
 /// The calls run off the socket thread: a write that waits on its commit holds up no read, and a stop lets the
@@ -15,7 +16,7 @@ extension RPCServerTests {
         // Another process holds the ledger's write lock (as a `dledger` command in another terminal would while
         // it commits): our addUri waits in SQLite's busy handler until it lets go.
         let holder = try WriteLockHolder(path: h.ledgerPath)
-        let writer = try WireClient(port: h.port)
+        let writer = try RawHTTPClient(port: h.port)
         #expect(try writer.upgrade() == 101)
         try writer.sendText(#"{"jsonrpc":"2.0","id":"add","method":"aria2.addUri","params":[["\#(url)"]]}"#)
         // The same client's next call is answered after its first, so it sees the task it added.
@@ -23,11 +24,11 @@ extension RPCServerTests {
             #"{"jsonrpc":"2.0","id":"list","method":"aria2.tellWaiting","params":[0,10,["gid"]]}"#)
         Thread.sleep(forTimeInterval: 0.3)
         // Meanwhile other clients read, over HTTP and WebSocket, and are answered from the list as committed.
-        let reader = try WireClient(port: h.port, timeout: 3)
+        let reader = try RawHTTPClient(port: h.port, timeout: 3)
         let waiting = try reader.post(
             #"{"jsonrpc":"2.0","id":1,"method":"aria2.tellWaiting","params":[0,1000]}"#)
         #expect(waiting.text == #"{"id":1,"jsonrpc":"2.0","result":[]}"#)
-        let socket = try WireClient(port: h.port, timeout: 3)
+        let socket = try RawHTTPClient(port: h.port, timeout: 3)
         #expect(try socket.upgrade() == 101)
         try socket.sendText(#"{"jsonrpc":"2.0","id":2,"method":"aria2.getGlobalStat"}"#)
         let stat = try socket.receive { $0["id"] as? Int == 2 }
@@ -66,7 +67,7 @@ extension RPCServerTests {
             let server = try RPCServer(service: service, configuration: .init(port: 0))
             box.withLock { $0 = server }
             server.start()
-            let c = try WireClient(port: server.port, timeout: 5)
+            let c = try RawHTTPClient(port: server.port, timeout: 5)
             let call = #"{"jsonrpc":"2.0","id":9,"method":"aria2.shutdown"}"#
             if transport == "http" {
                 #expect(try c.post(call).text == #"{"id":9,"jsonrpc":"2.0","result":"OK"}"#)
@@ -77,7 +78,9 @@ extension RPCServerTests {
             }
             server.stop()
             // Stopped: the port is closed.
-            #expect(throws: WireClient.Failure.self, "\(transport)") { try WireClient(port: server.port) }
+            #expect(throws: RawHTTPClient.Failure.self, "\(transport)") {
+                try RawHTTPClient(port: server.port)
+            }
         }
     }
 }
@@ -98,7 +101,7 @@ final class WriteLockHolder {
         var seen = Data()
         while !String(decoding: seen, as: UTF8.self).contains("locked") {
             let chunk = output.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { throw WireClient.Failure(description: "sqlite3 ended: \(seen)") }
+            guard !chunk.isEmpty else { throw RawHTTPClient.Failure(description: "sqlite3 ended: \(seen)") }
             seen += chunk
         }
     }

@@ -2,13 +2,14 @@ import DownloadLedger
 import Foundation
 import LedgerRPC
 import LedgerRPCServer
+import TestSupport
 import Testing
 
 @Suite(.serialized) struct RPCServerTests {
     @Test func postAddsAndTheDownloaderFinishesIt() async throws {
         let h = try RPCHarness(download: true)
         let url = h.file("big.bin", size: 300_000, seed: 7)
-        let c = try WireClient(port: h.port)
+        let c = try RawHTTPClient(port: h.port)
         let added = try c.post(#"{"jsonrpc":"2.0","id":"a","method":"aria2.addUri","params":[["\#(url)"]]}"#)
         #expect(added.status == 200)
         #expect(added.headers["content-type"] == "application/json-rpc")
@@ -33,7 +34,7 @@ import Testing
         let h = try RPCHarness(secret: "tok")
         let params = Data(#"["token:tok",0,5,["gid"]]"#.utf8).base64EncodedString()
         let token = Data(#"["token:tok"]"#.utf8).base64EncodedString()
-        let c = try WireClient(port: h.port)
+        let c = try RawHTTPClient(port: h.port)
         let plain = try c.request("GET", "/jsonrpc?method=aria2.tellWaiting&id=7&params=\(params)")
         #expect(plain.status == 200)
         #expect(plain.text == #"{"id":"7","jsonrpc":"2.0","result":[]}"#)
@@ -52,7 +53,7 @@ import Testing
     @Test func errorsAreJSONRPCAndChangeNothing() throws {
         let h = try RPCHarness()
         let before = try h.eventCount()
-        let c = try WireClient(port: h.port)
+        let c = try RawHTTPClient(port: h.port)
         let parse = try c.post("{not json")
         #expect(parse.status == 400)
         #expect((parse.json?["error"] as? [String: Any])?["code"] as? Int == -32700)
@@ -76,13 +77,13 @@ import Testing
         let before = try h.eventCount()
         let url = h.file("a.bin")
         let padding = String(repeating: " ", count: 5000)
-        let c = try WireClient(port: h.port)
+        let c = try RawHTTPClient(port: h.port)
         let big = try c.post(
             #"{"jsonrpc":"2.0","id":1,"method":"aria2.addUri","params":[["\#(url)"]]}"# + padding)
         #expect(big.status == 413)
         #expect(try h.eventCount() == before)
         // A body that lies about its length and sends more: the connection is cut.
-        let liar = try WireClient(port: h.port)
+        let liar = try RawHTTPClient(port: h.port)
         try liar.send("POST /jsonrpc HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n")
         try liar.send("2000\r\n" + String(repeating: "x", count: 8192) + "\r\n")
         #expect(liar.isClosed())
@@ -91,7 +92,7 @@ import Testing
 
     @Test func corsAsAria2AnswersWithAllowOriginAll() throws {
         let h = try RPCHarness(config: .init(allowOriginAll: true))
-        let c = try WireClient(port: h.port)
+        let c = try RawHTTPClient(port: h.port)
         let preflight = try c.request(
             "OPTIONS", "/jsonrpc",
             extra: "Origin: http://example.org\r\nAccess-Control-Request-Method: POST\r\n"
@@ -104,7 +105,7 @@ import Testing
             #"{"jsonrpc":"2.0","id":1,"method":"aria2.getVersion"}"#, extra: "Origin: http://example.org\r\n")
         #expect(post.headers["access-control-allow-origin"] == "*")
         let closed = try RPCHarness()
-        let d = try WireClient(port: closed.port)
+        let d = try RawHTTPClient(port: closed.port)
         let none = try d.post(
             #"{"jsonrpc":"2.0","id":1,"method":"aria2.getVersion"}"#, extra: "Origin: http://x\r\n")
         #expect(none.status == 403 && none.headers["access-control-allow-origin"] == nil)
@@ -112,7 +113,7 @@ import Testing
 
     @Test func webSocketCallsAndNotifications() async throws {
         let h = try RPCHarness(secret: "tok", download: true)
-        let ws = try WireClient(port: h.port)
+        let ws = try RawHTTPClient(port: h.port)
         #expect(try ws.upgrade() == 101)
         try ws.sendText(#"{"jsonrpc":"2.0","id":"v","method":"aria2.getVersion","params":["token:tok"]}"#)
         let version = try ws.receive { $0["id"] as? String == "v" }
@@ -138,15 +139,15 @@ import Testing
 
     @Test func webSocketToAnotherPathIsRefused() throws {
         let h = try RPCHarness()
-        let ws = try WireClient(port: h.port)
+        let ws = try RawHTTPClient(port: h.port)
         // Refused: either an HTTP error or the connection closed, never the 101 of an upgrade.
         #expect((try? ws.upgrade(path: "/elsewhere")) != 101)
     }
 
     @Test func aThousandOpenConnectionsAndSilentOnesTimeOut() throws {
         let h = try RPCHarness()
-        var clients: [WireClient] = []
-        for _ in 0..<1000 { clients.append(try WireClient(port: h.port, timeout: 20)) }
+        var clients: [RawHTTPClient] = []
+        for _ in 0..<1000 { clients.append(try RawHTTPClient(port: h.port, timeout: 20)) }
         // All of them ask at once, then each reads its answer, and they stay open (keep-alive) for another.
         let call = #"{"jsonrpc":"2.0","id":1,"method":"aria2.getGlobalStat"}"#
         for c in clients {
@@ -156,11 +157,11 @@ import Testing
         }
         #expect(try clients.allSatisfy { try $0.response().status == 200 })
         #expect(try clients.allSatisfy { try $0.post(call).status == 200 })
-        let fresh = try WireClient(port: h.port)
+        let fresh = try RawHTTPClient(port: h.port)
         #expect(try fresh.post(#"{"jsonrpc":"2.0","id":1,"method":"aria2.getGlobalStat"}"#).status == 200)
         // A client that sends half a request and goes quiet is dropped after the timeout.
         let quick = try RPCHarness(config: .init(idleTimeout: 2, requestTimeout: 2))
-        let slow = try WireClient(port: quick.port, timeout: 15)
+        let slow = try RawHTTPClient(port: quick.port, timeout: 15)
         try slow.send("POST /jsonrpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n{\"json")
         let start = Date()
         #expect(slow.isClosed())

@@ -2,6 +2,7 @@ import DownloadLedger
 import Foundation
 import Glibc
 import Synchronization
+import TestSupport
 import Testing
 
 /// Issue 26's crash: `dledger serve` under a low descriptor limit, flooded with idle connections (more than the
@@ -63,12 +64,12 @@ import Testing
         try #require(port > 0, "serve did not start: \(printed.withLock { $0 })")
         let call = #"{"jsonrpc":"2.0","id":1,"method":"aria2.tellActive","params":["token:tok"]}"#
         // A front end's WebSocket, open before the flood, polls all through it.
-        let frontEnd = try WireClient(port: port, timeout: 10)
+        let frontEnd = try RawHTTPClient(port: port, timeout: 10)
         #expect(try frontEnd.upgrade() == 101)
         // Twice the descriptors the server may open, connected and silent.
-        var flood: [WireClient] = []
+        var flood: [RawHTTPClient] = []
         for i in 0..<(2 * Self.descriptors) {
-            flood.append(try WireClient(port: port, timeout: 1))
+            flood.append(try RawHTTPClient(port: port, timeout: 1))
             if i % 64 == 63 {
                 try frontEnd.sendText(call.replacingOccurrences(of: #""id":1"#, with: #""id":\#(i)"#))
                 #expect(try frontEnd.receive { $0["id"] as? Int == i }["result"] is [Any])
@@ -76,7 +77,7 @@ import Testing
         }
         // New clients are answered, each taking the place of a silent one.
         for _ in 0..<5 {
-            let c = try WireClient(port: port, timeout: 10)
+            let c = try RawHTTPClient(port: port, timeout: 10)
             #expect(try c.post(call).json?["result"] is [Any])
         }
         let open =

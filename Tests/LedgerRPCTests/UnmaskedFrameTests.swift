@@ -1,5 +1,6 @@
 import CWebSocketGuard
 import Foundation
+import TestSupport
 import Testing
 
 /// Issue 26 fault 5: a client frame that is not masked closes the WebSocket connection unanswered (RFC 6455
@@ -13,48 +14,48 @@ import Testing
 
     @Test func anUnmaskedFrameClosesTheConnectionUnanswered() throws {
         let h = try RPCHarness()
-        let c = try WireClient(port: h.port, timeout: 3)
+        let c = try RawHTTPClient(port: h.port, timeout: 3)
         #expect(try c.upgrade() == 101)
         let reads = cwsg_watched_reads()
-        try c.send(WireClient.frame(Self.call, masked: false))
+        try c.send(RawHTTPClient.frame(Self.call, masked: false))
         let (closed, received) = c.closes(within: 3)
         #expect(closed)
         #expect(!String(decoding: received, as: UTF8.self).contains("aria2.tellActive"))
         // The server read it through the guard's recv, not around it.
         #expect(cwsg_watched_reads() > reads)
         // The server keeps serving others.
-        let other = try WireClient(port: h.port, timeout: 3)
+        let other = try RawHTTPClient(port: h.port, timeout: 3)
         #expect(Self.isListing(try other.post(Self.call).json ?? [:]))
     }
 
     @Test func aMaskedFrameIsAnsweredInEveryLengthForm() throws {
         let h = try RPCHarness()
-        let c = try WireClient(port: h.port, timeout: 3)
+        let c = try RawHTTPClient(port: h.port, timeout: 3)
         #expect(try c.upgrade() == 101)
         for form in [0, 2, 8] {
-            try c.send(WireClient.frame(Self.call, masked: true, lengthBytes: form))
+            try c.send(RawHTTPClient.frame(Self.call, masked: true, lengthBytes: form))
             #expect(Self.isListing(try c.receive { $0["id"] as? String == "u" }), "length form \(form)")
         }
         // A payload past 125 bytes in its natural 16-bit form.
         let padded = Self.call.replacingOccurrences(
             of: "\"id\":\"u\"", with: "\"id\":\"u\",\"pad\":\"\(String(repeating: "x", count: 300))\"")
-        try c.send(WireClient.frame(padded, masked: true))
+        try c.send(RawHTTPClient.frame(padded, masked: true))
         #expect(Self.isListing(try c.receive { $0["id"] as? String == "u" }))
     }
 
     @Test func anUnmaskedFrameAfterMaskedOnesSentByteByByteCloses() throws {
         let h = try RPCHarness()
-        let c = try WireClient(port: h.port, timeout: 3)
-        let bystander = try WireClient(port: h.port, timeout: 3)
+        let c = try RawHTTPClient(port: h.port, timeout: 3)
+        let bystander = try RawHTTPClient(port: h.port, timeout: 3)
         #expect(try c.upgrade() == 101)
         #expect(try bystander.upgrade() == 101)
         for form in [0, 2, 8] {
-            try c.sendByteByByte(WireClient.frame(Self.call, masked: true, lengthBytes: form))
+            try c.sendByteByByte(RawHTTPClient.frame(Self.call, masked: true, lengthBytes: form))
             #expect(Self.isListing(try c.receive { $0["id"] as? String == "u" }))
         }
         // The server closes at the frame's second byte, so the writes after it may fail.
         let rejected = cwsg_rejected()
-        try? c.sendByteByByte(WireClient.frame(Self.call, masked: false, lengthBytes: 2))
+        try? c.sendByteByByte(RawHTTPClient.frame(Self.call, masked: false, lengthBytes: 2))
         let (closed, received) = c.closes(within: 3)
         #expect(closed)
         #expect(!String(decoding: received, as: UTF8.self).contains("aria2.tellActive"))
@@ -62,7 +63,7 @@ import Testing
         // Another WebSocket and a plain POST are unaffected.
         try bystander.sendText(Self.call)
         #expect(Self.isListing(try bystander.receive { $0["id"] as? String == "u" }))
-        let post = try WireClient(port: h.port, timeout: 3)
+        let post = try RawHTTPClient(port: h.port, timeout: 3)
         #expect(Self.isListing(try post.post(Self.call).json ?? [:]))
     }
 
@@ -74,14 +75,14 @@ import Testing
         // A client must wait for the reply before it sends frames (RFC 6455 §4.1); one that does not is closed,
         // whether or not its frame is masked, as such a frame would go by unchecked.
         for masked in [false, true] {
-            let c = try WireClient(port: h.port, timeout: 3)
-            try c.send(Array(handshake.utf8) + WireClient.frame(Self.call, masked: masked))
+            let c = try RawHTTPClient(port: h.port, timeout: 3)
+            try c.send(Array(handshake.utf8) + RawHTTPClient.frame(Self.call, masked: masked))
             let (closed, received) = c.closes(within: 3)
             #expect(closed, "masked: \(masked)")
             #expect(!String(decoding: received, as: UTF8.self).contains("aria2.tellActive"))
         }
         // The same handshake alone is served.
-        let c = try WireClient(port: h.port, timeout: 3)
+        let c = try RawHTTPClient(port: h.port, timeout: 3)
         try c.send(handshake)
         #expect(try c.response().status == 101)
         try c.sendText(Self.call)
@@ -90,7 +91,7 @@ import Testing
 
     @Test func aLengthWithItsTopBitSetCloses() throws {
         let h = try RPCHarness()
-        let c = try WireClient(port: h.port, timeout: 3)
+        let c = try RawHTTPClient(port: h.port, timeout: 3)
         #expect(try c.upgrade() == 101)
         try c.send([0x81, 0x80 | 127, 0x80, 0, 0, 0, 0, 0, 0, 5, 1, 2, 3, 4])
         #expect(c.closes(within: 3).closed)
@@ -98,9 +99,9 @@ import Testing
 
     @Test func theWalkerFollowsFramesAcrossReads() {
         let frames =
-            WireClient.frame("a", masked: true)
-            + WireClient.frame(String(repeating: "b", count: 200), masked: true)
-            + WireClient.frame("c", masked: true, lengthBytes: 8) + WireClient.frame("", masked: true)
+            RawHTTPClient.frame("a", masked: true)
+            + RawHTTPClient.frame(String(repeating: "b", count: 200), masked: true)
+            + RawHTTPClient.frame("c", masked: true, lengthBytes: 8) + RawHTTPClient.frame("", masked: true)
         for cut in 1...frames.count {
             var state = cwsg_walk_state()
             #expect(cwsg_walk(&state, Array(frames[..<cut]), cut) == 0)
@@ -108,7 +109,7 @@ import Testing
             #expect(state.step == 0, "cut at \(cut)")
         }
         // An unmasked frame is found after masked ones, wherever the reads split.
-        let bad = frames + WireClient.frame("d", masked: false)
+        let bad = frames + RawHTTPClient.frame("d", masked: false)
         for cut in 1...bad.count {
             var state = cwsg_walk_state()
             let first = cwsg_walk(&state, Array(bad[..<cut]), cut)

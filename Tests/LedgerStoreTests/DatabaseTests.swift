@@ -1,4 +1,5 @@
 import LedgerStore
+import TestSupport
 import Testing
 
 struct DatabaseTests {

@@ -1,5 +1,6 @@
 import LedgerStore
 import PostgresSupport
+import TestSupport
 import Testing
 
 /// The behaviour every `EventStore` must have, run against each implementation.

@@ -1,5 +1,6 @@
 import Foundation
 import LedgerStore
+import TestSupport
 import Testing
 
 /// The caches beside the chain (snapshots, the audit index) are checked against it, not trusted.

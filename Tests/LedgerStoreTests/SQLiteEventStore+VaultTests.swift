@@ -1,5 +1,6 @@
 import Foundation
 import LedgerCore
+import TestSupport
 import Testing
 
 @testable import LedgerStore

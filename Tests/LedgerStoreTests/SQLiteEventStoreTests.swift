@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import LedgerStore
 import Synchronization
+import TestSupport
 import Testing
 
 struct SQLiteEventStoreTests {

@@ -6,12 +6,13 @@ import Testing
 /// Segmented transfers against LoopbackHTTP: the pieces reassemble byte-identical, whatever the sizes, a stalled
 /// connection, a restart or a server that changed.
 @Suite struct SegmentTests {
-    /// Splits at once (no probe), into pieces of at least `minPiece`.
+    /// Splits after a short probe straight into `connections` (no ramp), into pieces of at least `minPiece`.
     static func config(connections: Int = 8, minPiece: Int64 = 64 * 1024) -> TransferConfig {
         var config = Harness.fastConfig
         config.connectionsPerTask = connections
         config.minPieceSize = minPiece
         config.splitProbe = 0.02
+        config.rampConnections = false
         config.splitBelowSpeed = .infinity
         return config
     }
@@ -50,11 +51,13 @@ import Testing
         let pieces = Self.ranges(h, "/a.bin").compactMap(Self.bounded)
         #expect(pieces.count >= 7)
         // Every piece asked with If-Range, none asked twice: two asked ranges overlap only where a connection took
-        // over the rest of another's piece (which was cut there), so they end together.
+        // over the rest of another's piece (which was cut there), so they end together and start apart. (In either
+        // order: the server logs a request when it arrives, and a piece's own request can arrive after the one
+        // that took over its second half, when its connection was slower to open.)
         #expect(h.server.requests("/a.bin").dropFirst().allSatisfy { $0.ifRange == "\"p1\"" })
         for (i, a) in pieces.enumerated() {
             for b in pieces[(i + 1)...] where a.overlaps(b) {
-                #expect(a.upperBound == b.upperBound && a.lowerBound < b.lowerBound, "\(a) and \(b)")
+                #expect(a.upperBound == b.upperBound && a.lowerBound != b.lowerBound, "\(a) and \(b)")
             }
         }
         #expect(Self.connectionDetails(h, 1).contains { $0.hasPrefix("split into 8 connections") })

@@ -1,5 +1,6 @@
 import Foundation
 import LoopbackHTTP
+import TestSupport
 import Testing
 
 /// The server against a real, independent client: /usr/bin/curl (skipped where it is missing).
@@ -23,11 +24,8 @@ extension LoopbackServerTests {
 
     /// A fresh directory, removed after `body`.
     static func withTemporaryDirectory<T>(_ body: (URL) throws -> T) throws -> T {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("loopback-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        return try body(directory)
+        let directory = try TemporaryDirectory(prefix: "loopback-tests-")
+        return try withExtendedLifetime(directory) { try body(URL(fileURLWithPath: directory.path)) }
     }
 
     @Test(.enabled(if: hasCurl)) func curlDownloadsTheWholeBody() throws {

@@ -1,4 +1,5 @@
 import LoopbackHTTP
+import TestSupport
 import Testing
 
 /// Fault injection.
@@ -12,12 +13,12 @@ extension LoopbackServerTests {
         server.serve("/busy", Resource(bytes: [9, 9], faults: faults))
         let client = try RawHTTPClient(port: server.port)
         for _ in 0..<2 {
-            try client.request("GET", "/busy")
+            try client.sendRequest("GET", "/busy")
             let failure = try client.response()
             #expect(failure.status == 429)
             #expect(failure.headers["retry-after"] == "3")
         }
-        try client.request("GET", "/busy")
+        try client.sendRequest("GET", "/busy")
         let success = try client.response()
         #expect(success.status == 200)
         #expect(success.body == [9, 9])
@@ -128,7 +129,7 @@ extension LoopbackServerTests {
         let server = try LoopbackServer()
         server.serve("/short", Resource(size: 100, seed: 4, faults: Faults(lieContentLength: 10)))
         let client = try RawHTTPClient(port: server.port)
-        try client.request("GET", "/short")
+        try client.sendRequest("GET", "/short")
         let response = try client.response()
         #expect(response.headers["content-length"] == "10")
         #expect(Fingerprint(response.body) == Fingerprint(Body.generatedBytes(seed: 4, in: 0..<10)))
@@ -167,7 +168,7 @@ extension LoopbackServerTests {
         faults.stallTimes = 1
         server.serve("/st", Resource(size: 1000, seed: 5, faults: faults))
         let stalled = try RawHTTPClient(port: server.port, timeout: 1)
-        try stalled.request("GET", "/st")
+        try stalled.sendRequest("GET", "/st")
         _ = try stalled.head()
         #expect(
             Fingerprint(try stalled.read(count: 64)) == Fingerprint(Body.generatedBytes(seed: 5, in: 0..<64)))

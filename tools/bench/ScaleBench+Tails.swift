@@ -9,7 +9,7 @@ import LedgerStore
 /// when the writer's tail was too short to snapshot.
 extension ScaleBench {
     /// The tail lengths measured on each base ledger.
-    static let tails = [300, 5000]
+    static let tails = [1, 300, 5000]
 
     /// Copies `base` to `name` and appends `count` small events over its `tasks` tasks in `sections` sections.
     static func withTail(

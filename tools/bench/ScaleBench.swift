@@ -26,9 +26,16 @@ enum ScaleBench {
     struct Run {
         var dledger: String
         var directory: BenchDirectory
+        /// The binary that writes the big lists (`--written-by`: another build's, such as main's); ours by default.
+        var writer: String?
 
         func measure(_ arguments: [String]) throws -> TransferMeasurement {
             try TransferProcess.measure([dledger] + arguments, log: directory.file("out.log"))
+        }
+
+        /// Runs the writer's `dledger` (building a ledger).
+        func write(_ arguments: [String]) throws -> TransferMeasurement {
+            try TransferProcess.measure([writer ?? dledger] + arguments, log: directory.file("out.log"))
         }
     }
 
@@ -38,14 +45,23 @@ enum ScaleBench {
         let dledger = try BenchError.siblingDledger()
         let run = Run(dledger: dledger, directory: try BenchDirectory())
         var shapes = try build(tasks: tasks, run)
-        for base in shapes[1...2] {
+        var bases = Array(shapes[1...2])
+        // The same big lists written by another build (main's): what a ledger of today's users holds.
+        if let i = arguments.firstIndex(of: "--written-by"), i + 1 < arguments.count {
+            var other = run
+            other.writer = arguments[i + 1]
+            let lists = try buildLists(tasks: tasks, other, tag: "main")
+            shapes += lists
+            bases += lists
+        }
+        for base in bases {
             for count in tails {
                 shapes.append(
                     try withTail(base, count: count, tasks: tasks, sections: base.section + 1, run))
             }
         }
         print(
-            "  built: each base followed by \(tails.map(String.init).joined(separator: " and ")) small events"
+            "  built: each base followed by \(tails.map(String.init).joined(separator: ", ")) small events"
         )
         try startup(shapes, rounds: rounds, run)
         try statsAgainstVersion(shapes, rounds: rounds, run)
@@ -147,18 +163,35 @@ enum ScaleBench {
         let floor = Shape(name: "1 task", path: directory.file("floor.sqlite"), auditID: 1)
         try writeURLs(directory.file("one.txt"), range: 1...1, prefix: "https://mirror.example.org/one")
         _ = try run.measure(["add", "--from-file", directory.file("one.txt"), "--ledger", floor.path, "-q"])
+        let lists = try buildLists(tasks: tasks, run, tag: nil)
 
-        var oneAdd = Shape(name: "one add", path: directory.file("one-add.sqlite"), auditID: tasks / 2)
+        let events = Shape(
+            name: "10 events a task", path: directory.file("events.sqlite"), auditID: tasks / 2)
+        let count = try LedgerBench.build(path: events.path, tasks: tasks)
+        _ = try run.measure(["limit", "5", "--ledger", events.path])
+        print("  built: \(count) events over \(tasks) tasks, snapshotted by 'dledger limit 5'")
+        return [floor] + lists + [events]
+    }
+
+    /// One add of `tasks` URLs, and adds of 1,000 in seven sections, each with a small section of ten after the
+    /// big ones; written by `run`'s writer, named with `tag` (another build's).
+    static func buildLists(tasks: Int, _ run: Run, tag: String?) throws -> [Shape] {
+        let directory = run.directory
+        let suffix = tag.map { " (\($0))" } ?? ""
+        let file = tag.map { "-\($0)" } ?? ""
+        var oneAdd = Shape(
+            name: "one add\(suffix)", path: directory.file("one-add\(file).sqlite"), auditID: tasks / 2)
         try writeURLs(
             directory.file("all.txt"), range: 1...tasks, prefix: "https://mirror.example.org/pub/all")
-        let add = try run.measure([
+        let add = try run.write([
             "add", "--from-file", directory.file("all.txt"), "--ledger", oneAdd.path, "-q",
         ])
         print(
-            "  built: one add of \(tasks) URLs in \(String(format: "%.2f", add.wall)) s,"
+            "  built\(suffix): one add of \(tasks) URLs in \(String(format: "%.2f", add.wall)) s,"
                 + " peak RSS \(String(format: "%.0f", megabytes(add.peakRSS))) MB")
 
-        var batches = Shape(name: "adds of 1,000", path: directory.file("batches.sqlite"), auditID: tasks / 2)
+        var batches = Shape(
+            name: "adds of 1,000\(suffix)", path: directory.file("batches\(file).sqlite"), auditID: tasks / 2)
         let titles = ["Linux", "Media", "Documents", "Games", "Music", "Books", "Other"]
         var slowest = 0.0
         for start in stride(from: 1, through: tasks, by: 1000) {
@@ -167,33 +200,27 @@ enum ScaleBench {
                 file, range: start...min(tasks, start + 999), prefix: "https://mirror.example.org/pub/b")
             slowest = max(
                 slowest,
-                try run.measure([
+                try run.write([
                     "add", "--from-file", file, "--section", titles[(start / 1000) % titles.count],
                     "--ledger",
                     batches.path, "-q",
                 ]).wall)
         }
         print(
-            "  built: \((tasks + 999) / 1000) adds of 1,000 URLs in 7 sections, the slowest \(String(format: "%.2f", slowest)) s"
+            "  built\(suffix): \((tasks + 999) / 1000) adds of 1,000 URLs in 7 sections, the slowest \(String(format: "%.2f", slowest)) s"
         )
-
-        let events = Shape(
-            name: "10 events a task", path: directory.file("events.sqlite"), auditID: tasks / 2)
-        let count = try LedgerBench.build(path: events.path, tasks: tasks)
-        _ = try run.measure(["limit", "5", "--ledger", events.path])
-        print("  built: \(count) events over \(tasks) tasks, snapshotted by 'dledger limit 5'")
         // A small section of ten beside the big ones, the one `ls --section` shows: it prints ten rows whatever
         // the list and its history.
         try writeURLs(directory.file("later.txt"), range: 1...10, prefix: "https://mirror.example.org/later")
         for shape in [oneAdd, batches] {
-            _ = try run.measure([
+            _ = try run.write([
                 "add", "--from-file", directory.file("later.txt"), "--new-section", "Later", "--ledger",
                 shape.path, "-q",
             ])
         }
         oneAdd.section = 1
         batches.section = 7
-        return [floor, oneAdd, batches, events]
+        return [oneAdd, batches]
     }
 
     /// One add of a million URLs into a new ledger: wall time and peak RSS; then later commands on it.

@@ -27,6 +27,8 @@ enum TransferBench {
         var slowRate = 4_000_000
         /// Clients left out (the start of their label), to iterate on one case without the others' time.
         var without: [String] = []
+        /// Another build of this benchmark (its path), whose child runs beside ours in the same rounds.
+        var base: String?
         /// Also ours without the periodic checkpoint (issue 24 §2), for the ratio of its cost.
         var checkpointCost = false
     }
@@ -34,7 +36,8 @@ enum TransferBench {
     static let usage = """
         usage: ledger-bench transfer [--runs N] [--big-mib N] [--small N] [--small-kib N] [-j N]
                                      [--slow-mib N] [--slow-rate BYTES/S] [--only big|small|slow]
-                                     [--without CLIENT]... [--work PARENT] [--keep] [--checkpoint-cost]
+                                     [--without CLIENT]... [--base LEDGER-BENCH] [--work PARENT] [--keep]
+                                     [--checkpoint-cost]
         """
 
     static func run(arguments: [String]) -> Int32 {
@@ -66,6 +69,7 @@ enum TransferBench {
             case "--only": o.workloads = [value]
             case "--work": o.parent = value
             case "--without": o.without.append(value)
+            case "--base": o.base = value
             default: return nil
             }
         }
@@ -110,7 +114,7 @@ enum TransferBench {
         let cases = TransferCase.all(
             bench: try executablePath(), parallel: o.parallel, bigURL: bigURL, bigList: work + "/big.list",
             smallList: work + "/small.list", curlConfig: work + "/small.curl", slowURL: throttled.url,
-            slowList: work + "/slow.list", checkpointCost: o.checkpointCost
+            slowList: work + "/slow.list", base: o.base, checkpointCost: o.checkpointCost
         ).filter { c in
             o.workloads.contains("\(c.workload)") && !o.without.contains { c.label.hasPrefix($0) }
         }

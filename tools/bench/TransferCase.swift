@@ -15,7 +15,9 @@ struct TransferCase {
         case oursSmall, ariaSmall, curlSmall
         /// Ours with the scheduler's periodic checkpoint off (`--checkpoint-cost`): what it costs.
         case oursBigNoCheckpoints, oursSmallNoCheckpoints
-        case oursSlow, ariaSlow, curlSlow
+        case oursSlowDefault, oursSlow, ariaSlow, ariaSlowDefault, curlSlow
+        /// Ours as another build runs it (`--base PATH`), beside this one in the same rounds.
+        case baseBig, baseSmall, baseSlowDefault, baseSlow
     }
 
     let key: Key
@@ -30,28 +32,58 @@ struct TransferCase {
     ///   - bigURL: the big file's URL.
     ///   - bigList: a file holding `bigURL`; `smallList`: the small files' URLs, one a line.
     ///   - curlConfig: a curl config with a `url` and an `output` line per small file.
+    ///   - base: another build of the benchmark, whose child runs ours again as that build does (`--base`).
     ///   - checkpointCost: also ours without the periodic checkpoint, on the big file and the small ones.
     static func all(
         bench: String, parallel: Int, bigURL: String, bigList: String, smallList: String,
-        curlConfig: String, slowURL: String, slowList: String, checkpointCost: Bool = false
+        curlConfig: String, slowURL: String, slowList: String, base: String? = nil,
+        checkpointCost: Bool = false
     ) -> [TransferCase] {
         let aria = [
             "aria2c", "-q", "--file-allocation=none", "--summary-interval=0", "--allow-overwrite=true",
         ]
-        let ours = { (list: String, directory: String) in
-            [bench, "transfer-child", "--list", list, "--dir", directory, "-j", "\(parallel)"]
+        let child = { (binary: String, list: String, directory: String) in
+            [binary, "transfer-child", "--list", list, "--dir", directory, "-j", "\(parallel)"]
         }
-        let slow = [
+        let ours = { (list: String, directory: String) in child(bench, list, directory) }
+        var slow = [
+            // Without flags: one connection, split once it proves slow, ramping up while connections add speed.
+            TransferCase(key: .oursSlowDefault, workload: .slow, label: "ours (default)") {
+                ours(slowList, $0)
+            },
             TransferCase(key: .oursSlow, workload: .slow, label: "ours --connections 16") {
                 ours(slowList, $0) + ["--connections", "16"]
             },
             TransferCase(key: .ariaSlow, workload: .slow, label: "aria2c -x16 -s16 -k1M") {
                 aria + ["-x16", "-s16", "-k1M", "-d", $0, slowURL]
             },
+            // aria2c's own default: one connection per server (`-x1`), so `-s5` cannot split one URL.
+            TransferCase(key: .ariaSlowDefault, workload: .slow, label: "aria2c (defaults)") {
+                aria + ["-d", $0, slowURL]
+            },
             TransferCase(key: .curlSlow, workload: .slow, label: "curl -o (one connection)") {
                 ["curl", "-sS", "-f", "-o", $0 + "/slow.bin", slowURL]
             },
         ]
+        var bases: [TransferCase] = []
+        if let base {
+            slow += [
+                TransferCase(key: .baseSlowDefault, workload: .slow, label: "base (default)") {
+                    child(base, slowList, $0)
+                },
+                TransferCase(key: .baseSlow, workload: .slow, label: "base --connections 16") {
+                    child(base, slowList, $0) + ["--connections", "16"]
+                },
+            ]
+            bases = [
+                TransferCase(key: .baseBig, workload: .big, label: "base (Ledger + Scheduler)") {
+                    child(base, bigList, $0)
+                },
+                TransferCase(key: .baseSmall, workload: .small, label: "base -j \(parallel)") {
+                    child(base, smallList, $0)
+                },
+            ]
+        }
         let withoutCheckpoints = [
             TransferCase(key: .oursBigNoCheckpoints, workload: .big, label: "ours, no periodic checkpoint") {
                 ours(bigList, $0) + ["--checkpoint-ms", "0"]
@@ -63,36 +95,42 @@ struct TransferCase {
                 ours(smallList, $0) + ["--checkpoint-ms", "0"]
             },
         ]
-        return (checkpointCost ? withoutCheckpoints : []) + [
-            TransferCase(key: .oursBig, workload: .big, label: "ours (Ledger + Scheduler)") {
-                ours(bigList, $0)
-            },
-            // What splitting a fast file would cost (the rule leaves it on one connection): the hash of the pieces
-            // after the first waits for the gaps to close.
-            TransferCase(key: .oursBigSplit, workload: .big, label: "ours --connections 16") {
-                ours(bigList, $0) + ["--connections", "16"]
-            },
-            TransferCase(key: .curlBig, workload: .big, label: "curl -o") {
-                ["curl", "-sS", "-f", "-o", $0 + "/big.bin", bigURL]
-            },
-            TransferCase(key: .ariaBigSingle, workload: .big, label: "aria2c -x1 -s1") {
-                aria + ["-x1", "-s1", "-d", $0, bigURL]
-            },
-            TransferCase(key: .ariaBigDefault, workload: .big, label: "aria2c (defaults)") {
-                aria + ["-d", $0, bigURL]
-            },
-            TransferCase(key: .oursSmall, workload: .small, label: "ours -j \(parallel)") {
-                ours(smallList, $0)
-            },
-            TransferCase(key: .ariaSmall, workload: .small, label: "aria2c -j \(parallel) -i list") {
-                aria + ["-j", "\(parallel)", "-i", smallList, "-d", $0]
-            },
-            TransferCase(key: .curlSmall, workload: .small, label: "curl -Z --parallel-max \(parallel)") {
-                [
-                    "curl", "-sS", "-f", "-Z", "--parallel-max", "\(parallel)", "--output-dir", $0, "-K",
-                    curlConfig,
-                ]
-            },
-        ] + slow
+        let cases =
+            (checkpointCost ? withoutCheckpoints : []) + [
+                TransferCase(key: .oursBig, workload: .big, label: "ours (Ledger + Scheduler)") {
+                    ours(bigList, $0)
+                },
+                // What splitting a fast file would cost (the rule leaves it on one connection): the hash of the pieces
+                // after the first waits for the gaps to close.
+                TransferCase(key: .oursBigSplit, workload: .big, label: "ours --connections 16") {
+                    ours(bigList, $0) + ["--connections", "16"]
+                },
+                TransferCase(key: .curlBig, workload: .big, label: "curl -o") {
+                    ["curl", "-sS", "-f", "-o", $0 + "/big.bin", bigURL]
+                },
+                TransferCase(key: .ariaBigSingle, workload: .big, label: "aria2c -x1 -s1") {
+                    aria + ["-x1", "-s1", "-d", $0, bigURL]
+                },
+                TransferCase(key: .ariaBigDefault, workload: .big, label: "aria2c (defaults)") {
+                    aria + ["-d", $0, bigURL]
+                },
+                TransferCase(key: .oursSmall, workload: .small, label: "ours -j \(parallel)") {
+                    ours(smallList, $0)
+                },
+                TransferCase(key: .ariaSmall, workload: .small, label: "aria2c -j \(parallel) -i list") {
+                    aria + ["-j", "\(parallel)", "-i", smallList, "-d", $0]
+                },
+                TransferCase(key: .curlSmall, workload: .small, label: "curl -Z --parallel-max \(parallel)") {
+                    [
+                        "curl", "-sS", "-f", "-Z", "--parallel-max", "\(parallel)", "--output-dir", $0, "-K",
+                        curlConfig,
+                    ]
+                },
+            ]
+        // Each base case beside its workload's others, so the rounds interleave them too.
+        return bases.reduce(cases + slow) { all, extra in
+            let at = all.lastIndex { $0.workload == extra.workload }.map { $0 + 1 } ?? all.count
+            return Array(all[..<at]) + [extra] + Array(all[at...])
+        }
     }
 }

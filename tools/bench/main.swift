@@ -10,9 +10,10 @@ let usage = """
       store [events]   event store: batched append rate, durable append vs raw SQLite, raw scan floor
       ledger [tasks]   replay vs raw scan, open with a snapshot vs full replay, projection peak RSS,
                        dledger ls start-up (10 events per task: 100,000 tasks = 1,000,001 events)
-      scale [tasks] [--no-million]
+      scale [tasks] [--no-million] [--written-by DLEDGER]
                        dledger stats/log/audit/ls/export on 100,000 tasks built three ways, two of them
-                       also followed by 300 and 5,000 small events, vs a 1-task ledger,
+                       also followed by 1, 300 and 5,000 small events (and, with --written-by,
+                       the same two lists written by another build's dledger), vs a 1-task ledger,
                        stats vs --version, peak RSS of ls/verify/export, one add of 1,000,000 URLs
       ui [tasks]       dledger ui: a screen update with 100,000 tasks vs 100; idle CPU vs dledger run
       transfer [...]   1 GiB and 200 × 1 MiB from nginx: ours vs curl and aria2c (tools/bench/transfer-bench.sh)

@@ -1,6 +1,8 @@
 #!/bin/sh
 # The transfer targets of issue 3 in one run on loopback: ours (DownloadLedger) beside curl and aria2c,
-# all fetching from Debian's nginx. Extra arguments go to `ledger-bench transfer` (e.g. --runs 5).
+# all fetching from Debian's nginx, and a file paced per connection (4 MB/s each, 64 MiB) fetched by ours without
+# flags (the ramp), ours --connections 16, aria2c -x16 -s16 -k1M and aria2c with its own defaults (issue 24 §3:
+# ratios in the report's checks). Extra arguments go to `ledger-bench transfer` (e.g. --runs 5, --only slow).
 set -eu
 cd "$(dirname "$0")/../.."
 

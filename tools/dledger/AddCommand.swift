@@ -1,5 +1,6 @@
 import DownloadLedger
 import Foundation
+import LedgerFrontEnd
 
 /// `dledger add`: URLs into the list, reporting the ids assigned and the URLs skipped.
 enum AddCommand {
@@ -305,7 +306,7 @@ enum AddCommand {
     static func result(
         seq: Int64?, section: Int?, added: [(TaskID, String)], skipped: [(url: String, reason: String)]
     )
-        -> JSON
+        -> JSONValue
     {
         .obj([
             "seq": .opt(seq),

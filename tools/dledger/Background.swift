@@ -1,13 +1,12 @@
 import DownloadLedger
 import Foundation
+import LedgerFrontEnd
 
 /// The demo's downloader, running in this process while the tour goes on.
-final class Background: @unchecked Sendable {
+final class Background: Sendable {
     let ledger: Ledger
-    let scheduler: Scheduler
-    let progress: Progress
-    let interrupt = Interrupt()
-    private var task: Task<Void, Error>?
+    let session: DownloaderSession
+    private let task: Task<Void, Error>
 
     init(console: Console, ledgerPath: String) throws {
         ledger = try Ledger(path: ledgerPath)
@@ -15,23 +14,22 @@ final class Background: @unchecked Sendable {
         // transfer stops it instead of holding its connection, which is what the tour shows.
         var config = TransferConfig()
         config.connectionsPerTask = 1
-        scheduler = try Scheduler(ledger: ledger, config: config)
-        progress = Progress(console: console, ledger: ledger, scheduler: scheduler, scope: nil)
-        interrupt.install { [scheduler] in scheduler.requestStop() }
-        progress.start()
-        task = Task { [scheduler] in try await scheduler.run() }
+        let session = try DownloaderSession(ledger: ledger, config: config)
+        self.session = session
+        let progress = Progress(console: console, ledger: ledger, scheduler: session.scheduler, scope: nil)
+        task = Task { try await session.run(progress: progress) }
     }
 
     /// Sleeps; false when Ctrl-C was pressed.
     func wait(seconds: Double) async -> Bool {
         try? await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
-        return !interrupt.fired
+        return !session.interrupted
     }
 
     /// Waits until every task is finished or failed; false when interrupted or timed out.
     func waitUntilDone(timeout: Double) async -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline && !interrupt.fired {
+        while Date() < deadline && !session.interrupted {
             _ = try? ledger.refresh()
             if ledger.list.orderedTasks.allSatisfy({ $0.state == .finished || $0.state == .failed }) {
                 return true
@@ -41,15 +39,13 @@ final class Background: @unchecked Sendable {
         return false
     }
 
+    /// Stops the downloader and waits until its stops are recorded and the progress lines are out.
     func stop() async {
-        scheduler.requestStop()
-        _ = try? await task?.value
-        await progress.stop()
-        interrupt.remove()
+        session.requestStop()
+        _ = try? await task.value
     }
 
     func stopNow() {
-        scheduler.requestStop()
-        interrupt.remove()
+        session.requestStop()
     }
 }

@@ -1,4 +1,5 @@
 import DownloadLedger
+import LedgerFrontEnd
 
 /// `dledger backup DEST`: a consistent copy of the ledger in one file, taken while others may write.
 enum BackupCommand {
@@ -28,7 +29,7 @@ enum BackupCommand {
             }
             let head = try ledger.backup(to: destination)
             if inv.context.json {
-                inv.console.out(JSON.obj(["path": .string(shown), "head": .int(head)]).rendered())
+                inv.console.out(JSONValue.obj(["path": .string(shown), "head": .int(head)]).rendered())
             } else {
                 inv.console.info("backed up \(head) events to \(shown)")
             }

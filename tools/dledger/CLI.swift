@@ -1,5 +1,6 @@
 import DownloadLedger
 import Foundation
+import LedgerFrontEnd
 
 /// The root command: finds the subcommand, validates its options, runs it and turns errors into exit codes.
 enum CLI {

@@ -1,4 +1,5 @@
 import DownloadLedger
+import LedgerFrontEnd
 
 /// Why a command failed, with its exit status. Printed as one line: `error: ...`.
 enum CLIError: Error, CustomStringConvertible {
@@ -36,6 +37,8 @@ enum CLIError: Error, CustomStringConvertible {
         switch error {
         case let e as CLIError:
             self = e
+        case let e as InputError:
+            self = .usage(e.message)
         case let e as LedgerError:
             switch e {
             case .noSuchTask, .taskInTrash, .taskNotInTrash, .noSuchSection, .indexOutOfRange, .invalidURL,

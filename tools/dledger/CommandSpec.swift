@@ -1,3 +1,5 @@
+import LedgerFrontEnd
+
 /// One subcommand: its name, one-line abstract, help text, the options it accepts and what it runs.
 struct CommandSpec: Sendable {
     /// `add`, or `section add` for nested ones.

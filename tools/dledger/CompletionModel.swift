@@ -65,11 +65,6 @@ struct CompletionModel {
         self.topWords = topWords
     }
 
-    /// Commands without a group, in table order, then `help`.
-    var topEntries: [Entry] {
-        entries.filter { $0.words.count == 1 }
-    }
-
     /// Every word that may follow `dledger`: commands, group words and `help`, in `--help` order.
     let topWords: [String]
 

@@ -1,4 +1,5 @@
 import Foundation
+import LedgerFrontEnd
 
 /// Where every line of output goes. On a terminal it also owns a live region at the bottom (the progress lines),
 /// redrawn in place: a line printed while the region is shown goes above it.
@@ -40,7 +41,7 @@ final class Console: @unchecked Sendable {
     }
 
     /// A JSON document on stdout, written as it is rendered (large ones are never held whole).
-    func out(_ json: JSON, pretty: Bool = true) {
+    func out(_ json: JSONValue, pretty: Bool = true) {
         lock.withLock {
             write(STDOUT_FILENO, eraseLive())
             json.stream(pretty: pretty) { write(STDOUT_FILENO, $0) }

@@ -1,4 +1,5 @@
 import DownloadLedger
+import LedgerFrontEnd
 
 /// Hooks as aria2 users script them: `run`/`serve --on-download-complete PATH`, `--on-download-error PATH`, and
 /// the ledger settings of the same names (`dledger set on-download-complete PATH|none`).

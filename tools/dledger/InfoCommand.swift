@@ -1,4 +1,5 @@
 import DownloadLedger
+import LedgerFrontEnd
 
 /// `dledger info <id>`: one task's state, bytes, file (and whether it is on disk), folder, options (credentials
 /// redacted), last failure, checksum and place in the list (``Ledger/info(ofTask:)``).
@@ -82,24 +83,24 @@ enum InfoCommand {
     /// partial data, is on disk), `fileProblem` (`missing`, or why the file at the finished name is not the
     /// downloaded one; else null), `partialBytes` (the partial file's size, null without one), `location` (`"0:2"`,
     /// null in the to-delete list) and `sectionTitle`.
-    static func json(_ info: TaskInfo) -> JSON {
+    static func json(_ info: TaskInfo) -> JSONValue {
         let place = info.location.map { (section: $0.section, index: $0.index ?? 0) }
         guard
             case .object(var fields) = Output.task(
                 info.task, place: place, list: DownloadList(), interrupted: !info.downloaderRunning,
                 trash: info.trash.map { [info.task.id: $0] } ?? [:])
         else { return .null }
-        var problem: JSON = .null
-        var partial: JSON = .null
+        var problem: JSONValue = .null
+        var partial: JSONValue = .null
         if case .partial(_, let bytes?) = info.file { partial = .int(bytes) }
         if case .replaced(_, let reason) = info.file { problem = .string(reason) }
         if case .missing = info.file { problem = .string("missing") }
         fields += [
-            JSON.Field(key: "fileExists", value: .bool(info.file.exists)),
-            JSON.Field(key: "fileProblem", value: problem),
-            JSON.Field(key: "partialBytes", value: partial),
-            JSON.Field(key: "location", value: .opt(info.location?.description)),
-            JSON.Field(key: "sectionTitle", value: .string(info.sectionTitle)),
+            ("fileExists", .bool(info.file.exists)),
+            ("fileProblem", problem),
+            ("partialBytes", partial),
+            ("location", .opt(info.location?.description)),
+            ("sectionTitle", .string(info.sectionTitle)),
         ]
         return .object(fields)
     }

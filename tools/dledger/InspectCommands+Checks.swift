@@ -1,5 +1,6 @@
 import DownloadLedger
 import Foundation
+import LedgerFrontEnd
 
 extension InspectCommands {
     static let checkSpecs: [CommandSpec] = [
@@ -39,13 +40,13 @@ extension InspectCommands {
             checksums: inv.args.has("--checksums"))
         if inv.context.json {
             inv.console.out(
-                JSON.obj([
+                JSONValue.obj([
                     "valid": .bool(report.isValid),
                     "events": .int(report.events),
                     "head": .int(report.head),
                     "snapshotSeq": .opt(report.snapshotSeq),
                     "filesChecked": .int(report.filesChecked),
-                    "problems": .array(report.problems.map(JSON.string)),
+                    "problems": .array(report.problems.map(JSONValue.string)),
                 ]).rendered(pretty: true))
         } else {
             let snapshot = report.snapshotSeq.map { "snapshot at #\($0)" } ?? "no snapshot"
@@ -82,11 +83,22 @@ extension InspectCommands {
         // stat(2) alone: Foundation's attributes would also look up the owner's names in /etc/passwd and /etc/group.
         var info = stat()
         let fileBytes = stat(path, &info) == 0 ? Int64(info.st_size) : nil
+        // The running transfers as their downloader publishes them (the log's bytes are those last recorded).
+        let running = FileActivityBoard(ledgerPath: path).read()
+        let liveBytes: Int64 = running?.reduce(0) { $0 + $1.bytes } ?? 0
+        let liveSpeed: Double = running?.reduce(0.0) { $0 + $1.speed } ?? 0
+        let liveJSON: JSONValue =
+            running.map {
+                .obj([
+                    "transfers": .int(Int64($0.count)), "bytes": .int(liveBytes),
+                    "speed": .int(Int64(liveSpeed)),
+                ])
+            } ?? .null
         if inv.context.json {
-            var byState: [JSON.Field] = [JSON.Field(key: "total", value: .int(live))]
-            byState += TaskState.allCases.map { JSON.Field(key: $0.rawValue, value: .int(counts[$0] ?? 0)) }
+            var byState: [(String, JSONValue)] = [("total", .int(live))]
+            byState += TaskState.allCases.map { ($0.rawValue, .int(counts[$0] ?? 0)) }
             inv.console.out(
-                JSON.obj([
+                JSONValue.obj([
                     "tasks": .object(byState),
                     "trash": .int(list.trash),
                     "sections": .int(list.sections),
@@ -96,11 +108,12 @@ extension InspectCommands {
                     "snapshotSeq": .opt(snapshot),
                     "ledger": .string(path),
                     "ledgerBytes": .opt(fileBytes),
+                    "live": liveJSON,
                 ]).rendered(pretty: true))
             return CLIError.success
         }
         let states = TaskState.allCases.compactMap { s in counts[s].map { "\($0) \(s.rawValue)" } }
-        let rows: [(String, String)] = [
+        var rows: [(String, String)] = [
             ("tasks", "\(live)" + (states.isEmpty ? "" : " (" + states.joined(separator: ", ") + ")")),
             ("to-delete list", "\(list.trash)"),
             ("sections", "\(list.sections)"),
@@ -109,6 +122,15 @@ extension InspectCommands {
             ("snapshot", snapshot.map { "at #\($0)" } ?? "none"),
             ("ledger", path + (fileBytes.map { " (\(Format.bytes($0)))" } ?? "")),
         ]
+        if let running, !running.isEmpty {
+            let n = running.count
+            rows.insert(
+                (
+                    "downloading now",
+                    "\(n) transfer\(n == 1 ? "" : "s"), \(Format.bytes(liveBytes)) received, "
+                        + "\(Format.bytes(Int64(liveSpeed)))/s"
+                ), at: 4)
+        }
         for (k, v) in rows { inv.console.out(Format.fit(k, 16) + v) }
         return CLIError.success
     }

@@ -1,4 +1,5 @@
 import DownloadLedger
+import LedgerFrontEnd
 
 /// Offline inspection: `log`, `audit`, `replay`, `verify`, `export`, `stats`. All open the ledger read-only,
 /// never create it, and need neither the network nor the download directory (except `verify`'s file checks).
@@ -112,7 +113,10 @@ enum InspectCommands {
             )
         }
         if !inv.context.json {
-            if let t = audit.task {
+            if var t = audit.task {
+                // A running transfer's bytes as `ls` shows them: received (published), else in its partial file.
+                let live = FileActivityBoard(ledgerPath: inv.context.ledgerPath).read()?.first { $0.id == id }
+                t = Output.shown(t, onDisk: true, live: live)
                 let place =
                     audit.location.map { "at \($0.section):\($0.index)" }
                     ?? (audit.isTrashed ? "in the to-delete list" : "")

@@ -1,4 +1,5 @@
 import DownloadLedger
+import LedgerFrontEnd
 
 extension Invocation {
     /// Executes one command on the ledger (created if needed) and prints what it did: a sentence, or with

@@ -1,4 +1,5 @@
 import DownloadLedger
+import LedgerFrontEnd
 
 /// `dledger ls`: the sectioned list, as a table or JSON.
 enum ListCommand {
@@ -24,9 +25,10 @@ enum ListCommand {
         discussion:
             "Sections are numbered from 0; positions in other commands ('--to 1:0') use these numbers.\n"
             + "A filtered view lists only the sections it has tasks of. For a running transfer 'bytes' (text and\n"
-            + "JSON) is what its partial file holds now; 'replay' shows the bytes the log recorded.\n"
-            + "A transfer split into pieces shows its connections as the log last recorded them\n"
-            + "(text: '×4'; JSON: 'connections').",
+            + "JSON) is what its downloader has received, as it publishes it (at most half a second old), else what\n"
+            + "its partial file holds (a split file's written pieces); 'replay' shows the bytes the log recorded.\n"
+            + "A running transfer shows its live connections (text: '×4'; JSON: 'connections'), its speed\n"
+            + "(JSON: 'speed') and, waiting to retry, 'retrying in 2 s (attempt 3 of 6): …' (JSON: 'retry').",
         json: true,
         run: { inv in
             try inv.require([])
@@ -44,7 +46,8 @@ enum ListCommand {
                 ? list.sections.flatMap(\.tasks).filter { list.tasks.state(of: $0) == .downloading } : []
             try show(
                 list, now: ledger.now(), inv: inv, onDisk: true, interrupted: !running,
-                connections: try ledger.loggedConnections(of: downloading))
+                connections: try ledger.loggedConnections(of: downloading),
+                live: running ? ledger.liveActivity() : [:])
             return CLIError.success
         })
 
@@ -53,7 +56,7 @@ enum ListCommand {
     /// `connections`: the running transfers' connection counts as the log recorded them.
     static func show(
         _ list: DownloadList, now: Int64, inv: Invocation, onDisk: Bool = false, interrupted: Bool = false,
-        connections: [TaskID: Int] = [:]
+        connections: [TaskID: Int] = [:], live: [TaskID: TransferActivity] = [:]
     ) throws {
         let args = inv.args
         let filters =
@@ -105,7 +108,7 @@ enum ListCommand {
             inv.console.outJSON { s in
                 Output.view(
                     groups, of: list, sort: sort, descending: descending, filter: filterName,
-                    interrupted: interrupted, connections: connections, onDisk: onDisk, into: &s)
+                    interrupted: interrupted, connections: connections, onDisk: onDisk, live: live, into: &s)
             }
             return
         }
@@ -123,7 +126,7 @@ enum ListCommand {
             Output.table(
                 groups, of: list, into: &w, empty: nothing, urls: args.has("--urls"),
                 interrupted: interrupted,
-                connections: connections, onDisk: onDisk)
+                connections: connections, onDisk: onDisk, live: live)
         }
         if filter == .all, !list.trash.isEmpty {
             inv.console.info(

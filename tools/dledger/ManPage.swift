@@ -1,3 +1,5 @@
+import LedgerFrontEnd
+
 /// `dledger help --man`: the manual page dledger(1) in roff, generated from the command table that drives
 /// `--help` (the same as the completions), so the three never drift apart. tools/install.sh installs it.
 enum ManPage {
@@ -57,47 +59,50 @@ enum ManPage {
         for (shown, help) in CLI.globalOptions {
             lines += [".TP", ".B \(roff(shown))", roff(help.replacing("\n", with: " "))]
         }
-        lines += [
-            ".SH ENVIRONMENT",
-            ".TP", ".B DLEDGER_LEDGER", "The ledger file, when \\-\\-ledger is not given.",
-            ".TP", ".B XDG_DATA_HOME",
-            "Without \\-\\-ledger and DLEDGER_LEDGER the ledger is \\fI$XDG_DATA_HOME/dledger/ledger.sqlite\\fR,",
-            "else \\fI~/.local/share/dledger/ledger.sqlite\\fR.",
-            ".TP", ".B NO_COLOR", "When set, no colors (as \\-\\-no\\-color).",
-            ".SH FILES",
-            ".TP", ".I ~/.local/share/dledger/ledger.sqlite",
-            "The default ledger; \\fI<ledger>.lock\\fR is held by the one process running transfers.",
-            ".TP", ".I <download dir>/.dledger/partial/",
-            "Partial files, resumed with a Range request; a finished file gets its final name only when complete.",
-            ".TP", ".I ~/.config/systemd/user/dledger.service.d/ledger.conf",
-            "Written by 'dledger service enable': the ledger the service runs on.",
-            ".SH EXIT STATUS",
-            ".TP", ".B 0", "Done.",
-            ".TP", ".B 1",
-            "The command was understood but failed (a download failed, nothing to undo, verify found problems).",
-            ".TP", ".B 64",
-            "Usage: an unknown command or option, or input naming something that is not there.",
-            ".TP", ".B 65", "The file is not a ledger, is damaged, or is from a newer version.",
-            ".TP", ".B 130", "Interrupted; transfers stopped cleanly and resume with a Range request.",
-            ".SH EXAMPLES",
-            ".nf",
-            "dledger add https://example.org/debian.iso \\-\\-section Linux",
-            "dledger run",
-            "dledger ls",
-            "dledger undo",
-            "dledger replay \\-\\-to 4",
-            "dledger verify \\-\\-checksums",
-            ".fi",
-            ".SH SEE ALSO",
-            ".BR curl (1),",
-            ".BR aria2c (1),",
-            ".BR sqlite3 (1),",
-            ".BR systemctl (1)",
-        ]
+        lines += closing
         return lines.joined(separator: "\n")
     }
 
-    /// Text for a roff line: backslashes and hyphens escaped, a character beyond ASCII (`×`, `—`) as groff's
+    /// The sections after the commands and options: environment, files, exit status, examples, see also.
+    static let closing = [
+        ".SH ENVIRONMENT",
+        ".TP", ".B DLEDGER_LEDGER", "The ledger file, when \\-\\-ledger is not given.",
+        ".TP", ".B XDG_DATA_HOME",
+        "Without \\-\\-ledger and DLEDGER_LEDGER the ledger is \\fI$XDG_DATA_HOME/dledger/ledger.sqlite\\fR,",
+        "else \\fI~/.local/share/dledger/ledger.sqlite\\fR.",
+        ".TP", ".B NO_COLOR", "When set, no colors (as \\-\\-no\\-color).",
+        ".SH FILES",
+        ".TP", ".I ~/.local/share/dledger/ledger.sqlite",
+        "The default ledger; \\fI<ledger>.lock\\fR is held by the one process running transfers.",
+        ".TP", ".I <download dir>/.dledger/partial/",
+        "Partial files, resumed with a Range request; a finished file gets its final name only when complete.",
+        ".TP", ".I ~/.config/systemd/user/dledger.service.d/ledger.conf",
+        "Written by 'dledger service enable': the ledger the service runs on.",
+        ".SH EXIT STATUS",
+        ".TP", ".B 0", "Done.",
+        ".TP", ".B 1",
+        "The command was understood but failed (a download failed, nothing to undo, verify found problems).",
+        ".TP", ".B 64",
+        "Usage: an unknown command or option, or input naming something that is not there.",
+        ".TP", ".B 65", "The file is not a ledger, is damaged, or is from a newer version.",
+        ".TP", ".B 130", "Interrupted; transfers stopped cleanly and resume with a Range request.",
+        ".SH EXAMPLES",
+        ".nf",
+        "dledger add https://example.org/debian.iso \\-\\-section Linux",
+        "dledger run",
+        "dledger ls",
+        "dledger undo",
+        "dledger replay \\-\\-to 4",
+        "dledger verify \\-\\-checksums",
+        ".fi",
+        ".SH SEE ALSO",
+        ".BR curl (1),",
+        ".BR aria2c (1),",
+        ".BR sqlite3 (1),",
+        ".BR systemctl (1)",
+    ]
+
+    /// Text for a roff line: backslashes and hyphens escaped, an ellipsis as three dots, a character beyond ASCII (`×`, `—`) as groff's
     /// `\[uXXXX]` (troff reads its input as Latin-1 and warns on UTF-8 bytes), and a leading `.` or `'` kept
     /// from being read as a request.
     static func roff(_ text: String) -> String {
@@ -106,6 +111,8 @@ enum ManPage {
             switch scalar {
             case "\\": escaped += "\\e"
             case "-": escaped += "\\-"
+            // groff has no glyph for U+2026 on a terminal: three dots, as a man page writes it.
+            case "\u{2026}": escaped += "..."
             case _ where scalar.isASCII: escaped.unicodeScalars.append(scalar)
             default:
                 let hex = String(scalar.value, radix: 16, uppercase: true)

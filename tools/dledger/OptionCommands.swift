@@ -1,4 +1,5 @@
 import DownloadLedger
+import LedgerFrontEnd
 
 /// `dledger option` (a task's request options) and `dledger connections` (the ledger's default count).
 enum OptionCommands {
@@ -92,7 +93,7 @@ extension Output {
     /// A task's options as JSON, credentials redacted: `headers` (`Name: value` lines), `userAgent`, `referer`,
     /// `proxy`, `login` (`[redacted]` when the URL had a `user:password`), `maxSpeed`, `connections`,
     /// `connectionsPerServer`, `minSplitSize`, `mirrors`; absent options are null (lists empty).
-    static func options(_ o: TaskOptions) -> JSON {
+    static func options(_ o: TaskOptions) -> JSONValue {
         .obj([
             "headers": .array(o.headers.map { .string($0.redacted) }),
             "userAgent": .opt(o.userAgent),

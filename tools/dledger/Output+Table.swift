@@ -1,4 +1,5 @@
 import DownloadLedger
+import LedgerFrontEnd
 
 extension Output {
     /// The state word of a row, padded to 11 characters (`Format.fit($0.rawValue, 11)`), as bytes of the program.
@@ -22,7 +23,8 @@ extension Output {
     static func table(
         _ groups: [ViewGroup], of list: DownloadList, into w: inout ConsoleLines,
         empty: String = "The list is empty. Add a URL with 'dledger add URL'.", urls: Bool = false,
-        interrupted: Bool = false, connections: [TaskID: Int] = [:], onDisk: Bool = false
+        interrupted: Bool = false, connections: [TaskID: Int] = [:], onDisk: Bool = false,
+        live: [TaskID: TransferActivity] = [:]
     ) {
         guard !groups.isEmpty else {
             w.text(empty)
@@ -42,10 +44,10 @@ extension Output {
             for id in g.ids {
                 let deleted = trash.map { $0[id] } ?? nil
                 if onDisk, list.tasks.state(of: id) == .downloading {
-                    guard let t = shown(id, in: list, onDisk: onDisk) else { continue }
+                    guard let t = shown(id, in: list, onDisk: onDisk, live: live[id]) else { continue }
                     row(
                         t, idWidth: idWidth, trash: deleted, into: &w, url: urls, interrupted: interrupted,
-                        connections: connections[id])
+                        connections: live[id]?.connections ?? connections[id], retry: live[id]?.retry)
                 } else {
                     // Lent in place, not copied: a row retains none of the task's strings. (Only a running
                     // transfer has connections: most rows hash no id.)
@@ -62,7 +64,7 @@ extension Output {
 
     private static func row(
         _ t: borrowing DownloadTask, idWidth: Int, trash: TrashEntry?, into w: inout ConsoleLines, url: Bool,
-        interrupted: Bool, connections: Int?
+        interrupted: Bool, connections: Int?, retry: RetryWait? = nil
     ) {
         // The task's state now, as the JSON says it (a deleted download's transfer stopped: it waits); the
         // state it had when deleted follows the row's 'from' note.
@@ -106,6 +108,9 @@ extension Output {
         // As the live lines show it: a split transfer's connections, none for one.
         if !cut, had == .downloading, let connections, connections > 1 {
             w.styled("  ×\(connections)", .dim)
+        }
+        if !cut, had == .downloading, let retry {
+            w.styled("  \(retry.line(now: RetryWait.wallClock()))", .yellow)
         }
         if let failure = t.failure, t.state == .failed {
             w.styled("  (\(Format.failure(failure)))", .red)

@@ -1,5 +1,6 @@
 import DownloadLedger
 import Foundation
+import LedgerFrontEnd
 
 /// The shapes the tool prints: task and list JSON (stable key order, documented in docs/cli.md) and the
 /// human table of `ls`.
@@ -12,10 +13,10 @@ enum Output {
     /// `trash`: the list's ``trashIndex(_:)`` when many tasks are printed (else the to-delete list is searched).
     static func task(
         _ t: DownloadTask, place: (section: Int, index: Int)?, list: DownloadList, interrupted: Bool = false,
-        connections: Int? = nil, trash index: [TaskID: TrashEntry]? = nil
-    ) -> JSON {
+        connections: Int? = nil, trash index: [TaskID: TrashEntry]? = nil, live: TransferActivity? = nil
+    ) -> JSONValue {
         let trash = index.map { $0[t.id] } ?? list.trash.first { $0.id == t.id }
-        return .obj([
+        let json = JSONValue.obj([
             "id": .int(t.id),
             "url": .string(t.url),
             "name": .string(DownloadList.shownName(t)),
@@ -47,13 +48,16 @@ enum Output {
                 ])
             } ?? .null,
         ])
+        // A running transfer's live figures, after the task's own (a list no downloader runs is as before).
+        guard let live, t.state == .downloading, case .object(let fields) = json else { return json }
+        return .object(fields + liveFields(live))
     }
 
     /// A view of the list (`ls`, `replay`): the same document for the same list, written task by task.
     static func view(
         _ groups: [ViewGroup], of list: DownloadList, sort: SortMode, descending: Bool, filter: String,
         interrupted: Bool = false, connections: [TaskID: Int] = [:], onDisk: Bool = false,
-        into s: inout JSONStream
+        live: [TaskID: TransferActivity] = [:], into s: inout JSONStream
     ) {
         let places = list.locations(of: Set(groups.flatMap(\.ids)))
         let trash = trashIndex(list)
@@ -70,11 +74,14 @@ enum Output {
                         s.field("title", .string(g.title))
                         s.array("tasks") { s in
                             for id in g.ids {
-                                guard let t = shown(id, in: list, onDisk: onDisk) else { continue }
+                                guard let t = shown(id, in: list, onDisk: onDisk, live: live[id]) else {
+                                    continue
+                                }
                                 s.item(
                                     task(
                                         t, place: places[id], list: list, interrupted: interrupted,
-                                        connections: connections[id], trash: trash))
+                                        connections: live[id]?.connections ?? connections[id], trash: trash,
+                                        live: live[id]))
                             }
                         }
                     }
@@ -88,19 +95,54 @@ enum Output {
         list.trash.isEmpty ? nil : Dictionary(list.trash.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
     }
 
-    /// The task as `ls` shows it: with `onDisk`, a downloading task's bytes are what its partial file holds now
-    /// (progress is not logged), for the text and the JSON alike.
-    static func shown(_ id: TaskID, in list: DownloadList, onDisk: Bool) -> DownloadTask? {
-        guard var t = list.tasks[id] else { return nil }
-        if onDisk, t.state == .downloading, let size = partialSize(t.partialPath) {
-            t.bytes = max(t.bytes, size)
+    /// The task as `ls` shows it, for the text and the JSON alike (progress is not logged): a downloading task's
+    /// bytes are those its downloader published as received (`live`, ``Ledger/liveActivity()``); without it, with
+    /// `onDisk`, what its partial file holds now: a split file's written pieces (its piece map), not its length.
+    static func shown(
+        _ id: TaskID, in list: DownloadList, onDisk: Bool, live: TransferActivity? = nil
+    ) -> DownloadTask? {
+        guard let t = list.tasks[id] else { return nil }
+        return shown(t, onDisk: onDisk, live: live)
+    }
+
+    /// `t` as `ls` shows it (``shown(_:in:onDisk:live:)``).
+    static func shown(_ task: DownloadTask, onDisk: Bool, live: TransferActivity?) -> DownloadTask {
+        var t = task
+        guard t.state == .downloading else { return t }
+        if let live {
+            t.bytes = live.bytes
+            if t.size == nil { t.size = live.expected }
+        } else if onDisk, let kept = partialBytes(t.partialPath) {
+            t.bytes = kept
         }
         return t
     }
 
-    private static func partialSize(_ path: String) -> Int64? {
+    /// The bytes the partial file at `path` holds: its piece map's written ranges, else its size (a transfer on
+    /// one connection appends). Not following a link.
+    static func partialBytes(_ path: String) -> Int64? {
+        if let pieces = PartialPieces.read(path: path) {
+            return pieces.written.reduce(0) { $0 + ($1.upperBound - $1.lowerBound) }
+        }
         var info = stat()
-        return stat(path, &info) == 0 ? Int64(info.st_size) : nil
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        return Int64(info.st_size)
+    }
+
+    /// What a task's JSON adds from its downloader's live activity: the speed, the connections, and the wait
+    /// before the next attempt, when it waits.
+    static func liveFields(_ live: TransferActivity?) -> [(String, JSONValue)] {
+        guard let live else { return [] }
+        let retry: JSONValue =
+            live.retry.map { r in
+                .obj([
+                    "attempt": .int(Int64(r.attempt)), "of": .opt(r.of.map(Int64.init)),
+                    "at": .string(Format.iso(Int64((r.at * 1000).rounded()))),
+                    "reason": .string(FailureReason.sentence(code: r.code, detail: r.detail)),
+                    "text": .string(r.line(now: RetryWait.wallClock())),
+                ])
+            } ?? .null
+        return [("speed", .int(Int64(live.speed))), ("retry", retry)]
     }
 
     /// The whole projection (`export --json`), written task by task.
@@ -118,6 +160,7 @@ enum Output {
                     "speedLimit": .int(list.speedLimit),
                     "connectionsPerServer": .int(list.connectionsPerServer),
                     "minSplitSize": .int(list.minSplitSize),
+                    "pauseHold": .int(list.pauseHold),
                     "sort": .string(list.sortMode.rawValue),
                     "descending": .bool(list.sortDescending),
                     "autoRemoveEmptySections": .bool(list.autoRemoveEmptySections),

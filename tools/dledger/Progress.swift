@@ -1,5 +1,6 @@
 import DownloadLedger
 import Foundation
+import LedgerFrontEnd
 
 /// What a running downloader shows. On a terminal: one live line per running task (at most a screenful, then
 /// "… and K more") and a total line, redrawn in place a few times per second; lines for starts, finishes and

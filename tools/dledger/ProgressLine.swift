@@ -1,4 +1,5 @@
 import DownloadLedger
+import LedgerFrontEnd
 
 /// The live line of one running transfer, laid out for a terminal width: id and name first, then the fields by
 /// how much they tell: percent, ETA, speed, bytes (`10.2 MB / 117 MB`), the connections of a transfer split into
@@ -56,6 +57,12 @@ struct ProgressLine {
 
     /// The line for `activity`, named `name`, at most `nameWidth` plus the fields wide.
     func line(_ a: TransferActivity, name: String) -> String {
+        if let retry = a.retry {
+            // Waiting out a backoff: when, which attempt and why, in place of a speed of zero.
+            let room = nameWidth + fields.reduce(0) { $0 + $1.width }
+            let words = Format.fit(name, nameWidth) + "  " + retry.line(now: RetryWait.wallClock())
+            return Format.right("#\(a.id)", Self.idWidth) + " " + Format.fit(words, room)
+        }
         let fraction = a.expected.map { $0 > 0 ? min(1, Double(a.bytes) / Double($0)) : 1 }
         var line = Format.right("#\(a.id)", Self.idWidth) + " " + Format.fit(name, nameWidth)
         for field in fields {

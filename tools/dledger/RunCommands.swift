@@ -1,5 +1,6 @@
 import DownloadLedger
 import Foundation
+import LedgerFrontEnd
 
 /// `dledger get` and `dledger run`: the commands that move bytes.
 enum RunCommands {
@@ -96,7 +97,7 @@ enum RunCommands {
         if json {
             let places = list.locations(of: Set(ids))
             inv.console.out(
-                JSON.obj([
+                JSONValue.obj([
                     "interrupted": .bool(result.interrupted),
                     "tasks": .array(tasks.map { Output.task($0, place: places[$0.id], list: list) }),
                     "skipped": .array(
@@ -171,13 +172,13 @@ enum RunCommands {
         let list = ledger.list
         if json {
             let live = list.orderedTasks
-            var counts: [JSON.Field] = []
+            var counts: [(String, JSONValue)] = []
             for state in TaskState.allCases {
                 counts.append(
-                    JSON.Field(key: state.rawValue, value: .int(live.filter { $0.state == state }.count)))
+                    (state.rawValue, .int(live.filter { $0.state == state }.count)))
             }
             inv.console.out(
-                JSON.obj([
+                JSONValue.obj([
                     "interrupted": .bool(result.interrupted),
                     "failed": .array(result.failed.sorted().map { .int($0) }),
                     "states": .object(counts),
@@ -201,34 +202,19 @@ enum RunCommands {
         if inv.context.json { inv.console.err(line) } else { inv.console.info(line) }
     }
 
-    /// Runs a scheduler with progress until idle (or stopped by Ctrl-C / SIGTERM).
+    /// Runs the downloader with progress until idle (or stopped by Ctrl-C / SIGTERM).
     static func download(
         _ ledger: Ledger, console: Console, only: Set<TaskID>?, jobs: Int?, untilIdle: Bool,
         json: Bool = false, connections: Int? = nil, maxSize: Int64? = nil,
         hooks: HookSettings = HookSettings()
     ) async throws -> (interrupted: Bool, failed: Set<TaskID>) {
-        var config = TransferConfig()
-        if let connections {
-            config.connectionsPerTask = connections
-            config.splitAtOnce = true
-        }
-        let scheduler = try Scheduler(ledger: ledger, config: config, maxDownloads: jobs, only: only)
-        scheduler.maxSize = maxSize
-        scheduler.hooks = hooks
-        let interrupt = Interrupt()
-        interrupt.install { scheduler.requestStop() }
-        defer { interrupt.remove() }
+        let session = try DownloaderSession(
+            ledger: ledger,
+            options: .init(jobs: jobs, connections: connections, maxSize: maxSize, only: only, hooks: hooks))
         let progress = Progress(
-            console: console, ledger: ledger, scheduler: scheduler, scope: only, json: json)
-        progress.start()
-        do {
-            try await scheduler.run(untilIdle: untilIdle)
-        } catch {
-            await progress.stop()
-            throw error
-        }
-        await progress.stop()
-        return (interrupt.fired, progress.failed)
+            console: console, ledger: ledger, scheduler: session.scheduler, scope: only, json: json)
+        let interrupted = try await session.run(untilIdle: untilIdle, progress: progress)
+        return (interrupted, progress.failed)
     }
 
     /// Follows another process's downloader until the tasks in `scope` are done or no longer runnable.

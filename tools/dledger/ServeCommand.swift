@@ -1,5 +1,6 @@
 import DownloadLedger
 import Foundation
+import LedgerFrontEnd
 import LedgerRPC
 import LedgerRPCServer
 
@@ -62,17 +63,12 @@ enum ServeCommand {
         let ledger = try inv.context.openForWriting()
         // Another downloader's lock is the answer before the port is: its serve holds the same port, most likely.
         if ledger.isDownloaderRunning { throw runnerActive(ledger) }
-        var config = TransferConfig()
-        if let connections {
-            config.connectionsPerTask = connections
-            config.splitAtOnce = true
-        }
-        let scheduler = try Scheduler(ledger: ledger, config: config, maxDownloads: jobs)
-        scheduler.hooks = hooks
+        let session = try DownloaderSession(
+            ledger: ledger, options: .init(jobs: jobs, connections: connections, hooks: hooks))
         let service = Aria2Service(
-            ledger: ledger, secret: secret, activity: { scheduler.currentActivity() },
+            ledger: ledger, secret: secret, activity: { session.currentActivity() },
             // The transfers stop now; the server's stop at the end drains, so the reply ("OK") still goes out.
-            onShutdown: { _ in scheduler.requestStop() }, dir: inv.context.dir,
+            onShutdown: { _ in session.requestStop() }, dir: inv.context.dir,
             allowedDirectories: policy.allowedDirectories)
         let server: RPCServer
         do {
@@ -84,32 +80,23 @@ enum ServeCommand {
         } catch let e as RPCServerError {
             throw CLIError.failed(e.description)
         }
-        let interrupt = Interrupt()
-        interrupt.install { scheduler.requestStop() }
-        defer { interrupt.remove() }
         let notifier = Task { await Aria2Notifications.follow(ledger) { server.broadcast($0) } }
+        defer { notifier.cancel() }
         let host = listenAll ? "0.0.0.0" : "127.0.0.1"
-        let progress = Progress(console: inv.console, ledger: ledger, scheduler: scheduler, scope: nil)
-        progress.start()
+        let progress = Progress(
+            console: inv.console, ledger: ledger, scheduler: session.scheduler, scope: nil)
         defer { server.stop() }
-        do {
-            // Serving starts, and is said, once this process holds the downloader's lock (and the port, above).
-            try await scheduler.run(untilIdle: false) {
-                server.start()
-                inv.console.info(
-                    "serving aria2 JSON-RPC on http://\(host):\(server.port)/jsonrpc (WebSocket on the same path)"
-                )
-                policy.announce(inv, secret: secret, port: server.port)
-            }
-        } catch {
-            notifier.cancel()
-            await progress.stop()
-            throw error
+        // Serving starts, and is said, once this process holds the downloader's lock (and the port, above).
+        let interrupted = try await session.run(untilIdle: false, progress: progress) {
+            server.start()
+            inv.console.info(
+                "serving aria2 JSON-RPC on http://\(host):\(server.port)/jsonrpc (WebSocket on the same path)"
+            )
+            policy.announce(inv, secret: secret, port: server.port)
         }
         notifier.cancel()
-        await progress.stop()
         inv.console.info("stopped: partial files resume with the next 'dledger run' or 'dledger serve'")
-        return interrupt.fired ? CLIError.interrupted : CLIError.success
+        return interrupted ? CLIError.interrupted : CLIError.success
     }
 
     /// `--print-secret`: the secret on stdout (alone, for scripts), then the AriaNg link; nothing else is opened.

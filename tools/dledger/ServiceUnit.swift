@@ -1,4 +1,5 @@
 import Foundation
+import LedgerFrontEnd
 
 /// A systemd user unit that runs one long-lived dledger command. The table is all there is to add one:
 /// `dledger service units` writes a unit for each entry and `service enable COMMAND` enables it.

@@ -1,5 +1,6 @@
 import DownloadLedger
 import Foundation
+import LedgerFrontEnd
 
 /// `dledger set [<setting> on|off | <value setting> <value>|default]`: the ledger's switches, its maximum file
 /// size and its defaults for splitting a download, each change one event (undo takes it back).
@@ -21,52 +22,109 @@ enum SettingCommand {
             ),
         ]
 
-    /// A setting with a value: its name, help, its value as stored (0: the default) and in words, and the command
-    /// that sets it from the text given (`default` is 0).
+    /// A setting with a value (``Setting``, those without a command of their own): its name, help, its value in
+    /// words (the default: 0 or the empty text), and how the text given becomes a value (`default` is the default).
     struct ValueSetting: Sendable {
-        var name: String
+        var setting: Setting
         var placeholder: String
         var help: String
-        var stored: @Sendable (DownloadList) -> Int64
-        var shown: @Sendable (Int64) -> String
-        /// The command for `default`.
-        var reset: Command
-        var command: @Sendable (String) throws -> Command
+        var shown: @Sendable (SettingValue) -> String
+        var parse: @Sendable (String) throws -> SettingValue
+        var name: String { setting.spec.name }
     }
 
-    static let values: [ValueSetting] = [
-        ValueSetting(
-            name: "max-size", placeholder: "<size>",
-            help: "The largest file a download may become (e.g. 500M, 16GiB; 1KB to 1EB), or 'default':\n"
-                + "no maximum for a size the server announces, 16 GiB for a body without one.\n"
-                + "A larger file fails ('too large'); 'get/run --max-size' overrides it for one run.",
-            stored: { $0.maxSize },
-            shown: { $0 == 0 ? "default (16 GiB without an announced size)" : Format.bytes($0) },
-            reset: .setMaxSize(0), command: { .setMaxSize(try Format.parseSize($0)) }),
-        ValueSetting(
-            name: "max-connection-per-server", placeholder: "<n>",
-            help: "Connections to one server (one URL) of a download at most, 1 to 16 (aria2's -x), or\n"
-                + "'default' (\(TransferConfig().connectionsPerServer)). A task's own --max-connection-per-server wins.",
-            stored: { Int64($0.connectionsPerServer) },
-            shown: { $0 == 0 ? "default (\(TransferConfig().connectionsPerServer))" : "\($0)" },
-            reset: .setConnectionsPerServer(0),
-            command: { raw in
-                .setConnectionsPerServer(
-                    Int(try Numbers.whole(raw, "max-connection-per-server", in: 1...16)))
-            }),
-        ValueSetting(
-            name: "min-split-size", placeholder: "<size>",
-            help: "The smallest piece a download is split into, 1M to 1G (aria2's -k; 4M is 4 MiB), or\n"
-                + "'default' (\(Format.binaryBytes(TransferConfig().minPieceSize))); a file with less than twice it\n"
-                + "left stays on one connection. A task's own --min-split-size wins.",
-            stored: { $0.minSplitSize },
-            shown: {
-                $0 == 0
-                    ? "default (\(Format.binaryBytes(TransferConfig().minPieceSize)))"
-                    : Format.binaryBytes($0)
-            },
-            reset: .setMinSplitSize(0), command: { .setMinSplitSize(try Format.parseSplitSize($0)) }),
-    ]
+    static let values: [ValueSetting] = Setting.allCases.filter { !$0.spec.ownCommand }.map(valueSetting)
+
+    /// The words of a setting: its table row's, read and shown after its unit, but where the downloader's
+    /// default is worth naming.
+    static func valueSetting(_ setting: Setting) -> ValueSetting {
+        switch setting {
+        case .maxSize:
+            ValueSetting(
+                setting: setting, placeholder: "<size>",
+                help: "The largest file a download may become (e.g. 500M, 16GiB; 1KB to 1EB), or 'default':\n"
+                    + "no maximum for a size the server announces, 16 GiB for a body without one.\n"
+                    + "A larger file fails ('too large'); 'get/run --max-size' overrides it for one run.",
+                shown: {
+                    $0.isDefault ? "default (16 GiB without an announced size)" : Format.bytes($0.number)
+                },
+                parse: { .number(try Format.parseSize($0)) })
+        case .connectionsPerServer:
+            ValueSetting(
+                setting: setting, placeholder: "<n>",
+                help: "Connections to one server (one URL) of a download at most, 1 to 16 (aria2's -x), or\n"
+                    + "'default' (\(TransferConfig().connectionsPerServer)). A task's own --max-connection-per-server wins.",
+                shown: {
+                    $0.isDefault ? "default (\(TransferConfig().connectionsPerServer))" : "\($0.number)"
+                },
+                parse: { .number(try Numbers.whole($0, "max-connection-per-server", in: 1...16)) })
+        case .minSplitSize:
+            ValueSetting(
+                setting: setting, placeholder: "<size>",
+                help: "The smallest piece a download is split into, 1M to 1G (aria2's -k; 4M is 4 MiB), or\n"
+                    + "'default' (\(Format.binaryBytes(TransferConfig().minPieceSize))); a file with less than twice it\n"
+                    + "left stays on one connection. A task's own --min-split-size wins.",
+                shown: {
+                    $0.isDefault
+                        ? "default (\(Format.binaryBytes(TransferConfig().minPieceSize)))"
+                        : Format.binaryBytes($0.number)
+                },
+                parse: { .number(try Format.parseSplitSize($0)) })
+        case .pauseHold:
+            ValueSetting(
+                setting: setting, placeholder: "<seconds>",
+                help: "How long a paused download keeps its connections, 1 to 3600 seconds, or 'default'\n"
+                    + "(\(Int(TransferConfig().holdLimit)) s): a resume within it goes on with the same responses, on one\n"
+                    + "connection or all of a split download's; past it the connections close and the resume asks again.",
+                shown: { $0.isDefault ? "default (\(Int(TransferConfig().holdLimit)) s)" : "\($0.number) s" },
+                parse: { .number(try Numbers.whole($0, "pause-hold", in: DownloadList.pauseHoldRange)) })
+        default:
+            ValueSetting(
+                setting: setting, placeholder: placeholder(setting.spec.unit), help: setting.spec.help,
+                shown: { $0.isDefault ? "default" : shown($0, setting.spec.unit) },
+                parse: { try parse($0, setting) })
+        }
+    }
+
+    /// What a setting's value is called in the usage line.
+    static func placeholder(_ unit: SettingSpec.Unit) -> String {
+        switch unit {
+        case .count: "<n>"
+        case .seconds: "<seconds>"
+        case .rate: "<rate>"
+        case .bytes, .binaryBytes: "<size>"
+        case .text: "<text>"
+        }
+    }
+
+    /// A value in words, after its unit.
+    static func shown(_ value: SettingValue, _ unit: SettingSpec.Unit) -> String {
+        switch unit {
+        case .count: "\(value.number)"
+        case .seconds: "\(value.number) s"
+        case .rate: Format.rate(Double(value.number))
+        case .bytes: Format.bytes(value.number)
+        case .binaryBytes: Format.binaryBytes(value.number)
+        case .text: value.text
+        }
+    }
+
+    /// The value a text gives, after the setting's unit (its range is checked when the command is decided).
+    static func parse(_ raw: String, _ setting: Setting) throws -> SettingValue {
+        let spec = setting.spec
+        switch spec.unit {
+        case .count: return .number(try Numbers.whole(raw, spec.name, in: 0...spec.range.upperBound))
+        case .seconds: return .number(try Numbers.whole(raw, spec.name, in: spec.range))
+        case .rate: return .number(try Format.parseRate(raw))
+        case .bytes: return .number(try Format.parseSize(raw))
+        case .binaryBytes: return .number(try Format.parseSplitSize(raw))
+        case .text:
+            guard !raw.allSatisfy(\.isWhitespace) else {
+                throw CLIError.usage("set \(spec.name): give a text, or 'default'")
+            }
+            return .text(raw)
+        }
+    }
 
     static let names = ["dir"] + switches.map(\.name) + values.map(\.name) + Hook.allCases.map(\.settingName)
 
@@ -102,7 +160,8 @@ enum SettingCommand {
             if let setting = values.first(where: { $0.name == name }) {
                 try inv.require(["<setting>", setting.placeholder])
                 let raw = inv.positionals[1]
-                try inv.perform(raw == "default" ? setting.reset : try setting.command(raw))
+                let value = raw == "default" ? setting.setting.spec.defaultValue : try setting.parse(raw)
+                try inv.perform(.set(setting.setting, value))
                 return CLIError.success
             }
             guard let setting = switches.first(where: { $0.name == name }) else {
@@ -136,18 +195,21 @@ enum SettingCommand {
     private static func show(_ inv: Invocation, _ list: DownloadList) {
         if inv.context.json {
             inv.console.out(
-                JSON.object(
-                    [JSON.Field(key: "dir", value: .string(list.directory))]
-                        + switches.map { JSON.Field(key: $0.name, value: .bool($0.value(list))) }
-                        + values.map { JSON.Field(key: $0.name, value: .int($0.stored(list))) }
-                        + Hook.allCases.map { JSON.Field(key: $0.settingName, value: .opt(list.hooks[$0])) }
+                JSONValue.object(
+                    [("dir", .string(list.directory))]
+                        + switches.map { ($0.name, .bool($0.value(list))) }
+                        + values.map { s in
+                            let value = list[s.setting]
+                            return (s.name, s.setting.spec.isText ? .string(value.text) : .int(value.number))
+                        }
+                        + Hook.allCases.map { ($0.settingName, .opt(list.hooks[$0])) }
                 )
                 .rendered(pretty: true))
             return
         }
         inv.console.out(Format.fit("dir", 27) + list.directory)
         for s in switches { inv.console.out(Format.fit(s.name, 27) + (s.value(list) ? "on" : "off")) }
-        for s in values { inv.console.out(Format.fit(s.name, 27) + s.shown(s.stored(list))) }
+        for s in values { inv.console.out(Format.fit(s.name, 27) + s.shown(list[s.setting])) }
         for (name, value) in HookOptions.shown(list) { inv.console.out(Format.fit(name, 27) + value) }
     }
 }

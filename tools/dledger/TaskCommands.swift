@@ -1,4 +1,5 @@
 import DownloadLedger
+import LedgerFrontEnd
 
 /// Commands on tasks and settings: pause, resume, stop, mv, rm, restore, purge, redownload, rename, limit,
 /// speed-limit, sort. Each appends one event and prints it in words.
@@ -25,7 +26,10 @@ enum TaskCommands {
     }
 
     static let specs: [CommandSpec] = [
-        stateCommand("pause", "Pause tasks (a running transfer stops; its bytes are kept).") { .pause($0) },
+        stateCommand(
+            "pause",
+            "Pause tasks: a running transfer keeps its connections, all of a split one's, for 'set pause-hold' (60 s)."
+        ) { .pause($0) },
         stateCommand("resume", "Resume paused, stopped or failed tasks.") { .resume($0) },
         stateCommand("stop", "Stop tasks (like pause; 'resume' starts them again).") { .stop($0) },
         CommandSpec(
@@ -190,7 +194,7 @@ enum TaskCommands {
     static func showSort(_ inv: Invocation, _ mode: SortMode, descending: Bool) {
         if inv.context.json {
             inv.console.out(
-                JSON.obj(["sort": .string(mode.rawValue), "descending": .bool(descending)]).rendered())
+                JSONValue.obj(["sort": .string(mode.rawValue), "descending": .bool(descending)]).rendered())
         } else {
             inv.console.out("sort: \(mode.rawValue)" + (descending ? ", descending" : ""))
         }

@@ -31,6 +31,11 @@ final class UIDiskProgress {
         last.map { now - $0 >= Self.interval } ?? true
     }
 
+    /// Counts a look at `now` taken elsewhere (the downloader's published activity), for ``isDue(_:)``.
+    func markSampled(_ now: ContinuousClock.Instant) {
+        last = now
+    }
+
     /// Forgets what was seen (the transfers are this process's again, or nobody's).
     func reset() {
         steps = [:]

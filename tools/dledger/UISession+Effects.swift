@@ -1,5 +1,6 @@
 import DownloadLedger
 import Foundation
+import LedgerFrontEnd
 import LedgerUI
 
 /// What the screen model's effects do: commands on the ledger, the history scrubber, the audit and details panes.

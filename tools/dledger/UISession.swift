@@ -1,5 +1,6 @@
 import DownloadLedger
 import Foundation
+import LedgerFrontEnd
 import LedgerUI
 
 /// One run of `dledger ui`: the event loop between the terminal, the screen model, the ledger and the
@@ -20,7 +21,8 @@ final class UISession: @unchecked Sendable {
     let ledger: Ledger
     var model: UIModel
     private let runDownloader: Bool
-    private var scheduler: Scheduler?
+    /// The downloader this `ui` runs (not with `--watch`); the session leaves the signals to this loop.
+    private var session: DownloaderSession?
     private var downloader: Task<Void, Never>?
     private var lastStart = ContinuousClock.now
     private let events: AsyncStream<Event>
@@ -33,13 +35,6 @@ final class UISession: @unchecked Sendable {
     private var lastHead: Int64 = -1
     private var hadActivity = false
     private let disk = UIDiskProgress()
-    /// A test hook: `DLEDGER_UI_TEST_CRASH_KEY=<one character>` makes that key trap in our own code, so that a test
-    /// can check the terminal is given back after a crash (README.md, "dledger ui").
-    private let crashKey: Character? = {
-        guard let value = ProcessInfo.processInfo.environment["DLEDGER_UI_TEST_CRASH_KEY"], value.count == 1
-        else { return nil }
-        return value.first
-    }()
     /// Statistics for `ledger-bench ui`: screens composed, lines written.
     private(set) var frames = 0
 
@@ -53,7 +48,7 @@ final class UISession: @unchecked Sendable {
         model.now = now
         model.utcOffsetSeconds = Format.utcOffset(at: now)
         if runDownloader {
-            scheduler = try Scheduler(ledger: ledger, config: TransferConfig())
+            session = try DownloaderSession(ledger: ledger, options: .init(handlesSignals: false))
         } else {
             model.runner = .nobody
         }
@@ -85,7 +80,6 @@ final class UISession: @unchecked Sendable {
         loop: for await event in events {
             switch event {
             case .keys(let keys):
-                if let key = crashKey, keys.contains(.char(key)) { Self.crashOnPurpose() }
                 dirty = true
                 for key in keys {
                     if perform(model.handle(key)) { break loop }
@@ -109,7 +103,7 @@ final class UISession: @unchecked Sendable {
         }
         ticker.cancel()
         stopping.set()
-        scheduler?.requestStop()
+        session?.requestStop()
         await downloader?.value
         terminal.restore()
         for s in signals { s.cancel() }
@@ -132,14 +126,23 @@ final class UISession: @unchecked Sendable {
         let activity: [TransferActivity]?
         switch model.runner {
         case .elsewhere:
-            // Another process moves the bytes: what its partial files show, a few times a second.
+            // Another process moves the bytes: what it publishes, a few times a second; what its partial files
+            // show when it publishes nothing readable.
             let now = ContinuousClock.now
-            activity = disk.isDue(now) ? disk.sample(model.shownDownloading(), in: model.list, now: now) : nil
+            if !disk.isDue(now) {
+                activity = nil
+            } else if let published = ledger.activityBoard.read() {
+                disk.reset()
+                disk.markSampled(now)
+                activity = published
+            } else {
+                activity = disk.sample(model.shownDownloading(), in: model.list, now: now)
+            }
         case .starting:
-            activity = scheduler?.currentActivity() ?? []
+            activity = session?.currentActivity() ?? []
         case .here, .nobody:
             disk.reset()
-            activity = scheduler?.currentActivity() ?? []
+            activity = session?.currentActivity() ?? []
         }
         if let activity, !activity.isEmpty || hadActivity {
             model.setActivity(activity)
@@ -147,7 +150,7 @@ final class UISession: @unchecked Sendable {
             dirty = true
         }
         model.now = ledger.now()
-        if scheduler != nil, downloader == nil, ledger.isOnDisk {
+        if session != nil, downloader == nil, ledger.isOnDisk {
             startDownloader()
             dirty = true
         }
@@ -171,15 +174,10 @@ final class UISession: @unchecked Sendable {
         return changed
     }
 
-    /// The trap of the test hook: a fatal error in this process, as a bug would be.
-    private static func crashOnPurpose() -> Never {
-        fatalError("DLEDGER_UI_TEST_CRASH_KEY was pressed: a crash on purpose (a test hook)")
-    }
-
     // MARK: - The downloader
 
     private func startDownloader() {
-        guard let scheduler else { return }
+        guard let session else { return }
         // A new ledger stays off the disk, its lock file too, until the user adds something: the downloader
         // starts then (`tick`).
         guard ledger.isOnDisk else {
@@ -192,7 +190,7 @@ final class UISession: @unchecked Sendable {
         let sink = self.sink
         downloader = Task {
             do {
-                try await scheduler.run()
+                try await session.run()
                 sink.yield(.downloaderEnded(nil))
             } catch {
                 sink.yield(.downloaderEnded(error))

@@ -1,4 +1,5 @@
 import DownloadLedger
+import LedgerFrontEnd
 
 /// `dledger undo [N] [--past]` and `dledger redo [N]`: compensating events, printed in words.
 enum UndoCommands {

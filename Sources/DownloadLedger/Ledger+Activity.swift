@@ -1,0 +1,13 @@
+import LedgerTransfer
+
+extension Ledger {
+    /// The board this ledger's downloader publishes its activity on (``FileActivityBoard``).
+    public var activityBoard: any ActivityBoard { FileActivityBoard(ledgerPath: path) }
+
+    /// The live activity of the downloader that runs now for this ledger, in this process or another, by task;
+    /// empty when none runs or it publishes nothing readable.
+    public func liveActivity() -> [TaskID: TransferActivity] {
+        guard let activity = activityBoard.read() else { return [:] }
+        return Dictionary(activity.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+    }
+}

@@ -1,0 +1,134 @@
+import LedgerCore
+import LedgerTransfer
+
+/// What one scheduling pass decides: which transfers start, stop, are held, released or limited so that the
+/// running transfers match the list. A pure function of the list and the scheduler's book; the ``Scheduler``
+/// carries the actions out.
+///
+/// Waiting and downloading tasks run in list order (sections top to bottom, then index), up to `limit` (0: no
+/// limit) and to the transfers the free descriptors pay for. A running transfer the list no longer wants stops
+/// (a pause holds its connection instead); one whose task was redownloaded restarts.
+///
+/// ```swift
+/// let plan = SchedulePlan.make(
+///     list: list, book: book, limit: 3, only: nil, connections: 1, freeDescriptors: DescriptorLimit.free())
+/// for action in plan.actions { carryOut(action) }
+/// ```
+struct SchedulePlan: Sendable, Equatable {
+    /// In the order to carry them out: limits, stops, holds, releases, then starts in list order.
+    var actions: [TransferAction]
+    /// Nothing to start and nothing running but held pauses: a run `untilIdle` may end.
+    var idle: Bool
+    /// Some task waits only for free descriptors: a later pass may start it without any change to the list.
+    var waitsForDescriptors: Bool
+
+    /// The plan for `list` given what runs (`book`).
+    /// - Parameters:
+    ///   - limit: the most transfers that run at once; 0 for no limit.
+    ///   - only: when set, the tasks outside it are left alone (never started).
+    ///   - connections: the connections a transfer of this run may use (the ledger's setting may ask for more).
+    ///   - freeDescriptors: the descriptors free beyond the margin (``DescriptorLimit/free()``): however high the
+    ///     limit, no more run than they pay for, and the rest wait their turn rather than fail with EMFILE.
+    /// - Complexity: O(tasks in the list) for the states, but only the runnable tasks are copied.
+    static func make(
+        list: DownloadList, book: TransferBook, limit: Int, only: Set<TaskID>?, connections: Int,
+        freeDescriptors: Int
+    ) -> SchedulePlan {
+        let capacity = DescriptorLimit.transferCapacity(
+            connections: max(connections, list.connections), running: book.running.count,
+            free: freeDescriptors)
+        let (wanted, waits) = wantedTasks(list, book: book, limit: limit, only: only, capacity: capacity)
+        let wantedIDs = Set(wanted.map(\.id))
+        var actions: [TransferAction] = []
+        if book.speedLimit != list.speedLimit { actions.append(.limitAll(list.speedLimit)) }
+        if book.pauseHold != list.pauseHold { actions.append(.holdLimit(list.pauseHold)) }
+        actions += limitChanges(list, book: book)
+        let (stops, holds) = unwanted(list, book: book, wanted: wantedIDs)
+        actions += stops
+        // A running task reset by a redownload elsewhere must restart from zero.
+        for t in wanted where book.running[t.id].map({ $0 != t.resets }) == true && book.stopping[t.id] == nil
+        {
+            actions.append(.stop(t.id, .reset))
+        }
+        actions += holds
+        for id in book.held.sorted() where wantedIDs.contains(id) && book.stopping[id] == nil {
+            actions.append(.release(id))
+        }
+        for t in wanted where book.running[t.id] == nil { actions.append(.start(t)) }
+        var after = book
+        for action in actions { after.note(action) }
+        return SchedulePlan(
+            actions: actions, idle: wanted.isEmpty && after.onlyHeld, waitsForDescriptors: waits)
+    }
+
+    /// The tasks that should be running, in list order, and whether one more waits only for descriptors.
+    private static func wantedTasks(
+        _ list: DownloadList, book: TransferBook, limit: Int, only: Set<TaskID>?, capacity: Int
+    ) -> (tasks: [DownloadTask], waitsForDescriptors: Bool) {
+        var wanted: [DownloadTask] = []
+        var waits = false
+        for section in list.sections {
+            for id in section.tasks {
+                // The state first, without copying the task: a long history is mostly finished tasks.
+                guard list.tasks.state(of: id)?.isRunnable == true, only.map({ $0.contains(id) }) != false,
+                    !book.finishing.contains(id), let t = list.tasks[id]
+                else { continue }
+                if limit > 0 && wanted.count >= limit { return (wanted, waits) }
+                // Running ones first in list order, so a transfer is never stopped for the budget: only new ones
+                // wait.
+                if wanted.count + book.finishing.count >= capacity && book.running[id] == nil {
+                    waits = true
+                    continue
+                }
+                wanted.append(t)
+            }
+        }
+        return (wanted, waits)
+    }
+
+    /// New own speed limits of running tasks.
+    private static func limitChanges(_ list: DownloadList, book: TransferBook) -> [TransferAction] {
+        book.taskLimits.keys.sorted().compactMap { id in
+            guard book.running[id] != nil else { return nil }
+            let now = list.tasks[id]?.options.maxSpeed
+            return now != book.taskLimits[id] ? .limitTask(id, now) : nil
+        }
+    }
+
+    /// Running transfers the list no longer wants: stopped, or held when the user paused them (a stop, a delete,
+    /// the queue close the connection; a pause keeps it). Finishing ones are left to finish.
+    private static func unwanted(_ list: DownloadList, book: TransferBook, wanted: Set<TaskID>)
+        -> (stops: [TransferAction], holds: [TransferAction])
+    {
+        var stops: [TransferAction] = []
+        var kept: [TransferAction] = []
+        for (id, resets) in book.running.sorted(by: { $0.key < $1.key })
+        where book.stopping[id] == nil && !wanted.contains(id) && !book.finishing.contains(id) {
+            let task = list.tasks[id]
+            if holds(task, startedAt: resets, in: list) {
+                if !book.held.contains(id) { kept.append(.hold(id)) }
+                continue
+            }
+            stops.append(.stop(id, reason(for: task, startedAt: resets, in: list)))
+        }
+        return (stops, kept)
+    }
+
+    /// Whether a running transfer of `task` is held rather than stopped: the user paused it (not stopped,
+    /// deleted or reset).
+    private static func holds(_ task: DownloadTask?, startedAt resets: Int, in list: DownloadList) -> Bool {
+        guard let task, task.resets == resets, !list.isTrashed(task.id) else { return false }
+        return task.state == .paused
+    }
+
+    private static func reason(for task: DownloadTask?, startedAt resets: Int, in list: DownloadList)
+        -> TransferAction.StopReason
+    {
+        guard let task, task.resets == resets else { return .reset }
+        if list.isTrashed(task.id) { return .user }
+        switch task.state {
+        case .paused, .stopped: return .user
+        default: return .queue
+        }
+    }
+}

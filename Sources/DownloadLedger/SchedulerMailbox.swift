@@ -1,0 +1,246 @@
+import LedgerCore
+import LedgerTransfer
+import Synchronization
+
+/// Everything the ``Scheduler``'s loop, its callers and the engine's threads share, in one `Mutex`: the transfers'
+/// book, the engine events not yet turned into facts, why the loop must match the list again, the run's settings
+/// and how it ends. Holds no reference to the scheduler (which owns the engine that calls ``receive(_:)``), so the
+/// scheduler is never released on an engine thread.
+final class SchedulerMailbox: Sendable {
+    /// What a run may change before it starts (``Scheduler``'s public settings).
+    struct Settings: Sendable {
+        var maxSize: Int64?
+        var tick: Duration = .milliseconds(200)
+        var factDelay: Duration = .milliseconds(20)
+        var checkpointInterval: Duration? = .seconds(1)
+        var hooks = HookSettings()
+    }
+
+    private struct State {
+        var settings = Settings()
+        var book = TransferBook()
+        /// Engine events not yet turned into facts.
+        var pending: [TransferEvent] = []
+        /// When the oldest `.started` / `.resolved` in `pending` arrived, if any is waiting for its commit.
+        var deferredSince: ContinuousClock.Instant?
+        /// Whether the next pass must match transfers to the list: a slot was freed, a transfer ended, or a wait
+        /// for descriptors is retried. Facts alone (`.started`, `.resolved`, `.retrying`) change nothing the
+        /// matching looks at.
+        var slotsChanged = true
+        /// The list's head as the last pass saw it, moved past the facts this scheduler appended since.
+        var accountedHead: Int64 = -1
+        /// The highest head the ledger's change notification announced.
+        var noticedHead: Int64 = -1
+        /// The last pass that changed nothing, and whether it found the scheduler idle.
+        var quiet: (inputs: QuietInputs, idle: Bool)?
+        var stopRequested = false
+        var failure: (any Error)?
+    }
+
+    /// What a scheduling pass decides from: equal inputs, equal decisions.
+    struct QuietInputs: Equatable {
+        var head: Int64
+        var limit: Int
+        var running: Set<TaskID>
+        var stopping: Set<TaskID>
+        var held: Set<TaskID>
+        var finishing: Set<TaskID>
+    }
+
+    /// When an engine event should wake the loop.
+    private enum Urgency {
+        case now
+        /// A fact that may wait `factDelay`, the first of its batch: start the timer.
+        case armTimer
+        /// A fact that may wait, behind one that already started the timer.
+        case later
+    }
+
+    private let state = Mutex(State())
+    /// Wakes the scheduler's loop. Coalesced.
+    let wakeUp: AsyncStream<Void>.Continuation
+    /// Asks for one wake-up `factDelay` from now. Coalesced.
+    let armDeferredFlush: AsyncStream<Void>.Continuation
+    /// Asks for one matching pass `tick` from now (a task waits for free descriptors). Coalesced.
+    let armRetry: AsyncStream<Void>.Continuation
+
+    init(
+        wakeUp: AsyncStream<Void>.Continuation, armDeferredFlush: AsyncStream<Void>.Continuation,
+        armRetry: AsyncStream<Void>.Continuation
+    ) {
+        self.wakeUp = wakeUp
+        self.armDeferredFlush = armDeferredFlush
+        self.armRetry = armRetry
+    }
+
+    var settings: Settings {
+        get { state.withLock { $0.settings } }
+        set { state.withLock { $0.settings = newValue } }
+    }
+
+    /// Files an engine event and wakes the loop as it needs; on the engine thread that emits it.
+    func receive(_ event: TransferEvent) {
+        switch state.withLock({ Self.take(event, into: &$0) }) {
+        case .now: wakeUp.yield()
+        case .armTimer: armDeferredFlush.yield()
+        case .later: break
+        }
+    }
+
+    /// Files `event` for the loop.
+    ///
+    /// `.received` frees a slot and a terminal event ends a transfer: the loop runs at once, so the successor
+    /// starts at once. `.started`, `.resolved` and `.retrying` only add facts: they wait up to `factDelay` to share
+    /// a commit with the facts that follow (one SQLite transaction per event cost more than the transfer of a
+    /// small file).
+    private static func take(_ event: TransferEvent, into state: inout State) -> Urgency {
+        switch event {
+        case .received(let id):
+            state.book.finishing.insert(id)
+            state.slotsChanged = true
+            return .now
+        case .started, .resolved, .retrying, .held, .continued, .connections:
+            state.pending.append(event)
+            guard state.deferredSince == nil else { return .later }
+            state.deferredSince = .now
+            return .armTimer
+        case .completed(let id, _, _, _):
+            state.pending.append(event)
+            // The slot of a transfer that reported `.received` is free already; the end of the last one is
+            // noticed by `end` (idle).
+            if !state.book.finishing.contains(id) { state.slotsChanged = true }
+            return .now
+        case .failed, .stopped:
+            state.pending.append(event)
+            state.slotsChanged = true
+            return .now
+        }
+    }
+
+    /// The engine events to turn into facts now: all of them when `force`, a terminal one is among them or the
+    /// oldest deferred one waited `factDelay`; else none.
+    func takeDueEvents(force: Bool) -> [TransferEvent] {
+        state.withLock { state in
+            let delay = state.settings.factDelay
+            let due =
+                force || state.deferredSince.map { $0.duration(to: .now) >= delay } ?? true
+                || state.pending.contains(where: \.isTerminal)
+            guard due else { return [] }
+            state.deferredSince = nil
+            defer { state.pending.removeAll() }
+            return state.pending
+        }
+    }
+
+    /// Whether the loop should match the list now (and forgets that it should): a slot changed, or the ledger
+    /// changed by more than this scheduler's own facts.
+    func takeMatch() -> Bool {
+        state.withLock { state in
+            defer { state.slotsChanged = false }
+            return state.slotsChanged || state.noticedHead > state.accountedHead
+        }
+    }
+
+    /// Notes a head the ledger's change notification announced; true when it may be another's change (wake the
+    /// loop).
+    func notice(head: Int64) -> Bool {
+        state.withLock { state in
+            state.noticedHead = max(state.noticedHead, head)
+            return head > state.accountedHead
+        }
+    }
+
+    /// Notes that this scheduler appended `count` facts ending at `last`: when nothing else was appended since the
+    /// last pass, the list changed only by them and needs no new pass.
+    func appended(_ count: Int, endingAt last: Int64?) {
+        guard let last else { return }
+        state.withLock { state in
+            if last - Int64(count) == state.accountedHead { state.accountedHead = last }
+        }
+    }
+
+    /// A pass starts from the list at `head`: the book as it is, unless the inputs are those of the last pass that
+    /// changed nothing (then its idleness, and no book).
+    func startPass(head: Int64, limit: Int) -> (book: TransferBook?, inputs: QuietInputs, quietIdle: Bool?) {
+        state.withLock { state in
+            state.accountedHead = max(state.accountedHead, head)
+            let b = state.book
+            let inputs = QuietInputs(
+                head: head, limit: limit, running: Set(b.running.keys), stopping: Set(b.stopping.keys),
+                held: b.held, finishing: b.finishing)
+            if let quiet = state.quiet, quiet.inputs == inputs { return (nil, inputs, quiet.idle) }
+            state.quiet = nil
+            return (b, inputs, nil)
+        }
+    }
+
+    /// Notes the plan's actions in the book and returns those to carry out, and whether the scheduler is idle: a
+    /// stop or hold of a transfer that received its last byte since the plan was made is dropped (it is
+    /// finishing). A held pause is not work to wait for: idle, the engine's shutdown releases its connection.
+    func adopt(_ plan: SchedulePlan, inputs: QuietInputs) -> (actions: [TransferAction], idle: Bool) {
+        state.withLock { state in
+            var adopted: [TransferAction] = []
+            for action in plan.actions {
+                switch action {
+                case .stop(let id, _), .hold(let id):
+                    if state.book.finishing.contains(id) { continue }
+                default: break
+                }
+                state.book.note(action)
+                adopted.append(action)
+            }
+            let idle = plan.idle && state.book.onlyHeld
+            if adopted.isEmpty && !plan.waitsForDescriptors { state.quiet = (inputs, idle) }
+            return (adopted, idle)
+        }
+    }
+
+    /// Why the transfer of `id` is being stopped, if it is.
+    func stopReason(_ id: TaskID) -> TransferAction.StopReason? {
+        state.withLock { $0.book.stopping[id] }
+    }
+
+    /// Forgets the transfer of `id`: it ended. The end of the last one makes the next pass match (idle).
+    func end(_ id: TaskID) {
+        state.withLock { state in
+            state.book.end(id)
+            if state.book.running.isEmpty { state.slotsChanged = true }
+        }
+    }
+
+    /// Marks every running transfer as stopping for the shutdown; returns them all.
+    func stopAllForShutdown() -> [TaskID] {
+        state.withLock { state in
+            for id in state.book.running.keys where state.book.stopping[id] == nil {
+                state.book.stopping[id] = .shutdown
+            }
+            return Array(state.book.running.keys)
+        }
+    }
+
+    var hasRunning: Bool { state.withLock { !$0.book.running.isEmpty } }
+
+    /// Whether every running transfer is a held pause.
+    var onlyHeld: Bool { state.withLock { $0.book.onlyHeld } }
+
+    /// Makes the next pass match the list (a retry of a wait for descriptors).
+    func matchAgain() {
+        state.withLock { $0.slotsChanged = true }
+        wakeUp.yield()
+    }
+
+    func requestStop() {
+        state.withLock { $0.stopRequested = true }
+        wakeUp.yield()
+    }
+
+    /// Whether the loop should end: a stop was asked for, or the ledger could not be written.
+    var shouldEnd: Bool { state.withLock { $0.stopRequested || $0.failure != nil } }
+
+    /// Keeps the first error that stops the run.
+    func noteFailure(_ error: any Error) {
+        state.withLock { $0.failure = $0.failure ?? error }
+    }
+
+    var failure: (any Error)? { state.withLock { $0.failure } }
+}
