@@ -7,7 +7,7 @@ import Testing
 struct PostgresLedgerTests {
     @Test func commandsWorkOnAPostgresLedgerAndReadsOfAMissingOneCreateNothing() async throws {
         let box = try DledgerSandbox()
-        let uri = PostgresTestCluster.freshLedger("cli")
+        let uri = try PostgresTestCluster.freshLedger("cli")
         let missing = try await box.run("ls", "--ledger", uri)
         #expect(missing.status != 0 && missing.err.contains("no ledger at"), "\(missing.err)")
         let added = try await box.run(
@@ -30,7 +30,7 @@ struct PostgresLedgerTests {
             #expect(r.status == 64, "\(bad): \(r.err)")
             #expect(r.err.split(separator: "\n").count == 1, "\(r.err)")
         }
-        let cluster = PostgresTestCluster.uri
+        let cluster = try PostgresTestCluster.uri
         let parts = cluster.split(separator: "?", maxSplits: 1)
         let query = parts.count > 1 ? parts[1].split(separator: "&").filter { !$0.hasPrefix("user=") } : []
         let refused =
@@ -52,13 +52,17 @@ struct PostgresLedgerTests {
         #expect(added.status == 0, "\(added.err)")
         #expect(try await box.run("pause", "2").status == 0)
         #expect(try await box.run("rename", "1", "first.iso").status == 0)
-        let uri = PostgresTestCluster.freshLedger("bk")
-        let there = try await box.run("backup", uri)
-        #expect(there.status == 0, "\(there.err)")
+        // A password in the URI (the test cluster trusts every local login, so any will do) is never printed.
+        let uri = try PostgresTestCluster.freshLedger("bk") + "&password=hunter2"
+        let there = try await box.run("backup", "--json", uri)
+        #expect(there.status == 0 && there.out.contains("password=***"), "\(there.out) \(there.err)")
         let again = try await box.run("backup", uri)
         #expect(again.status != 0 && again.err.contains("already"), "\(again.err)")
         let verified = try await box.run("verify", "--skip-files", "--ledger", uri)
         #expect(verified.status == 0, "\(verified.out) \(verified.err)")
+        for output in [there, again, verified] {
+            #expect(!output.out.contains("hunter2") && !output.err.contains("hunter2"))
+        }
         let back = box.root + "/back.sqlite"
         let returned = try await box.run("backup", "--ledger", uri, back)
         #expect(returned.status == 0, "\(returned.err)")

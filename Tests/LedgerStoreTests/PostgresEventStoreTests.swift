@@ -9,7 +9,7 @@ import Testing
 struct PostgresEventStoreTests {
     /// A commit on one connection changes another connection's token (LISTEN/NOTIFY), which then reads it.
     @Test func aCommitElsewhereChangesTheToken() throws {
-        let uri = PostgresTestCluster.freshLedger()
+        let uri = try PostgresTestCluster.freshLedger()
         let writer = try PostgresEventStore(uri: uri)
         _ = try writer.append([sampleEvent(1)], expectingHead: 0, time: 10)
         let reader = try PostgresEventStore(uri: uri, readOnly: true, existing: true)
@@ -29,7 +29,7 @@ struct PostgresEventStoreTests {
 
     /// The events table refuses UPDATE, DELETE and TRUNCATE in the database itself, whoever connects.
     @Test func theDatabaseRefusesToChangeEvents() throws {
-        let uri = PostgresTestCluster.freshLedger()
+        let uri = try PostgresTestCluster.freshLedger()
         let store = try PostgresEventStore(uri: uri)
         _ = try store.append([sampleEvent(1), sampleEvent(2)], expectingHead: 0, time: 10)
         let other = try PostgresConnection(PostgresLocation(uri))
@@ -54,7 +54,7 @@ struct PostgresEventStoreTests {
 
     /// A ledger that is not there is read as empty, refused when it must exist, and never created by a read.
     @Test func readingAMissingLedgerCreatesNothing() throws {
-        let uri = PostgresTestCluster.freshLedger()
+        let uri = try PostgresTestCluster.freshLedger()
         let location = try PostgresLocation(uri)
         #expect {
             try PostgresEventStore(uri: uri, existing: true)
@@ -88,7 +88,7 @@ struct PostgresEventStoreTests {
 
     /// Two named ledgers in one database are two logs: each has its own seqs, chain and vault.
     @Test func namedLedgersAreSeparate() throws {
-        let base = PostgresTestCluster.freshLedger("a")
+        let base = try PostgresTestCluster.freshLedger("a")
         let other = base.replacingOccurrences(of: "ledger=a_", with: "ledger=b_")
         let first = try PostgresEventStore(uri: base)
         let second = try PostgresEventStore(uri: other)
@@ -124,7 +124,7 @@ struct PostgresEventStoreTests {
     /// Snapshots are sealed to the chain: one whose bytes were edited in the database is not loaded, and `verify`
     /// names it.
     @Test func anEditedSnapshotIsNotLoaded() throws {
-        let uri = PostgresTestCluster.freshLedger()
+        let uri = try PostgresTestCluster.freshLedger()
         let store = try PostgresEventStore(uri: uri)
         _ = try store.append((1...4).map { sampleEvent($0) }, expectingHead: 0, time: 1)
         try store.saveSnapshot(seq: 2, reducerVersion: 1, bytes: [2], summary: [22])
@@ -155,7 +155,7 @@ struct PostgresEventStoreTests {
                 return !text.contains("\n") && !text.contains(":pw@")
             }
         }
-        let cluster = PostgresTestCluster.uri
+        let cluster = try PostgresTestCluster.uri
         // The cluster's URI with another user, and a password, in its user part (its own `user=` left out).
         let parts = cluster.split(separator: "?", maxSplits: 1)
         let query = parts.count > 1 ? parts[1].split(separator: "&").filter { !$0.hasPrefix("user=") } : []
@@ -183,7 +183,7 @@ struct PostgresEventStoreTests {
     /// Eight writer threads, each on its own connection, 200 appends each with optimistic retries: the log is
     /// gapless, every append is there once, and the chain verifies.
     @Test func concurrentWritersLeaveAGaplessChain() throws {
-        let uri = PostgresTestCluster.freshLedger()
+        let uri = try PostgresTestCluster.freshLedger()
         _ = try PostgresEventStore(uri: uri).append([sampleEvent(0)], expectingHead: 0, time: 1)
         let failures = Mutex<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 8) { writer in
@@ -217,13 +217,20 @@ struct PostgresEventStoreTests {
     /// Eight writer processes (`ledger-bench postgres-writer`), 200 single-event appends each on one ledger, each
     /// retried after a conflict: 1,600 events, seqs 1…1,600 without a gap, every append once, one valid chain.
     @Test func eightWriterProcessesLeaveAGaplessChain() throws {
-        let uri = PostgresTestCluster.freshLedger()
+        let uri = try PostgresTestCluster.freshLedger()
         let writers = try (0..<8).map { _ in
             let process = Process()
             process.executableURL = URL(fileURLWithPath: Self.benchBinary)
             process.arguments = ["postgres-writer", uri, "200"]
             try process.run()
             return process
+        }
+        // A writer that has not ended within two minutes is stopped (and fails the test) instead of hanging it.
+        let deadline = Date().addingTimeInterval(120)
+        while writers.contains(where: \.isRunning) && Date() < deadline { usleep(20_000) }
+        for writer in writers where writer.isRunning {
+            Issue.record("a writer process did not end within two minutes")
+            writer.terminate()
         }
         for writer in writers { writer.waitUntilExit() }
         #expect(writers.map(\.terminationStatus) == Array(repeating: 0, count: 8))
