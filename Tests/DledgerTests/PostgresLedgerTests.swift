@@ -60,7 +60,11 @@ struct PostgresLedgerTests {
         #expect(again.status != 0 && again.err.contains("already"), "\(again.err)")
         let verified = try await box.run("verify", "--skip-files", "--ledger", uri)
         #expect(verified.status == 0, "\(verified.out) \(verified.err)")
-        for output in [there, again, verified] {
+        let stats = try await box.run("stats", "--ledger", uri)
+        #expect(stats.status == 0 && stats.out.contains("password=***"), "\(stats.out) \(stats.err)")
+        let statsJSON = try await box.run("stats", "--json", "--ledger", uri)
+        #expect(statsJSON.status == 0, "\(statsJSON.err)")
+        for output in [there, again, verified, stats, statsJSON] {
             #expect(!output.out.contains("hunter2") && !output.err.contains("hunter2"))
         }
         let back = box.root + "/back.sqlite"
