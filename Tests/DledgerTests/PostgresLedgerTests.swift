@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackHTTP
 import PostgresSupport
 import Testing
 
@@ -73,6 +74,38 @@ struct PostgresLedgerTests {
         #expect(try await box.run("verify", "--skip-files", "--ledger", back).status == 0)
         #expect(try headHash(box.ledger) == headHash(back))
         #expect(try headHash(back).count == 64)
+    }
+
+    /// One downloader per PostgreSQL ledger, as per SQLite file (a session advisory lock keyed by the ledger's
+    /// schema): a second `run` is refused naming the first, its password never shown, and once the first stops a
+    /// new `run` takes over and finishes the file.
+    @Test func aSecondRunOnOnePostgresLedgerIsRefusedAndTheNextOneFinishes() async throws {
+        let box = try DledgerSandbox()
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let size: Int64 = 1_000_000
+        server.serve(
+            "/slow.bin",
+            Resource(size: size, seed: 5, etag: "\"s\"", faults: Faults(throttleBytesPerSecond: 150_000)))
+        let uri = try PostgresTestCluster.freshLedger("run") + "&password=hunter2"
+        #expect(try await box.run("add", "--ledger", uri, server.url("/slow.bin")).status == 0)
+        let first = try box.start("run", "--ledger", uri)
+        defer { if first.process.isRunning { first.process.terminate() } }
+        let downloading = await eventually(15) { partialSize(box.partialPath(1)) > 0 }
+        #expect(downloading, "the first run never wrote its partial file")
+        let second = try await box.run("run", "--ledger", uri)
+        #expect(second.status != 0)
+        #expect(
+            second.err.contains("another downloader (pid \(first.process.processIdentifier))"),
+            "\(second.err)")
+        #expect(!second.err.contains("hunter2") && !second.out.contains("hunter2"))
+        first.interrupt()
+        let stopped = await first.wait()
+        #expect(stopped.status == 0 || stopped.status == 130, "\(stopped.err)")
+        let next = try await box.run("run", "--until-idle", "--ledger", uri)
+        #expect(next.status == 0, "\(next.err)")
+        #expect(box.contents("slow.bin") == Body.generatedBytes(seed: 5, in: 0..<size))
+        #expect(!FileManager.default.fileExists(atPath: box.ledger))
     }
 
     /// The hash of the last event, in hex, read with the sqlite3 shell.
