@@ -83,7 +83,7 @@ struct PostgresLedgerTests {
         let box = try DledgerSandbox()
         let server = try LoopbackServer()
         defer { server.stop() }
-        let size: Int64 = 1_000_000
+        let size: Int64 = 450_000
         server.serve(
             "/slow.bin",
             Resource(size: size, seed: 5, etag: "\"s\"", faults: Faults(throttleBytesPerSecond: 150_000)))
