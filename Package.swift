@@ -22,13 +22,16 @@ let package = Package(
         .systemLibrary(
             name: "CWebSockets", pkgConfig: "libwebsockets",
             providers: [.apt(["libwebsockets-dev"])]),
+        .systemLibrary(
+            name: "CPostgres", pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]),
         .target(name: "CSHA256"),
         .target(name: "CBufferCache"),
         .target(name: "CSpawn"),
         // Closes WebSocket connections on an unmasked client frame, which libwebsockets 4.1 lets through (docs/rpc.md).
         .target(name: "CWebSocketGuard"),
         .target(name: "LedgerCore"),
-        .target(name: "LedgerStore", dependencies: ["LedgerCore", "CSQLite", "CCrypto"]),
+        .target(name: "LedgerStore", dependencies: ["LedgerCore", "CSQLite", "CCrypto", "CPostgres"]),
         .target(name: "LedgerTransfer", dependencies: ["CCurl", "CCrypto", "CSHA256", "CBufferCache"]),
         .target(
             name: "DownloadLedger",
@@ -47,15 +50,23 @@ let package = Package(
             path: "tools/dledger"),
         .executableTarget(
             name: "ledger-bench",
-            dependencies: ["DownloadLedger", "LedgerUI", "LoopbackHTTP", "LedgerStore", "CSQLite"],
+            dependencies: [
+                "DownloadLedger", "LedgerUI", "LoopbackHTTP", "LedgerStore", "CSQLite", "CPostgres",
+            ],
             path: "tools/bench", exclude: ["transfer-bench.sh"]),
         // Seeded randomness and the mutator of the decoder fuzz tests (docs/decoders.md), shared by test targets.
         .target(name: "FuzzSupport", path: "Tests/FuzzSupport"),
         // What the test targets share: the temporary folder and the raw HTTP (and WebSocket) client.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // The throwaway PostgreSQL cluster of the tests (tools/pg-cluster), shared by test targets.
+        .target(name: "PostgresSupport", path: "Tests/PostgresSupport"),
         .testTarget(name: "LedgerCoreTests", dependencies: ["LedgerCore", "FuzzSupport"]),
+        // ledger-bench: its `postgres-writer` is the writer process of the concurrent-writers test.
         .testTarget(
-            name: "LedgerStoreTests", dependencies: ["LedgerStore", "LedgerCore", "CSQLite", "TestSupport"]),
+            name: "LedgerStoreTests",
+            dependencies: [
+                "LedgerStore", "LedgerCore", "CSQLite", "ledger-bench", "PostgresSupport", "TestSupport",
+            ]),
         .testTarget(
             name: "LedgerTransferTests", dependencies: ["LedgerTransfer", "LoopbackHTTP", "CBufferCache"]),
         .testTarget(
@@ -72,7 +83,9 @@ let package = Package(
             name: "LedgerUITests", dependencies: ["LedgerUI", "LedgerCore", "LedgerTransfer", "FuzzSupport"]),
         .testTarget(
             name: "DledgerTests",
-            dependencies: ["LoopbackHTTP", "dledger", "FuzzSupport", "TestSupport", "LedgerFrontEnd"],
+            dependencies: [
+                "LoopbackHTTP", "dledger", "FuzzSupport", "TestSupport", "LedgerFrontEnd", "PostgresSupport",
+            ],
             exclude: ["Fixtures"]),
     ]
 )

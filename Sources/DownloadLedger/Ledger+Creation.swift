@@ -11,6 +11,7 @@ extension Ledger {
     /// - Throws: `StoreError.cannotOpen` for a directory, `.notALedger` for anything else that is not a regular file
     ///   (a FIFO, a device): neither is opened.
     static func checkExisting(_ path: String) throws -> Bool {
+        if PostgresLocation.isPostgres(path) { return try EventStoreLocation.postgresLedgerExists(path) }
         var info = stat()
         guard stat(path, &info) == 0 else {
             if errno == ENOENT { return false }
@@ -29,6 +30,9 @@ extension Ledger {
         throws
         -> Bool
     {
+        if PostgresLocation.isPostgres(path) {
+            return try StoreFactory.createInPostgres(uri: path, events: events, vault: vault, time: time)
+        }
         let parent = (path as NSString).deletingLastPathComponent
         if !parent.isEmpty {
             try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
@@ -149,7 +153,9 @@ extension Ledger {
     ///   for a ledger not yet on disk.
     public func backup(to destination: String) throws -> Int64 {
         try core.withLock { state in
-            guard state.pendingCreation == nil else { throw LedgerOpenError.noLedger(path) }
+            guard state.pendingCreation == nil else {
+                throw LedgerOpenError.noLedger(EventStoreLocation.shown(path))
+            }
             return try state.store.backup(to: destination)
         }
     }

@@ -99,8 +99,10 @@ public final class Ledger: Sendable {
         let source = LedgerEventSource()
         loggedEvents = source
         let exists = try Self.checkExisting(path)
-        if !exists && (readOnly || directory == nil) { throw LedgerOpenError.noLedger(path) }
-        if !readOnly { Self.removeStaleTemporaries(of: path) }
+        if !exists && (readOnly || directory == nil) {
+            throw LedgerOpenError.noLedger(EventStoreLocation.shown(path))
+        }
+        if !readOnly && !PostgresLocation.isPostgres(path) { Self.removeStaleTemporaries(of: path) }
         var state: State
         if !exists, let given = directory {
             state = try State.inMemory(

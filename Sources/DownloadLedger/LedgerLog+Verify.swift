@@ -9,7 +9,9 @@ extension LedgerLog {
     public static func verify(path: String, checkFiles: Bool = true, checksums: Bool = false) throws
         -> VerifyReport
     {
-        guard try Ledger.checkExisting(path) else { throw LedgerOpenError.noLedger(path) }
+        guard try Ledger.checkExisting(path) else {
+            throw LedgerOpenError.noLedger(EventStoreLocation.shown(path))
+        }
         let store = try StoreFactory.open(path: path, readOnly: true)
         return try verify(store, checkFiles: checkFiles, checksums: checksums, opening: true)
     }

@@ -17,7 +17,9 @@ public final class LedgerLog: Sendable {
     ///   (left untouched), a corrupt one or a newer schema.
     public init(path: String) throws {
         self.path = path
-        guard try Ledger.checkExisting(path) else { throw LedgerOpenError.noLedger(path) }
+        guard try Ledger.checkExisting(path) else {
+            throw LedgerOpenError.noLedger(EventStoreLocation.shown(path))
+        }
         store = Mutex(try StoreFactory.open(path: path, readOnly: true))
     }
 

@@ -1,13 +1,34 @@
 import Foundation
+import LedgerStore
 
 /// One downloader per ledger: an exclusive `flock` on `<ledger>.lock`, holding the owner's pid.
-/// The kernel drops the lock when the process dies, even by `kill -9`.
+/// The kernel drops the lock when the process dies, even by `kill -9`. A ledger in PostgreSQL has no file beside
+/// it: there the lock is a session advisory lock keyed by its schema (``PostgresRunLock``), which the server drops
+/// when the session ends.
 final class RunLock {
+    /// The lock file, or for a PostgreSQL ledger the lock's name (its URI masked).
     let path: String
-    private var fd: Int32
+    private var fd: Int32 = -1
+    private var postgres: PostgresRunLock?
 
-    /// - Throws: `LedgerOpenError.runnerActive` when another process holds the lock.
+    /// - Throws: `LedgerOpenError.runnerActive` when another process holds the lock; for a PostgreSQL ledger,
+    ///   `StoreError` when its server cannot be reached.
     init(ledgerPath: String) throws {
+        if PostgresLocation.isPostgres(ledgerPath) {
+            let location = try PostgresLocation(ledgerPath)
+            path = PostgresRunLock.name(location)
+            // As for the file, a few tries tell `isHeld`'s momentary shared probe from a downloader.
+            var lock = try PostgresRunLock.acquire(location)
+            for _ in 0..<10 where lock == nil {
+                usleep(20_000)
+                lock = try PostgresRunLock.acquire(location)
+            }
+            guard let lock else {
+                throw LedgerOpenError.runnerActive(pid: PostgresRunLock.holder(location), lockPath: path)
+            }
+            postgres = lock
+            return
+        }
         path = ledgerPath + ".lock"
         fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
@@ -38,6 +59,10 @@ final class RunLock {
     /// Whether a downloader holds the lock of the ledger at `ledgerPath` now. Never creates the lock file (a copy
     /// in a read-only folder has none: nobody downloads into it); probes with a shared lock held for a moment.
     static func isHeld(ledgerPath: String) -> Bool {
+        if PostgresLocation.isPostgres(ledgerPath) {
+            guard let location = try? PostgresLocation(ledgerPath) else { return false }
+            return (try? PostgresRunLock.isHeld(location)) ?? false
+        }
         let fd = open(ledgerPath + ".lock", O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return false }
         defer { close(fd) }
@@ -49,6 +74,9 @@ final class RunLock {
     /// The pid of the downloader that holds the lock of the ledger at `ledgerPath` now, as it wrote it in the
     /// lock file; nil when none holds it or the file does not name one. Opened without following a link.
     static func holder(ledgerPath: String) -> Int32? {
+        if PostgresLocation.isPostgres(ledgerPath) {
+            return (try? PostgresLocation(ledgerPath)).flatMap { PostgresRunLock.holder($0) }
+        }
         let fd = open(ledgerPath + ".lock", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -66,6 +94,8 @@ final class RunLock {
     }
 
     func release() {
+        postgres?.release()
+        postgres = nil
         guard fd >= 0 else { return }
         _ = ftruncate(fd, 0)
         flock(fd, LOCK_UN)

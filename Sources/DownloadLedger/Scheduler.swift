@@ -76,7 +76,8 @@ public final class Scheduler: Sendable {
         var config = config
         // A completed partial stays (a second link to the placed file) until its fact is recorded: see flush().
         config.keepPlacedPartials = true
-        config.ledgerPath = ledger.path
+        // A ledger in PostgreSQL has no file names in the download folder to keep clear of.
+        config.ledgerPath = PostgresLocation.isPostgres(ledger.path) ? nil : ledger.path
         let (wake, wakeUp) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let (deferredFlush, armDeferredFlush) = AsyncStream<Void>.makeStream(
             bufferingPolicy: .bufferingNewest(1))
@@ -120,8 +121,9 @@ public final class Scheduler: Sendable {
         let publisher = ActivityPublisher(
             board: ledger.activityBoard, source: { [engine] in engine.activity() })
         defer { publisher.stop() }
-        let checkpointer = settings.checkpointInterval.map {
-            LogCheckpointer(path: ledger.path, interval: $0)
+        // A write-ahead log to fold into the main file is SQLite's; PostgreSQL has none of ours.
+        let checkpointer = settings.checkpointInterval.flatMap {
+            PostgresLocation.isPostgres(ledger.path) ? nil : LogCheckpointer(path: ledger.path, interval: $0)
         }
         defer { checkpointer?.stop() }
         removeRecordedPartials()

@@ -9,9 +9,27 @@ enum StoreFactory {
     static func open(path: String, readOnly: Bool = false, durability: CommitDurability = .full) throws
         -> sending any EventStoreUpkeep
     {
-        try SQLiteEventStore(
+        if PostgresLocation.isPostgres(path) {
+            let store = try PostgresEventStore(uri: path, readOnly: readOnly, existing: true)
+            if durability != .full { try store.setDurability(durability) }
+            return store
+        }
+        return try SQLiteEventStore(
             path: path, readOnly: readOnly, synchronous: durability == .full ? .full : .normal, existing: true
         )
+    }
+
+    /// Creates the PostgreSQL ledger at `uri` holding `events` (its schema and its first events in the first
+    /// write). - Returns: false when another process created it first (nothing was written).
+    static func createInPostgres(uri: String, events: [NewEvent], vault: VaultChange, time: Int64) throws
+        -> Bool
+    {
+        do {
+            _ = try PostgresEventStore(uri: uri).append(events, expectingHead: 0, time: time, vault: vault)
+            return true
+        } catch StoreError.conflict {
+            return false
+        }
     }
 
     /// Creates a new ledger at `temporary`, a name no one else reads until the caller links it into place, holding

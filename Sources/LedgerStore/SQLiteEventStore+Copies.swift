@@ -41,6 +41,10 @@ extension SQLiteEventStore {
     /// - Throws: `StoreError.cannotBackUp(destination, …)` when something is already at `destination`, its folder
     ///   is missing, or the copy cannot be written.
     public func backup(to destination: String) throws -> Int64 {
+        // Into PostgreSQL: the events copied in order, with their times (the same chain), and the vault's keys.
+        if PostgresLocation.isPostgres(destination) {
+            return try EventStoreCopy.backup(from: self, to: destination)
+        }
         var info = stat()
         guard lstat(destination, &info) != 0, errno == ENOENT else {
             throw StoreError.cannotBackUp(

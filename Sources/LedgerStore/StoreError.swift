@@ -23,6 +23,13 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case snapshotBeyondHead(seq: Int64, head: Int64)
     /// Any other SQLite failure (a bug rather than a user problem).
     case database(DatabaseError)
+    /// A ledger location that cannot be used as written (a malformed `postgresql://` URI, a bad `ledger=` name);
+    /// the text names the problem, with any password masked.
+    case badLocation(String)
+    /// The PostgreSQL server cannot be reached or refused the login: the URI (password masked) and libpq's reason.
+    case cannotConnect(String, String)
+    /// The PostgreSQL server failed a statement: the URI (password masked), the SQLSTATE and the server's message.
+    case server(String, String, String)
 
     public var description: String {
         switch self {
@@ -38,6 +45,9 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
         case .io(let path, let detail): "disk error on ledger \(path): \(detail)"
         case .snapshotBeyondHead(let seq, let head): "snapshot at seq \(seq) is beyond the head (\(head))"
         case .database(let error): error.description
+        case .badLocation(let detail): "bad ledger location: \(detail)"
+        case .cannotConnect(let uri, let reason): "cannot connect to ledger \(uri): \(reason)"
+        case .server(let uri, let state, let message): "ledger \(uri): PostgreSQL error \(state): \(message)"
         }
     }
 

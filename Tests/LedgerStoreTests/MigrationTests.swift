@@ -22,6 +22,24 @@ struct MigrationTests {
         #expect(onDisk == Migration.embedded)
     }
 
+    /// The same for PostgreSQL's migrations and Migrations/postgres/*.sql.
+    @Test func embeddedPostgresMigrationsMatchTheirFolder() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let folder = root.appendingPathComponent("Migrations/postgres")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            .filter { $0.hasSuffix(".sql") }.sorted()
+        let onDisk = try files.map { file in
+            let base = String(file.dropLast(4))
+            let sql = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            return Migration(
+                version: Int(base.prefix { $0.isNumber }) ?? -1,
+                name: String(base.drop { $0.isNumber }.dropFirst()), sql: sql)
+        }
+        #expect(onDisk == Migration.embeddedPostgres)
+        #expect(Migration.embeddedPostgres.map(\.version) == Array(1...Migration.embeddedPostgres.count))
+    }
+
     @Test func versionsAreNumberedFromOneWithoutGaps() {
         #expect(Migration.embedded.map(\.version) == Array(1...Migration.embedded.count))
         #expect(Migration.latestVersion == Migration.embedded.count)

@@ -19,6 +19,9 @@ let usage = """
       transfer [...]   1 GiB and 200 × 1 MiB from nginx: ours vs curl and aria2c (tools/bench/transfer-bench.sh)
       rpc [...]        200 WebSocket clients polling dledger serve vs aria2c --enable-rpc while 8 transfers run
       rpc-abuse [...]  one client's tellActive while another floods, nests, trickles or batches: serve vs aria2c
+      postgres [events] [--uri URI]
+                       PostgreSQL store: durable single append vs a raw INSERT, batched append vs COPY,
+                       replay vs a raw SELECT (default 1,000,000 events; a throwaway cluster without --uri)
     """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -27,6 +30,11 @@ do {
     case "store":
         print("ledger-bench store")
         try StoreBench.run(arguments: Array(arguments.dropFirst()))
+    case "postgres":
+        print("ledger-bench postgres")
+        try PostgresBench.run(arguments: Array(arguments.dropFirst()))
+    case "postgres-writer":
+        try PostgresBench.writer(arguments: Array(arguments.dropFirst()))
     case "ledger":
         print("ledger-bench ledger")
         try LedgerBench.run(arguments: Array(arguments.dropFirst()))

@@ -15,7 +15,11 @@ enum BackupCommand {
         json: true,
         run: { inv in
             try inv.require(["<dest>"])
-            let destination = Context.absolute(inv.positionals[0], cwd: inv.context.cwd)
+            let given = inv.positionals[0]
+            // A `postgresql://` URI names a ledger in PostgreSQL that does not exist yet (docs/postgres.md).
+            let destination =
+                PostgresLocation.isPostgres(given) ? given : Context.absolute(given, cwd: inv.context.cwd)
+            let shown = EventStoreLocation.shown(destination)
             let ledger: Ledger
             do {
                 ledger = try inv.context.openExisting()
@@ -25,9 +29,9 @@ enum BackupCommand {
             }
             let head = try ledger.backup(to: destination)
             if inv.context.json {
-                inv.console.out(JSONValue.obj(["path": .string(destination), "head": .int(head)]).rendered())
+                inv.console.out(JSONValue.obj(["path": .string(shown), "head": .int(head)]).rendered())
             } else {
-                inv.console.info("backed up \(head) events to \(destination)")
+                inv.console.info("backed up \(head) events to \(shown)")
             }
             return CLIError.success
         })

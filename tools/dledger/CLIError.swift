@@ -50,7 +50,8 @@ enum CLIError: Error, CustomStringConvertible {
             }
         case let e as StoreError:
             switch e {
-            case .notALedger, .corrupt, .newerSchema: self = .badLedger(e.description)
+            case .notALedger, .corrupt, .newerSchema, .cannotConnect: self = .badLedger(e.description)
+            case .badLocation: self = .invalid(e.description)
             default: self = .failed(e.description)
             }
         case let e as LedgerOpenError:

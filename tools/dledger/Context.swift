@@ -8,7 +8,7 @@ struct Context: Sendable {
     let environment: [String: String]
     /// Absolute current directory.
     let cwd: String
-    /// Absolute path of the ledger file.
+    /// Absolute path of the ledger file, or a `postgresql://` URI.
     let ledgerPath: String
     /// Absolute `--dir`, when given.
     let dir: String?
@@ -21,7 +21,9 @@ struct Context: Sendable {
         self.environment = environment
         self.cwd = cwd
         let given = arguments.value("--ledger")
-        ledgerPath = Self.absolute(given ?? Self.defaultLedgerPath(environment), cwd: cwd)
+        let location = given ?? Self.defaultLedgerPath(environment)
+        // A `postgresql://` URI is libpq's to read, as written.
+        ledgerPath = PostgresLocation.isPostgres(location) ? location : Self.absolute(location, cwd: cwd)
         dir = arguments.value("--dir").map { Self.absolute($0, cwd: cwd) }
         json = arguments.has("--json")
     }

@@ -80,6 +80,8 @@ extension InspectCommands {
         let known = list.sizeKnown
         let snapshot = stats.snapshotSeq
         let path = inv.context.ledgerPath
+        // A PostgreSQL URI is shown with its password masked.
+        let shown = EventStoreLocation.shown(path)
         // stat(2) alone: Foundation's attributes would also look up the owner's names in /etc/passwd and /etc/group.
         var info = stat()
         let fileBytes = stat(path, &info) == 0 ? Int64(info.st_size) : nil
@@ -106,7 +108,7 @@ extension InspectCommands {
                     "sizeKnown": .int(known),
                     "events": .int(list.head),
                     "snapshotSeq": .opt(snapshot),
-                    "ledger": .string(path),
+                    "ledger": .string(shown),
                     "ledgerBytes": .opt(fileBytes),
                     "live": liveJSON,
                 ]).rendered(pretty: true))
@@ -120,7 +122,7 @@ extension InspectCommands {
             ("downloaded", Format.bytes(bytes) + (known > 0 ? " of \(Format.bytes(known)) known" : "")),
             ("events", "\(list.head)" + (list.head > 0 ? " (last \(Format.local(list.headTime)))" : "")),
             ("snapshot", snapshot.map { "at #\($0)" } ?? "none"),
-            ("ledger", path + (fileBytes.map { " (\(Format.bytes($0)))" } ?? "")),
+            ("ledger", shown + (fileBytes.map { " (\(Format.bytes($0)))" } ?? "")),
         ]
         if let running, !running.isEmpty {
             let n = running.count

@@ -111,6 +111,10 @@ enum ServeCommand {
 
     /// The refusal when another process downloads for this ledger, naming it as the lock file does.
     static func runnerActive(_ ledger: Ledger) -> LedgerOpenError {
+        if PostgresLocation.isPostgres(ledger.path), let location = try? PostgresLocation(ledger.path) {
+            return .runnerActive(
+                pid: PostgresRunLock.holder(location), lockPath: PostgresRunLock.name(location))
+        }
         let lockPath = ledger.path + ".lock"
         let pid = (try? String(contentsOfFile: lockPath, encoding: .utf8)).flatMap {
             Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
