@@ -58,6 +58,9 @@ final class Job {
     /// Since when a pause holds the transfer's connections (monotonic seconds), while it does.
     var heldSince: Double?
     var meter = SpeedMeter()
+    /// The bytes received at the last activity tick: a transfer that received nothing since then has stalled, and
+    /// what it gathered goes to the file (``TransferLoop`` flushes it), so the partial file holds what the views say.
+    var sizeAtTick: Int64 = -1
     /// The transfer's own speed limit (bytes/s over all its connections), changed while it runs
     /// (``TransferEngine/setSpeedLimit(_:id:)``); starts as the request's.
     var maxSpeed: Int64?

@@ -400,6 +400,9 @@ final class TransferLoop: @unchecked Sendable {
         publishedActivity = !jobs.isEmpty
         var snapshot: [TransferActivity] = []
         for job in jobs.values.sorted(by: { $0.request.id < $1.request.id }) {
+            // Stalled since the last tick with bytes still gathered in memory: written now, as an outcome would.
+            if job.size == job.sizeAtTick, job.keptBytes < job.size { try? job.flush() }
+            job.sizeAtTick = job.size
             job.meter.record(bytes: job.size, at: now)
             let eta = job.expected.flatMap { job.meter.eta(remaining: $0 - job.size) }
             var activity = TransferActivity(

@@ -13,12 +13,15 @@ import Testing
         let run = try box.start("run")
         let bytes = { () async throws -> Int? in try await box.task(1)?["bytes"] as? Int }
         // The engine gathers bytes before they reach the partial file: wait until the file holds some and stops
-        // growing (the server stalls), then text and JSON must say the same figure, the file's size.
+        // growing for a second (the server stalls; a loaded machine can pause a transfer for a moment before
+        // that), then text and JSON must say the same figure, the file's size.
         var onDisk = 0
-        let settled = try await eventually(20) {
+        var since = Date()
+        let settled = try await eventually(30) {
             let now = try await bytes() ?? 0
-            defer { onDisk = now }
-            return now > 0 && now == onDisk
+            if now != onDisk { since = Date() }
+            onDisk = now
+            return now > 0 && Date().timeIntervalSince(since) >= 1
         }
         #expect(settled, "ls --json bytes: \(onDisk)")
         let partial = box.downloads + "/.dledger/partial/1.part"
