@@ -25,6 +25,7 @@ extension LedgerLog {
         let store = try StoreFactory.open(path: path, readOnly: true)
         let found = try latestSummary(store)
         if let found, let stats = try summaryFolded(store, found) { return stats }
+        if let found, let stats = try recounted(store, from: found) { return stats }
         var list = try startingPoint(store, atOrBefore: nil, reader: nil)
         let snapshotSeq = list.head
         if let found, list.head == found.head,
@@ -73,6 +74,25 @@ extension LedgerLog {
         return Stats(summary: summary, snapshotSeq: loaded)
     }
 
+    /// `found` with the tail after it counted from the snapshot's figures alone: the snapshot at `found`'s head
+    /// is read keeping only the tasks the tail names, each as its state, bytes and size (no URL, no name, no task
+    /// built for any other: ``DownloadList/noTask``), the tail is folded onto it (a fold reads no task its event
+    /// does not name, as for ``audit(_:outliningAdds:)``) and those tasks are counted again
+    /// (``countTail(_:into:from:through:)``). Nil when the tail names more than ``recountReach`` tasks, or the
+    /// snapshot an open loads is not the summary's: the caller then loads the list.
+    static func recounted(_ store: any EventStore, from found: ListSummary) throws -> Stats? {
+        // Through the head now: a writer's events after it name tasks this list does not keep.
+        let head = try store.head()
+        guard let names = try store.tasksNamed(after: found.head, through: head), names.count <= recountReach
+        else { return nil }
+        var list = try startingPoint(
+            store, atOrBefore: head, reader: nil, keepingOnly: DownloadList.noTask, tail: (found.head, names))
+        guard list.head == found.head, found.head > 0,
+            let summary = try countTail(store, into: &list, from: found, through: head)
+        else { return nil }
+        return Stats(summary: summary, snapshotSeq: found.head)
+    }
+
     /// Tasks a tail may name for `stats` to count them again rather than the whole list.
     static let recountReach = 8192
 
@@ -81,16 +101,17 @@ extension LedgerLog {
     /// bytes and size, how many times the sections list them: what the audit index and the fold of one task for
     /// `audit` rely on too), and through the to-delete list's length and the number of sections, which are the
     /// folded list's. Nil when they name more than ``recountReach`` tasks (a big add): the caller then counts the
-    /// whole list, folded through the head (this fold stops at the event that went past).
+    /// whole list, folded through the head (this fold stops at the event that went past). With `through`, the
+    /// events after it are left out.
     /// - Throws: for an event that does not decode, as a fold does.
-    static func countTail(_ store: any EventStore, into list: inout DownloadList, from summary: ListSummary)
-        throws
-        -> ListSummary?
-    {
+    static func countTail(
+        _ store: any EventStore, into list: inout DownloadList, from summary: ListSummary,
+        through: Int64? = nil
+    ) throws -> ListSummary? {
         var before: [TaskID: (times: Int, figures: TaskFigures)?] = [:]
         var failure: LedgerOpenError?
         var countable = true
-        try store.scan(after: list.head, through: nil) { view in
+        try store.scan(after: list.head, through: through) { view in
             guard failure == nil, countable else { return }
             do {
                 let entry = try Entry.decode(kind: view.kind, payload: view.payload)
