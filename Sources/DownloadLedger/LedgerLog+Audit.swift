@@ -32,7 +32,8 @@ extension LedgerLog {
             var list = try Self.startingPoint(
                 store, atOrBefore: head, reader: nil, keepingOnly: id,
                 namesAfter: { try store.tasksNamed(after: $0, through: head) })
-            try Self.fold(store, into: &list, through: head)
+            // Looked at, never undone on: no undo history is worked out.
+            try Self.fold(store, into: &list, through: head, keepingUndo: false)
             let trail = try Self.auditTrail(
                 id, in: store, head: list.head, counted: list.eventCounts[id], outliningAdds: outliningAdds)
             return TaskAudit(

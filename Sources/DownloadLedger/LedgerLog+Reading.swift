@@ -64,12 +64,13 @@ extension LedgerLog {
     }
 
     /// Folds the events after the list's head (through `through`) into it; with `actions`, its undo history holds
-    /// the actions by reference to the log (``DownloadList/apply(_:actionsLoggedIn:)``).
+    /// the actions by reference to the log (``DownloadList/apply(_:actionsLoggedIn:keepingUndo:)``); without
+    /// `keepingUndo`, it is not kept up (a list only looked at).
     /// - Returns: the replay work done (``Ledger/work(of:payload:liveCount:)`` of each event).
     @discardableResult
     static func fold(
         _ store: any EventStore, into list: inout DownloadList, through: Int64?,
-        actionsLoggedIn actions: LoggedEventReader? = nil
+        actionsLoggedIn actions: LoggedEventReader? = nil, keepingUndo: Bool = true
     ) throws -> Int {
         var failure: LedgerOpenError?
         var work = 0
@@ -78,7 +79,8 @@ extension LedgerLog {
             do {
                 let entry = try Entry.decode(kind: view.kind, payload: view.payload)
                 list.apply(
-                    LoggedEntry(seq: view.seq, time: view.time, entry: entry), actionsLoggedIn: actions)
+                    LoggedEntry(seq: view.seq, time: view.time, entry: entry), actionsLoggedIn: actions,
+                    keepingUndo: keepingUndo)
                 work += Ledger.work(of: entry.event, payload: view.payload.count, liveCount: list.liveCount)
             } catch {
                 failure = .unreadableEvent(seq: view.seq, detail: "\(error)")
