@@ -28,13 +28,12 @@ extension LedgerLog {
             // As of the head now. The fold reads only the tasks its events name: the others are not kept at all
             // (none at all when the snapshot is at the head).
             let head = try store.head()
-            let tail = try store.latestSnapshotSeq(
-                reducerVersion: DownloadList.reducerVersion, atOrBefore: head
-            )
-            .flatMap { seq in try store.tasksNamed(after: seq, through: head).map { (seq, $0) } }
+            // The tasks named after the snapshot, asked once it is found: it is read (and its seal checked) once.
             var list = try Self.startingPoint(
-                store, atOrBefore: head, reader: nil, keepingOnly: id, tail: tail)
-            try Self.fold(store, into: &list, through: head)
+                store, atOrBefore: head, reader: nil, keepingOnly: id,
+                namesAfter: { try store.tasksNamed(after: $0, through: head) })
+            // Looked at, never undone on: no undo history is worked out.
+            try Self.fold(store, into: &list, through: head, keepingUndo: false)
             let trail = try Self.auditTrail(
                 id, in: store, head: list.head, counted: list.eventCounts[id], outliningAdds: outliningAdds)
             return TaskAudit(

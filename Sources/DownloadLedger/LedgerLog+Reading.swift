@@ -30,6 +30,20 @@ extension LedgerLog {
         return list
     }
 
+    /// ``list(in:through:reader:)`` for words about events that name only `whole` (`dledger log`): every other task
+    /// is kept as its figures, and only when an event folded before `seq` names it (the fold reads no other task);
+    /// the sections, the to-delete list and the undo history are the whole list's.
+    static func list(
+        in store: any EventStore, through seq: Int64, keepingWhole whole: Set<TaskID>,
+        reader: LoggedEventReader?
+    ) throws -> DownloadList {
+        var list = try startingPoint(
+            store, atOrBefore: seq, reader: reader, keepingOnly: DownloadList.noTask, keepingWhole: whole,
+            namesAfter: { try store.tasksNamed(after: $0, through: seq) })
+        try fold(store, into: &list, through: seq)
+        return list
+    }
+
     /// The connections of each running transfer among `ids`, as the log last recorded them (see
     /// ``Ledger/loggedConnections(of:)``), read from each task's audit trail as of `list`.
     static func loggedConnections(of ids: [TaskID], in store: any EventStore, list: DownloadList) throws
@@ -50,12 +64,13 @@ extension LedgerLog {
     }
 
     /// Folds the events after the list's head (through `through`) into it; with `actions`, its undo history holds
-    /// the actions by reference to the log (``DownloadList/apply(_:actionsLoggedIn:)``).
+    /// the actions by reference to the log (``DownloadList/apply(_:actionsLoggedIn:keepingUndo:)``); without
+    /// `keepingUndo`, it is not kept up (a list only looked at).
     /// - Returns: the replay work done (``Ledger/work(of:payload:liveCount:)`` of each event).
     @discardableResult
     static func fold(
         _ store: any EventStore, into list: inout DownloadList, through: Int64?,
-        actionsLoggedIn actions: LoggedEventReader? = nil
+        actionsLoggedIn actions: LoggedEventReader? = nil, keepingUndo: Bool = true
     ) throws -> Int {
         var failure: LedgerOpenError?
         var work = 0
@@ -64,7 +79,8 @@ extension LedgerLog {
             do {
                 let entry = try Entry.decode(kind: view.kind, payload: view.payload)
                 list.apply(
-                    LoggedEntry(seq: view.seq, time: view.time, entry: entry), actionsLoggedIn: actions)
+                    LoggedEntry(seq: view.seq, time: view.time, entry: entry), actionsLoggedIn: actions,
+                    keepingUndo: keepingUndo)
                 work += Ledger.work(of: entry.event, payload: view.payload.count, liveCount: list.liveCount)
             } catch {
                 failure = .unreadableEvent(seq: view.seq, detail: "\(error)")
@@ -78,21 +94,25 @@ extension LedgerLog {
     /// A snapshot that cannot be read, or that disagrees with its own seq, is skipped: it is only a cache.
     /// Its undo steps read their logged actions back through `reader` when asked; without one (a list only counted
     /// or compared, never handed out) such a step is unreadable if it ever is asked.
-    /// With `keepingOnly`, every other task is read as its id and state alone (``DownloadList/init(snapshot:reader:keepingOnly:statesOf:)``);
+    /// With `keepingOnly`, every other task is read as its id and state alone (``DownloadList/init(snapshot:reader:keepingOnly:statesOf:keepingWhole:)``);
     /// with `tail` too, when the snapshot read is the one at `tail.after`, only the tasks `tail.names` (those the
-    /// events to be folded onto it name) are kept so.
+    /// events to be folded onto it name) are kept so; with `namesAfter` instead, the tasks it gives for the seq of
+    /// the snapshot read (nil: all of them), asked while that snapshot is read (it is found and its seal checked
+    /// once). `keepingWhole`: tasks read whole besides `keepingOnly`.
     static func startingPoint(
         _ store: any EventStore, atOrBefore seq: Int64?, reader: LoggedEventReader?,
-        keepingOnly: TaskID? = nil, tail: (after: Int64, names: Set<TaskID>)? = nil
+        keepingOnly: TaskID? = nil, keepingWhole: Set<TaskID>? = nil,
+        tail: (after: Int64, names: Set<TaskID>)? = nil, namesAfter: ((Int64) throws -> Set<TaskID>?)? = nil
     ) throws -> DownloadList {
         let cached = try store.withLatestSnapshot(
             reducerVersion: DownloadList.reducerVersion, atOrBefore: seq
         ) {
             seq, bytes -> DownloadList? in
-            let names = tail.flatMap { $0.after == seq ? $0.names : nil }
+            let names = try tail.map { $0.after == seq ? $0.names : nil } ?? namesAfter?(seq)
             guard
                 let list = try? DownloadList(
-                    snapshot: bytes, reader: reader, keepingOnly: keepingOnly, statesOf: names),
+                    snapshot: bytes, reader: reader, keepingOnly: keepingOnly, statesOf: names,
+                    keepingWhole: keepingWhole),
                 list.head == seq
             else {
                 return nil

@@ -27,6 +27,7 @@ extension LedgerLog {
         let store = try StoreFactory.open(path: path, readOnly: true)
         let found = try latestSummary(store)
         if let found, let stats = try summaryFolded(store, found) { return stats }
+        if let found, let stats = try recounted(store, from: found) { return stats }
         var list = try startingPoint(store, atOrBefore: nil, reader: nil)
         let snapshotSeq = list.head
         if let found, list.head == found.head,
@@ -58,22 +59,45 @@ extension LedgerLog {
     /// `found` with the events after it folded in, or nil when one of those events needs the tasks.
     static func summaryFolded(_ store: any EventStore, _ found: ListSummary) throws -> Stats? {
         var summary = found
-        var foldable = true
-        try store.scan(after: found.head, through: nil) { view in
-            guard foldable else { return }
-            guard let entry = try? Entry.decode(kind: view.kind, payload: view.payload),
-                summary.fold(LoggedEntry(seq: view.seq, time: view.time, entry: entry))
-            else {
-                foldable = false
-                return
+        do {
+            try store.scan(after: found.head, through: nil) { view in
+                guard let entry = try? Entry.decode(kind: view.kind, payload: view.payload),
+                    summary.fold(LoggedEntry(seq: view.seq, time: view.time, entry: entry))
+                else {
+                    // The rows after it are not read (one may be an add of 100,000 URLs).
+                    throw NeedsTheTasks()
+                }
             }
+        } catch is NeedsTheTasks {
+            return nil
         }
-        guard foldable else { return nil }
         // The snapshot named is the one an open would load: the newest whose own seal holds. A summary's seal
         // says nothing of the snapshot's bytes beside it, which may have been edited (then it is not loaded).
         let loaded = try store.latestSnapshotSeq(reducerVersion: DownloadList.reducerVersion, atOrBefore: nil)
         return Stats(summary: summary, snapshotSeq: loaded)
     }
+
+    /// `found` with the tail after it counted from the snapshot's figures alone: the snapshot at `found`'s head
+    /// is read keeping only the tasks the tail names, each as its state, bytes and size (no URL, no name, no task
+    /// built for any other: ``DownloadList/noTask``), the tail is folded onto it (a fold reads no task its event
+    /// does not name, as for ``audit(_:outliningAdds:)``) and those tasks are counted again
+    /// (``countTail(_:into:from:through:)``). Nil when the tail names more than ``recountReach`` tasks, or the
+    /// snapshot an open loads is not the summary's: the caller then loads the list.
+    static func recounted(_ store: any EventStore, from found: ListSummary) throws -> Stats? {
+        // Through the head now: a writer's events after it name tasks this list does not keep.
+        let head = try store.head()
+        guard let names = try store.tasksNamed(after: found.head, through: head), names.count <= recountReach
+        else { return nil }
+        var list = try startingPoint(
+            store, atOrBefore: head, reader: nil, keepingOnly: DownloadList.noTask, tail: (found.head, names))
+        guard list.head == found.head, found.head > 0,
+            let summary = try countTail(store, into: &list, from: found, through: head, keepingUndo: false)
+        else { return nil }
+        return Stats(summary: summary, snapshotSeq: found.head)
+    }
+
+    /// Stops a fold into the summary at the first event that needs the tasks.
+    private struct NeedsTheTasks: Error {}
 
     /// Tasks a tail may name for `stats` to count them again rather than the whole list.
     static let recountReach = 8192
@@ -83,16 +107,18 @@ extension LedgerLog {
     /// bytes and size, how many times the sections list them: what the audit index and the fold of one task for
     /// `audit` rely on too), and through the to-delete list's length and the number of sections, which are the
     /// folded list's. Nil when they name more than ``recountReach`` tasks (a big add): the caller then counts the
-    /// whole list, folded through the head (this fold stops at the event that went past).
+    /// whole list, folded through the head (this fold stops at the event that went past). With `through`, the
+    /// events after it are left out; without `keepingUndo`, the list's undo history is not kept up (a count needs
+    /// none).
     /// - Throws: for an event that does not decode, as a fold does.
-    static func countTail(_ store: any EventStore, into list: inout DownloadList, from summary: ListSummary)
-        throws
-        -> ListSummary?
-    {
+    static func countTail(
+        _ store: any EventStore, into list: inout DownloadList, from summary: ListSummary,
+        through: Int64? = nil, keepingUndo: Bool = true
+    ) throws -> ListSummary? {
         var before: [TaskID: (times: Int, figures: TaskFigures)?] = [:]
         var failure: LedgerOpenError?
         var countable = true
-        try store.scan(after: list.head, through: nil) { view in
+        try store.scan(after: list.head, through: through) { view in
             guard failure == nil, countable else { return }
             do {
                 let entry = try Entry.decode(kind: view.kind, payload: view.payload)
@@ -104,7 +130,8 @@ extension LedgerLog {
                 for id in named where before[id] == nil {
                     before[id] = .some(ListSummary.place(of: id, in: list))
                 }
-                list.apply(LoggedEntry(seq: view.seq, time: view.time, entry: entry))
+                list.apply(
+                    LoggedEntry(seq: view.seq, time: view.time, entry: entry), keepingUndo: keepingUndo)
             } catch {
                 failure = .unreadableEvent(seq: view.seq, detail: "\(error)")
             }

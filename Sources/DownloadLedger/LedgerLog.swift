@@ -46,6 +46,15 @@ public final class LedgerLog: Sendable {
         return try locked { try Self.list(in: $0, through: seq, reader: reader) }
     }
 
+    /// ``list(through:)`` for words about events that name only the tasks `whole` (`dledger log --limit N`): the
+    /// sections, the to-delete list, the undo history and those tasks are the whole list's; any other task is kept
+    /// as its state, bytes and size alone, or not at all. A list to word events with, never one to decide on.
+    /// - Complexity: reading the snapshot past every task (building only `whole`), and the events since it.
+    public func list(through seq: Int64, keepingWhole whole: Set<TaskID>) throws -> DownloadList {
+        let reader = self.reader
+        return try locked { try Self.list(in: $0, through: seq, keepingWhole: whole, reader: reader) }
+    }
+
     /// Reads the event at a seq for an undo step a list from here holds by reference, through the mutex (never
     /// called while it is held: folds only keep references).
     var reader: LoggedEventReader {

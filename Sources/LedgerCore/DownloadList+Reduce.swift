@@ -7,7 +7,12 @@ extension DownloadList {
     /// With `reader`, the undo history holds each action as a snapshot holds it: a reference to the event logged
     /// at its seq (its kind and the tasks it names), read back through `reader` when redo needs it. The decoded
     /// event is then not kept (a replay of an add of 100,000 URLs does not hold them all twice).
-    public mutating func apply(_ logged: LoggedEntry, actionsLoggedIn reader: LoggedEventReader? = nil) {
+    ///
+    /// Without `keepingUndo`, the undo and redo history is left as it was (no inverse is worked out): for a list
+    /// that is only counted or looked at (`stats`, `audit`), never one to undo on.
+    public mutating func apply(
+        _ logged: LoggedEntry, actionsLoggedIn reader: LoggedEventReader? = nil, keepingUndo: Bool = true
+    ) {
         let event = logged.entry.event
         let inverse: Event?
         if case .tasksAdded(let new, let section, let index, let title) = event {
@@ -37,13 +42,13 @@ extension DownloadList {
             }
             inverse = added.isEmpty ? nil : .tasksRemoved(ids: added, removingSections: created.sorted())
         } else {
-            inverse = event.isTransferFact ? nil : inverseOf(event)
+            inverse = event.isTransferFact || !keepingUndo ? nil : inverseOf(event)
             reduce(event, time: logged.time)
         }
         head = logged.seq
         headTime = logged.time
         eventCounts.add(event.taskIDs)
-        guard !event.isTransferFact else { return }
+        guard !event.isTransferFact, keepingUndo else { return }
         recordUndo(logged, inverse: inverse, reader: reader)
     }
 

@@ -6,6 +6,9 @@ public struct SnapshotError: Error, Sendable, CustomStringConvertible {
 extension DownloadList {
     private static let snapshotMagic: [UInt8] = Array("DLS16".utf8)
 
+    /// An id no task has (ids start at 1): `keepingOnly` it keeps every task of a snapshot as its figures alone.
+    public static let noTask: TaskID = 0
+
     /// The whole projection as compact bytes: the snapshot cache. Reading it back gives an equal list.
     /// - Complexity: O(tasks + sections + trash).
     public func snapshotBytes() -> [UInt8] {
@@ -177,10 +180,14 @@ extension DownloadList {
     /// not name). Such a list is one to look at, never one to decide commands on. With `statesOf` as well, only the
     /// other tasks in it are kept so (the others are read past, refused where they would be): the tasks the events
     /// to be folded name are all a fold reads, none for a snapshot at the head (`tasks` then holds that task alone).
+    /// With ``noTask`` (no task has that id), every task is kept as its figures (state, bytes, size): what `stats`
+    /// counts again for the tasks a tail names. With `keepingWhole`, those tasks are read whole as well (`log`:
+    /// the tasks the events it prints name, whose names its words may say).
     /// - Throws: `SnapshotError` for anything else.
     public init(
         snapshot bytes: UnsafeRawBufferPointer, reader: LoggedEventReader? = nil,
-        keepingOnly only: TaskID? = nil, statesOf kept: Set<TaskID>? = nil
+        keepingOnly only: TaskID? = nil, statesOf kept: Set<TaskID>? = nil,
+        keepingWhole whole: Set<TaskID>? = nil
     ) throws {
         guard bytes.starts(with: Self.snapshotMagic) else { throw SnapshotError() }
         var r = BinaryReader(bytes: bytes, offset: Self.snapshotMagic.count)
@@ -216,17 +223,22 @@ extension DownloadList {
                 tasks.reserveCapacity(
                     r.capacity(only == nil ? taskCount : kept?.count ?? taskCount, bytesEach: 10))
                 var url: [UInt8] = []
+                var urlLength = 0
+                // Looked up record by record in id order: a step along each sorted list, not a hash per record.
+                var others = kept.map { IDWalk($0) }
+                var wholes = whole.map { IDWalk($0) }
                 for _ in 0..<taskCount {
                     try Self.readTask(
-                        &r, directories: directories, url: &url, into: &tasks, only: only,
-                        others: kept)
+                        &r, directories: directories, url: &url, urlLength: &urlLength, into: &tasks,
+                        only: only, others: &others, whole: &wholes)
                 }
             }
             for _ in 0..<(try r.count()) {
                 var s = Section(title: try r.string())
+                // A damaged count reserves no more than the bytes can hold; each id is read into its chunk.
                 let n = try r.count()
-                s.tasks.reserveCapacity(r.capacity(n, bytesEach: 1))
-                for _ in 0..<n { s.tasks.append(try r.int()) }
+                guard n == r.capacity(n, bytesEach: 1) else { throw SnapshotError() }
+                s.tasks = try SectionTasks(count: n) { try r.int() }
                 sections.append(s)
             }
             for _ in 0..<(try r.count()) {
@@ -276,18 +288,23 @@ extension DownloadList {
 
     @inline(__always)
     private static func readTask(
-        _ r: inout BinaryReader, directories: [String], url: inout [UInt8], into tasks: inout TaskTable,
-        only: TaskID?, others: Set<TaskID>?
+        _ r: inout BinaryReader, directories: [String], url: inout [UInt8], urlLength: inout Int,
+        into tasks: inout TaskTable, only: TaskID?, others: inout IDWalk?, whole: inout IDWalk?
     ) throws {
         let id = try r.int()
         let flags = TaskFlags(rawValue: UInt16(truncatingIfNeeded: try r.int()))
-        try SnapshotTasks.readURL(&r, into: &url)
-        if let only, id != only {
-            // Kept: the task's id and state (and bytes), every other field read past and checked.
-            let (state, bytes, _) = try SnapshotTasks.skipRest(
+        if only == noTask, whole == nil {
+            // No task is built: the URLs' lengths are all that their checks need.
+            try SnapshotTasks.skipURL(&r, length: &urlLength)
+        } else {
+            try SnapshotTasks.readURL(&r, into: &url)
+        }
+        if let only, id != only, !(whole?.holds(id) ?? false) {
+            // Kept: the task's id and state (and bytes and size), every other field read past and checked.
+            let (state, bytes, size) = try SnapshotTasks.skipRest(
                 &r, flags: flags, directories: directories.count)
-            if others?.contains(id) ?? true {
-                tasks.insert(DownloadTask.placeholder(id: id, state: state, bytes: bytes))
+            if others?.holds(id) ?? true {
+                tasks.insert(DownloadTask.placeholder(id: id, state: state, bytes: bytes, size: size))
             }
             return
         }

@@ -146,12 +146,13 @@ public struct DownloadTask: Sendable, Equatable {
         self.optionsBox = options.flatMap { $0.isEmpty ? nil : OptionsBox($0) }
     }
 
-    /// A task of which only the id, state and bytes are known (a list read for one task's sake keeps the others
-    /// so; see ``DownloadList/init(snapshot:reader:keepingOnly:)``).
-    static func placeholder(id: TaskID, state: TaskState, bytes: Int64) -> DownloadTask {
+    /// A task of which only the id, state, bytes and size are known (a list read for one task's sake keeps the
+    /// others so, and a list read to count a tail keeps every task so; see
+    /// ``DownloadList/init(snapshot:reader:keepingOnly:statesOf:)``).
+    static func placeholder(id: TaskID, state: TaskState, bytes: Int64, size: Int64? = nil) -> DownloadTask {
         DownloadTask(
             id: id, url: "", displayName: "", nameIsUserChosen: false, fileName: nil, directory: "",
-            expectedSHA256: nil, state: state, bytes: bytes, size: nil, failure: nil, attempts: 0, added: 0,
+            expectedSHA256: nil, state: state, bytes: bytes, size: size, failure: nil, attempts: 0, added: 0,
             finished: nil, validator: nil, checksum: nil, resets: 0)
     }
 

@@ -92,8 +92,9 @@ extension Entry {
         var name: Int?
         var sha: Int?
         var dir: Int?
-        // Most tasks have none: no options value is made (nor released) for them.
+        // Most tasks have none: no options value is made, copied or released for them.
         var options: TaskOptions?
+        var hasOptions = false
         try r.object { r, k in
             if k.equals("id") {
                 id = try r.int()
@@ -107,13 +108,14 @@ extension Entry {
                 dir = try r.skipString()
             } else if k.equals("options") {
                 options = try TaskOptions(reading: &r)
+                hasOptions = true
             } else {
                 try r.skip()
             }
         }
         guard let id, let url, let dir else { throw r.fail("task without id, url or dir") }
         tasks.ids.append(id)
-        if options != nil { tasks.options.add(options) } else { tasks.options.addNone() }
+        if hasOptions { tasks.options.add(options) } else { tasks.options.addNone() }
         guard id == only else { return }
         tasks.kept.append(
             NewTask(

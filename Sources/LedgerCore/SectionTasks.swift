@@ -29,7 +29,39 @@ public struct SectionTasks: Sendable {
 
     /// The ids of `ids`, in order.
     public init(_ ids: [TaskID]) {
-        append(contentsOf: ids)
+        var i = 0
+        self.init(count: ids.count) {
+            defer { i += 1 }
+            return ids[i]
+        }
+    }
+
+    /// `count` ids, each the next `next` gives, in order: cut into chunks of ``chunkSize`` as they come (as
+    /// appending them one by one would), with no array of them all (a snapshot's section of 100,000).
+    public init(count: Int, _ next: () throws -> TaskID) rethrows {
+        let chunkCount = (count + Self.chunkSize - 1) / Self.chunkSize
+        chunks.reserveCapacity(chunkCount)
+        ends.reserveCapacity(chunkCount)
+        lows.reserveCapacity(chunkCount)
+        highs.reserveCapacity(chunkCount)
+        var start = 0
+        while start < count {
+            let end = Swift.min(start + Self.chunkSize, count)
+            var chunk: [TaskID] = []
+            chunk.reserveCapacity(end - start)
+            var (low, high) = (TaskID.max, TaskID.min)
+            for _ in start..<end {
+                let id = try next()
+                chunk.append(id)
+                low = Swift.min(low, id)
+                high = Swift.max(high, id)
+            }
+            chunks.append(chunk)
+            ends.append(end)
+            lows.append(low)
+            highs.append(high)
+            start = end
+        }
     }
 
     /// The chunks (tests: that searches and moves keep them within their limits).

@@ -174,6 +174,15 @@ final class SnapshotTasks: @unchecked Sendable {
         url.append(contentsOf: try r.raw())
     }
 
+    /// Reads past a URL as ``readURL(_:into:)`` reads it, refusing where it refuses, keeping only the whole URL's
+    /// length (`length`: the record before's).
+    @inline(__always)
+    static func skipURL(_ r: inout BinaryReader, length: inout Int) throws {
+        let shared = try r.count()
+        guard shared <= length else { throw SnapshotError() }
+        length = shared + (try r.raw()).count
+    }
+
     /// The task whose record follows, its id, flags and URL read already.
     @inline(__always)
     static func buildRest(

@@ -121,6 +121,36 @@ import Testing
         #expect(verify.status == 0, "\(verify.out)")
     }
 
+    /// `log --limit N` after a snapshot reads only the tasks its events name whole (issue 24 §1): its words are the
+    /// last N lines of the whole `log`, which folds every event from the first, in words and in JSON.
+    @Test func logLimitAfterASnapshotSaysWhatTheWholeLogSays() async throws {
+        let box = try DledgerSandbox()
+        let list = (1...8000).map { "https://example.com/pub/file-\($0).iso" }.joined(separator: "\n")
+        try list.write(toFile: box.root + "/urls.txt", atomically: true, encoding: .utf8)
+        try await box.run("add", "--from-file", box.root + "/urls.txt", "-q")
+        let snapshot = try #require(
+            (try await box.run("stats", "--json").json as? [String: Any])?["snapshotSeq"] as? Int)
+        #expect(snapshot == 2)
+        for command in [
+            ["section", "add", "Later"], ["mv", "7", "4000", "--to", "1:0"], ["rename", "7", "seven.iso"],
+            ["pause", "12"], ["rm", "13"], ["section", "rename", "1", "Much later"], ["undo"],
+            ["mv", "8", "--to", "1:1"], ["restore", "13"], ["sort", "name"], ["resume", "12"],
+        ] {
+            #expect(try await box.run(command).status == 0, "\(command)")
+        }
+        let stats = try #require(try await box.run("stats", "--json").json as? [String: Any])
+        #expect(stats["snapshotSeq"] as? Int == snapshot)
+        for json in [false, true] {
+            let flag = json ? ["--json"] : []
+            let whole = try await box.run(["log"] + flag).out.split(separator: "\n").map(String.init)
+            #expect(whole.count == 13)
+            for n in 1...11 {
+                let newest = try await box.run(["log", "--limit", "\(n)"] + flag).out.split(separator: "\n")
+                #expect(newest.map(String.init) == Array(whole.suffix(n)), "--limit \(n)")
+            }
+        }
+    }
+
     func finishedLedger() async throws -> (DledgerSandbox, LoopbackServer) {
         let box = try DledgerSandbox()
         let server = try LoopbackServer()

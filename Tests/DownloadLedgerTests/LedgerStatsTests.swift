@@ -153,6 +153,52 @@ import Testing
         #expect(try Ledger.stats(path: box.ledgerPath).summary == (try fromZero(box)))
     }
 
+    /// The tail is counted from the snapshot's figures alone (issue 24 §1: `stats` at 5,000 events after a snapshot of
+    /// 100,000 tasks): only the tasks the tail names are kept, as their state, bytes and size, and the counts are
+    /// those of the whole list; a tail naming more than the reach, or a snapshot that is not the summary's, is left
+    /// to the whole list.
+    @Test func aTailIsCountedFromTheFiguresOfTheTasksItNamesAlone() throws {
+        let box = try Sandbox()
+        let ledger = try ledgerAtASnapshot(box)
+        let snapshot = ledger.list.head
+        try ledger.execute(.move([1, 2, 2500], to: Location(section: 1, index: 0)))
+        try ledger.execute(.pause(.tasks([10, 11, 2])))
+        try ledger.record([
+            .transferStarted(id: 12, attempt: 1, offset: 0),
+            .transferResolved(
+                id: 12, size: 5000, serverName: "x.iso", validator: nil, acceptsRanges: true,
+                restartedFromZero: nil),
+            .transferPaused(id: 12, bytes: 700),
+            .transferStarted(id: 4, attempt: 2, offset: 10),
+            .transferCompleted(
+                id: 4, bytes: 800, sha256: String(repeating: "cd", count: 32), fileName: "four.iso"),
+        ])
+        try ledger.execute(.delete(.tasks([13, 2999]), mode: .record))
+        try ledger.execute(.restore([8], to: nil))
+        try ledger.execute(.rename(2, name: "two.iso"))
+        try ledger.execute(.move(Array(2001...2998), to: Location(section: 0, index: 5)))
+        let store = try SQLiteEventStore(path: box.ledgerPath, readOnly: true)
+        let summary = try #require(try LedgerLog.latestSummary(store))
+        #expect(summary.head == snapshot)
+        let stats = try #require(try LedgerLog.recounted(store, from: summary))
+        #expect(stats == Ledger.Stats(summary: ListSummary(ledger.list), snapshotSeq: snapshot))
+        #expect(stats.summary == (try fromZero(box)))
+        #expect(stats.summary.count(.finished) == 2 && stats.summary.count(.paused) == 6)
+        #expect(try Ledger.stats(path: box.ledgerPath) == stats)
+        // What the count read: the tasks the tail names, as figures, and no other.
+        let names = try #require(try store.tasksNamed(after: snapshot, through: ledger.list.head))
+        let partial = try LedgerLog.startingPoint(
+            store, atOrBefore: nil, reader: nil, keepingOnly: DownloadList.noTask, tail: (snapshot, names))
+        #expect(names == Set([1, 2, 4, 8, 10, 11, 12, 13, 2999]).union(2001...2998))
+        #expect(partial.tasks.count == names.count && partial.tasks[5] == nil)
+        let two = try #require(partial.tasks[2])
+        #expect(two.url == "" && two.state == .waiting && two.bytes == 1234 && two.size == 9000)
+        // Past the reach: left to the whole list, which says the same.
+        try ledger.add((1...LedgerLog.recountReach).map { "https://mirror.example.org/big/\($0).iso" })
+        #expect(try LedgerLog.recounted(store, from: summary) == nil)
+        #expect(try Ledger.stats(path: box.ledgerPath).summary == (try fromZero(box)))
+    }
+
     @Test func anEditedSummaryIsNotUsedAndVerifyNamesIt() throws {
         let box = try Sandbox()
         let ledger = try ledgerAtASnapshot(box)

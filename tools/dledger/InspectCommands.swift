@@ -72,10 +72,18 @@ enum InspectCommands {
             // Seqs have no gaps (1, 2, 3…): the newest N after `after` start past head - N.
             after = max(after, try log.head() - Int64(newest))
         }
-        var before = after > 0 ? try log.list(through: after) : DownloadList()
         var left = newest ?? oldest ?? Int.max
+        var page = try log.events(after: after, limit: min(left, 2000))
+        // The list before the first event printed, for its words: when one page holds every event printed, only
+        // the tasks they name are read whole (`log --limit 1` of a big list reads no other task).
+        var before =
+            after == 0
+            ? DownloadList()
+            : left <= 2000
+                ? try log.list(through: after, keepingWhole: Set(page.flatMap { $0.entry.event.taskIDs }))
+                : try log.list(through: after)
         while left > 0 {
-            let page = try log.events(after: after, limit: min(left, 2000))
+            if page.isEmpty { page = try log.events(after: after, limit: min(left, 2000)) }
             guard let last = page.last else { break }
             for e in page {
                 printEntry(e, before: before, inv: inv)
@@ -83,6 +91,7 @@ enum InspectCommands {
             }
             after = last.seq
             left -= page.count
+            page = []
         }
         return CLIError.success
     }
