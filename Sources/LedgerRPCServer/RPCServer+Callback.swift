@@ -14,26 +14,11 @@ extension RPCServer {
             return httpRequest(
                 wsi, path: input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) })
         case LWS_CALLBACK_HTTP_BODY:
-            guard let conn = connections[wsi], let input else { return -1 }
-            if conn.refused { return 0 }
-            guard conn.body.count + length <= configuration.maxRequestSize else { return -1 }
-            conn.body.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
-            return 0
+            return httpBody(wsi, input, length)
         case LWS_CALLBACK_HTTP_BODY_COMPLETION:
-            guard let conn = connections[wsi] else { return -1 }
-            if conn.refused { return 0 }
-            lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0)
-            let body = conn.body
-            conn.body = []
-            dispatch(conn, body: body)
-            return 0
+            return httpBodyCompleted(wsi)
         case LWS_CALLBACK_HTTP_WRITEABLE:
-            guard let conn = connections[wsi] else { return -1 }
-            if let ready = conn.ready {
-                conn.ready = nil
-                return respond(wsi, conn, status: ready.status, type: ready.type, ready.body)
-            }
-            return writeHTTP(wsi, conn)
+            return httpWriteable(wsi)
         case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
             guard path(wsi, WSI_TOKEN_GET_URI) == "/jsonrpc" else { return 1 }
             if case .refuse = admitted(wsi) { return 1 }
@@ -43,40 +28,14 @@ extension RPCServer {
             _ = cwsg_watch_http(lws_get_socket_fd(wsi))
             return admit(wsi)
         case LWS_CALLBACK_ESTABLISHED:
-            if drainingSeen { return -1 }
-            // From here on an unmasked client frame fails the read and closes the connection (RFC 6455 §5.1).
-            guard cwsg_register(lws_get_socket_fd(wsi)) == 0 else { return -1 }
-            let served = connections[wsi]?.served ?? 0
-            closeConnection(wsi)
-            let conn = openConnection(wsi)
-            conn.isWebSocket = true
-            conn.served = served
-            conn.enter(.webSocket, Self.now())
-            return 0
+            return webSocketEstablished(wsi)
         case LWS_CALLBACK_RECEIVE:
             return receive(wsi, input, length)
         case LWS_CALLBACK_RECEIVE_PONG:
             if let conn = connections[wsi], !conn.working { conn.since = Self.now() }
             return 0
         case LWS_CALLBACK_SERVER_WRITEABLE:
-            guard let conn = connections[wsi], let message = conn.dequeue() else { return 0 }
-            if message.count > Self.chunk {
-                // A large reply: written from its own buffer with the headroom lws needs.
-                var framed = [UInt8](repeating: 0, count: pre + message.count)
-                framed.replaceSubrange(pre..., with: message)
-                let n = framed.withUnsafeMutableBufferPointer {
-                    lws_write(wsi, $0.baseAddress! + pre, message.count, LWS_WRITE_TEXT)
-                }
-                guard n >= message.count else { return -1 }
-            } else {
-                message.withUnsafeBytes { _ = memcpy(scratch + pre, $0.baseAddress!, message.count) }
-                guard lws_write(wsi, scratch + pre, message.count, LWS_WRITE_TEXT) >= message.count else {
-                    return -1
-                }
-            }
-            if conn.hasOutgoing { lws_callback_on_writable(wsi) }
-            dispatchWaiting(conn)
-            return 0
+            return webSocketWriteable(wsi)
         case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
             deliverNotifications()
             deliverReplies()
@@ -92,6 +51,72 @@ extension RPCServer {
         default:
             return lws_callback_http_dummy(wsi, reason, user, input, length)
         }
+    }
+
+    /// A piece of an HTTP request's body: kept, unless the request was refused or the body grows past the limit.
+    private func httpBody(_ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
+        guard let conn = connections[wsi], let input else { return -1 }
+        if conn.refused { return 0 }
+        guard conn.body.count + length <= configuration.maxRequestSize else { return -1 }
+        conn.body.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
+        return 0
+    }
+
+    /// An HTTP request's body is whole: handed to the workers.
+    private func httpBodyCompleted(_ wsi: OpaquePointer) -> Int32 {
+        guard let conn = connections[wsi] else { return -1 }
+        if conn.refused { return 0 }
+        lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0)
+        let body = conn.body
+        conn.body = []
+        dispatch(conn, body: body)
+        return 0
+    }
+
+    /// An HTTP connection may write: a reply that is ready, or the next part of the one being written.
+    private func httpWriteable(_ wsi: OpaquePointer) -> Int32 {
+        guard let conn = connections[wsi] else { return -1 }
+        if let ready = conn.ready {
+            conn.ready = nil
+            return respond(wsi, conn, status: ready.status, type: ready.type, ready.body)
+        }
+        return writeHTTP(wsi, conn)
+    }
+
+    /// A WebSocket handshake succeeded: the connection starts over as a WebSocket one, keeping its count of requests.
+    private func webSocketEstablished(_ wsi: OpaquePointer) -> Int32 {
+        if drainingSeen { return -1 }
+        // From here on an unmasked client frame fails the read and closes the connection (RFC 6455 §5.1).
+        guard cwsg_register(lws_get_socket_fd(wsi)) == 0 else { return -1 }
+        let served = connections[wsi]?.served ?? 0
+        closeConnection(wsi)
+        let conn = openConnection(wsi)
+        conn.isWebSocket = true
+        conn.served = served
+        conn.enter(.webSocket, Self.now())
+        return 0
+    }
+
+    /// A WebSocket connection may write: its next queued message goes out, and a waiting request is dispatched.
+    private func webSocketWriteable(_ wsi: OpaquePointer) -> Int32 {
+        guard let conn = connections[wsi], let message = conn.dequeue() else { return 0 }
+        if message.count > Self.chunk {
+            // A large reply: written from its own buffer with the headroom lws needs.
+            var framed = [UInt8](repeating: 0, count: pre + message.count)
+            framed.replaceSubrange(pre..., with: message)
+            let n = framed.withUnsafeMutableBufferPointer {
+                lws_write(wsi, $0.baseAddress! + pre, message.count, LWS_WRITE_TEXT)
+            }
+            guard n >= message.count else { return -1 }
+        } else {
+            message.withUnsafeBytes { _ = memcpy(scratch + pre, $0.baseAddress!, message.count) }
+            guard lws_write(wsi, scratch + pre, message.count, LWS_WRITE_TEXT) >= message.count else {
+                return -1
+            }
+        }
+        if conn.hasOutgoing { lws_callback_on_writable(wsi) }
+        dispatchWaiting(conn)
+        return 0
     }
 
     /// A WebSocket message, possibly in fragments: answered when whole.

@@ -1,5 +1,4 @@
 import Foundation
-import LoopbackHTTP
 import Synchronization
 
 #if canImport(Glibc)
@@ -77,18 +76,7 @@ enum RPCAbuseBench {
         print(
             "ledger-bench rpc-abuse: \(TransferProcess.firstLine(["aria2c", "--version"], scratch: scratch))")
         print("  load average before: \(RPCBench.loadAverage())")
-        let files = try LoopbackServer()
-        var throttled = Faults()
-        throttled.throttleBytesPerSecond = 1_000_000
-        var urls: [String] = []
-        for i in 0..<2 {
-            files.serve("/active-\(i).bin", Resource(size: 1 << 30, seed: UInt64(i + 1), faults: throttled))
-            urls.append(files.url("/active-\(i).bin"))
-        }
-        for i in 0..<100 {
-            files.serve("/waiting-\(i).bin", Resource(size: 4096, seed: UInt64(1000 + i)))
-            urls.append(files.url("/waiting-\(i).bin"))
-        }
+        let files = try RPCFiles(active: 2, rate: 1_000_000, waiting: 100)
         print(
             "  2 transfers at 1 MB/s, 100 waiting; servers under 'prlimit --nofile=\(o.descriptors)'; a client asks"
                 + " tellActive at 10 Hz over keep-alive HTTP for \(o.window) s while another abuses; \(o.runs) runs"
@@ -98,7 +86,7 @@ enum RPCAbuseBench {
             for abuser in o.abusers {
                 let kinds = round % 2 == 0 ? o.servers : o.servers.reversed()
                 for kind in kinds {
-                    let r = try measure(kind, abuser, urls: urls, o, dledger: dledger)
+                    let r = try measure(kind, abuser, urls: files.urls, o, dledger: dledger)
                     runs["\(kind.rawValue) \(abuser.rawValue)", default: []].append(r)
                     print(
                         String(

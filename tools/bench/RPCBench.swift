@@ -1,5 +1,4 @@
 import Foundation
-import LoopbackHTTP
 
 #if canImport(Glibc)
     import Glibc
@@ -85,18 +84,7 @@ enum RPCBench {
         let scratch = o.parent + "/rpc-bench-version"
         print("ledger-bench rpc: \(TransferProcess.firstLine(["aria2c", "--version"], scratch: scratch))")
         print("  load average before: \(loadAverage())")
-        let files = try LoopbackServer()
-        var throttled = Faults()
-        throttled.throttleBytesPerSecond = o.rate
-        var urls: [String] = []
-        for i in 0..<o.active {
-            files.serve("/active-\(i).bin", Resource(size: 1 << 30, seed: UInt64(i + 1), faults: throttled))
-            urls.append(files.url("/active-\(i).bin"))
-        }
-        for i in 0..<o.waiting {
-            files.serve("/waiting-\(i).bin", Resource(size: 4096, seed: UInt64(1000 + i)))
-            urls.append(files.url("/waiting-\(i).bin"))
-        }
+        let files = try RPCFiles(active: o.active, rate: o.rate, waiting: o.waiting)
         print(
             "  \(o.active) transfers at \(o.rate / 1000) kB/s each, \(o.waiting) waiting; "
                 + "\(o.clients.map(String.init).joined(separator: ", ")) WebSocket clients at \(o.hz) Hz; "
@@ -106,7 +94,7 @@ enum RPCBench {
             for clients in o.clients {
                 let kinds = round % 2 == 0 ? o.servers : o.servers.reversed()
                 for kind in kinds {
-                    let r = try measure(kind, clients: clients, urls: urls, o, dledger: dledger)
+                    let r = try measure(kind, clients: clients, urls: files.urls, o, dledger: dledger)
                     runs["\(kind.rawValue) \(clients)", default: []].append(r)
                     print(
                         String(

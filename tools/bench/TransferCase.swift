@@ -39,14 +39,100 @@ struct TransferCase {
         curlConfig: String, slowURL: String, slowList: String, base: String? = nil,
         checkpointCost: Bool = false
     ) -> [TransferCase] {
-        let aria = [
-            "aria2c", "-q", "--file-allocation=none", "--summary-interval=0", "--allow-overwrite=true",
-        ]
-        let child = { (binary: String, list: String, directory: String) in
-            [binary, "transfer-child", "--list", list, "--dir", directory, "-j", "\(parallel)"]
+        let cases =
+            (checkpointCost
+                ? withoutCheckpoints(bench: bench, parallel: parallel, bigList: bigList, smallList: smallList)
+                : [])
+            + fast(
+                bench: bench, parallel: parallel, bigURL: bigURL, bigList: bigList, smallList: smallList,
+                curlConfig: curlConfig)
+        var slow = Self.slow(bench: bench, parallel: parallel, slowURL: slowURL, slowList: slowList)
+        var bases: [TransferCase] = []
+        if let base {
+            slow += baseSlow(base: base, parallel: parallel, slowList: slowList)
+            bases = baseFast(base: base, parallel: parallel, bigList: bigList, smallList: smallList)
         }
-        let ours = { (list: String, directory: String) in child(bench, list, directory) }
-        var slow = [
+        // Each base case beside its workload's others, so the rounds interleave them too.
+        return bases.reduce(cases + slow) { all, extra in
+            let at = all.lastIndex { $0.workload == extra.workload }.map { $0 + 1 } ?? all.count
+            return Array(all[..<at]) + [extra] + Array(all[at...])
+        }
+    }
+
+    /// aria2c's flags common to every case: quiet, no preallocation, no summary, overwriting.
+    private static let aria = [
+        "aria2c", "-q", "--file-allocation=none", "--summary-interval=0", "--allow-overwrite=true",
+    ]
+
+    /// The argv of a benchmark binary's child downloading `list` into `directory`.
+    private static func child(_ binary: String, _ list: String, _ directory: String, parallel: Int)
+        -> [String]
+    {
+        [binary, "transfer-child", "--list", list, "--dir", directory, "-j", "\(parallel)"]
+    }
+
+    /// The big file and the small ones, by ours, curl and aria2c.
+    private static func fast(
+        bench: String, parallel: Int, bigURL: String, bigList: String, smallList: String, curlConfig: String
+    ) -> [TransferCase] {
+        let ours = { (list: String, directory: String) in child(bench, list, directory, parallel: parallel) }
+        return [
+            TransferCase(key: .oursBig, workload: .big, label: "ours (Ledger + Scheduler)") {
+                ours(bigList, $0)
+            },
+            // What splitting a fast file would cost (the rule leaves it on one connection): the hash of the pieces
+            // after the first waits for the gaps to close.
+            TransferCase(key: .oursBigSplit, workload: .big, label: "ours --connections 16") {
+                ours(bigList, $0) + ["--connections", "16"]
+            },
+            TransferCase(key: .curlBig, workload: .big, label: "curl -o") {
+                ["curl", "-sS", "-f", "-o", $0 + "/big.bin", bigURL]
+            },
+            TransferCase(key: .ariaBigSingle, workload: .big, label: "aria2c -x1 -s1") {
+                aria + ["-x1", "-s1", "-d", $0, bigURL]
+            },
+            TransferCase(key: .ariaBigDefault, workload: .big, label: "aria2c (defaults)") {
+                aria + ["-d", $0, bigURL]
+            },
+            TransferCase(key: .oursSmall, workload: .small, label: "ours -j \(parallel)") {
+                ours(smallList, $0)
+            },
+            TransferCase(key: .ariaSmall, workload: .small, label: "aria2c -j \(parallel) -i list") {
+                aria + ["-j", "\(parallel)", "-i", smallList, "-d", $0]
+            },
+            TransferCase(key: .curlSmall, workload: .small, label: "curl -Z --parallel-max \(parallel)") {
+                [
+                    "curl", "-sS", "-f", "-Z", "--parallel-max", "\(parallel)", "--output-dir", $0, "-K",
+                    curlConfig,
+                ]
+            },
+        ]
+    }
+
+    /// Ours on the big file and the small ones with the periodic checkpoint off.
+    private static func withoutCheckpoints(
+        bench: String, parallel: Int, bigList: String, smallList: String
+    ) -> [TransferCase] {
+        let ours = { (list: String, directory: String) in child(bench, list, directory, parallel: parallel) }
+        return [
+            TransferCase(key: .oursBigNoCheckpoints, workload: .big, label: "ours, no periodic checkpoint") {
+                ours(bigList, $0) + ["--checkpoint-ms", "0"]
+            },
+            TransferCase(
+                key: .oursSmallNoCheckpoints, workload: .small,
+                label: "ours -j \(parallel), no periodic checkpoint"
+            ) {
+                ours(smallList, $0) + ["--checkpoint-ms", "0"]
+            },
+        ]
+    }
+
+    /// The paced file, by ours, aria2c and curl.
+    private static func slow(bench: String, parallel: Int, slowURL: String, slowList: String)
+        -> [TransferCase]
+    {
+        let ours = { (list: String, directory: String) in child(bench, list, directory, parallel: parallel) }
+        return [
             // Without flags: one connection, split once it proves slow, ramping up while connections add speed.
             TransferCase(key: .oursSlowDefault, workload: .slow, label: "ours (default)") {
                 ours(slowList, $0)
@@ -65,72 +151,31 @@ struct TransferCase {
                 ["curl", "-sS", "-f", "-o", $0 + "/slow.bin", slowURL]
             },
         ]
-        var bases: [TransferCase] = []
-        if let base {
-            slow += [
-                TransferCase(key: .baseSlowDefault, workload: .slow, label: "base (default)") {
-                    child(base, slowList, $0)
-                },
-                TransferCase(key: .baseSlow, workload: .slow, label: "base --connections 16") {
-                    child(base, slowList, $0) + ["--connections", "16"]
-                },
-            ]
-            bases = [
-                TransferCase(key: .baseBig, workload: .big, label: "base (Ledger + Scheduler)") {
-                    child(base, bigList, $0)
-                },
-                TransferCase(key: .baseSmall, workload: .small, label: "base -j \(parallel)") {
-                    child(base, smallList, $0)
-                },
-            ]
-        }
-        let withoutCheckpoints = [
-            TransferCase(key: .oursBigNoCheckpoints, workload: .big, label: "ours, no periodic checkpoint") {
-                ours(bigList, $0) + ["--checkpoint-ms", "0"]
+    }
+
+    /// The paced file as another build (`--base`) downloads it.
+    private static func baseSlow(base: String, parallel: Int, slowList: String) -> [TransferCase] {
+        [
+            TransferCase(key: .baseSlowDefault, workload: .slow, label: "base (default)") {
+                child(base, slowList, $0, parallel: parallel)
             },
-            TransferCase(
-                key: .oursSmallNoCheckpoints, workload: .small,
-                label: "ours -j \(parallel), no periodic checkpoint"
-            ) {
-                ours(smallList, $0) + ["--checkpoint-ms", "0"]
+            TransferCase(key: .baseSlow, workload: .slow, label: "base --connections 16") {
+                child(base, slowList, $0, parallel: parallel) + ["--connections", "16"]
             },
         ]
-        let cases =
-            (checkpointCost ? withoutCheckpoints : []) + [
-                TransferCase(key: .oursBig, workload: .big, label: "ours (Ledger + Scheduler)") {
-                    ours(bigList, $0)
-                },
-                // What splitting a fast file would cost (the rule leaves it on one connection): the hash of the pieces
-                // after the first waits for the gaps to close.
-                TransferCase(key: .oursBigSplit, workload: .big, label: "ours --connections 16") {
-                    ours(bigList, $0) + ["--connections", "16"]
-                },
-                TransferCase(key: .curlBig, workload: .big, label: "curl -o") {
-                    ["curl", "-sS", "-f", "-o", $0 + "/big.bin", bigURL]
-                },
-                TransferCase(key: .ariaBigSingle, workload: .big, label: "aria2c -x1 -s1") {
-                    aria + ["-x1", "-s1", "-d", $0, bigURL]
-                },
-                TransferCase(key: .ariaBigDefault, workload: .big, label: "aria2c (defaults)") {
-                    aria + ["-d", $0, bigURL]
-                },
-                TransferCase(key: .oursSmall, workload: .small, label: "ours -j \(parallel)") {
-                    ours(smallList, $0)
-                },
-                TransferCase(key: .ariaSmall, workload: .small, label: "aria2c -j \(parallel) -i list") {
-                    aria + ["-j", "\(parallel)", "-i", smallList, "-d", $0]
-                },
-                TransferCase(key: .curlSmall, workload: .small, label: "curl -Z --parallel-max \(parallel)") {
-                    [
-                        "curl", "-sS", "-f", "-Z", "--parallel-max", "\(parallel)", "--output-dir", $0, "-K",
-                        curlConfig,
-                    ]
-                },
-            ]
-        // Each base case beside its workload's others, so the rounds interleave them too.
-        return bases.reduce(cases + slow) { all, extra in
-            let at = all.lastIndex { $0.workload == extra.workload }.map { $0 + 1 } ?? all.count
-            return Array(all[..<at]) + [extra] + Array(all[at...])
-        }
+    }
+
+    /// The big file and the small ones as another build (`--base`) downloads them.
+    private static func baseFast(base: String, parallel: Int, bigList: String, smallList: String)
+        -> [TransferCase]
+    {
+        [
+            TransferCase(key: .baseBig, workload: .big, label: "base (Ledger + Scheduler)") {
+                child(base, bigList, $0, parallel: parallel)
+            },
+            TransferCase(key: .baseSmall, workload: .small, label: "base -j \(parallel)") {
+                child(base, smallList, $0, parallel: parallel)
+            },
+        ]
     }
 }

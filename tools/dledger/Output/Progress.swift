@@ -1,28 +1,36 @@
 import DownloadLedger
 import Foundation
 import LedgerFrontEnd
+import Synchronization
 
 /// What a running downloader shows. On a terminal: one live line per running task (at most a screenful, then
 /// "… and K more") and a total line, redrawn in place a few times per second; lines for starts, finishes and
 /// failures scroll above them. Elsewhere: only those plain lines, no escape codes.
-final class Progress: @unchecked Sendable {
+final class Progress: Sendable {
     private let console: Console
     private let ledger: Ledger
     private let scheduler: Scheduler?
     private let scope: Set<TaskID>?
     /// With `--json`, stdout carries only the final document: the plain lines go to stderr, no live region.
     private let json: Bool
-    private let lock = NSLock()
-    private var states: [TaskID: TaskState] = [:]
-    /// Tasks known to be in the to-delete list, to say when one goes there or comes back.
-    private var inTrash: Set<TaskID> = []
-    /// Paused tasks whose transfer keeps its connection, to say that a resume went on with it.
-    private var kept: Set<TaskID> = []
-    /// The list's head when `states` was last brought up to date.
-    private var seenHead: Int64
-    private var loop: Task<Void, Never>?
+
+    private struct State {
+        var states: [TaskID: TaskState] = [:]
+        /// Tasks known to be in the to-delete list, to say when one goes there or comes back.
+        var inTrash: Set<TaskID> = []
+        /// Paused tasks whose transfer keeps its connection, to say that a resume went on with it.
+        var kept: Set<TaskID> = []
+        /// The list's head when `states` was last brought up to date.
+        var seenHead: Int64
+        var loop: Task<Void, Never>?
+        /// Tasks that failed while this display ran.
+        var failed: Set<TaskID> = []
+    }
+
+    private let state: Mutex<State>
+
     /// Tasks that failed while this display ran.
-    private(set) var failed: Set<TaskID> = []
+    var failed: Set<TaskID> { state.withLock { $0.failed } }
 
     init(console: Console, ledger: Ledger, scheduler: Scheduler?, scope: Set<TaskID>?, json: Bool = false) {
         self.console = console
@@ -31,24 +39,27 @@ final class Progress: @unchecked Sendable {
         self.scheduler = scheduler
         self.scope = scope
         let list = ledger.list
-        for t in list.tasks.values where scope?.contains(t.id) != false { states[t.id] = t.state }
-        inTrash = Set(list.trash.map(\.id))
-        seenHead = list.head
+        var state = State(seenHead: list.head)
+        for t in list.tasks.values where scope?.contains(t.id) != false { state.states[t.id] = t.state }
+        state.inTrash = Set(list.trash.map(\.id))
+        self.state = Mutex(state)
     }
 
     /// Starts drawing.
     func start() {
         let interval: Duration = console.isTTY ? .milliseconds(200) : .milliseconds(100)
-        loop = Task { [self] in
+        let loop = Task { [self] in
             while !Task.isCancelled {
                 tick()
                 try? await Task.sleep(for: interval)
             }
         }
+        state.withLock { $0.loop = loop }
     }
 
     /// Stops drawing, after reporting the last changes; the live region is removed.
     func stop() async {
+        let loop = state.withLock { $0.loop }
         loop?.cancel()
         await loop?.value
         _ = try? ledger.refresh()
@@ -71,24 +82,24 @@ final class Progress: @unchecked Sendable {
     /// Only the tasks the events since the last tick name are looked at (a tick is then as cheap with a history of
     /// 100,000 tasks as with ten); when those events cannot be read, every task is.
     private func transitions(_ list: DownloadList) -> [String] {
-        lock.withLock {
-            guard list.head != seenHead else { return [] }
+        state.withLock { state in
+            guard list.head != state.seenHead else { return [] }
             var touched: Set<TaskID>
-            if list.head > seenHead,
-                let entries = try? ledger.log(after: seenHead, limit: Int(list.head - seenHead))
+            if list.head > state.seenHead,
+                let entries = try? ledger.log(after: state.seenHead, limit: Int(list.head - state.seenHead))
             {
                 touched = Set(entries.lazy.filter { $0.seq <= list.head }.flatMap(\.entry.event.taskIDs))
             } else {
-                touched = Set(states.keys).union(list.tasks.keys)
+                touched = Set(state.states.keys).union(list.tasks.keys)
             }
-            seenHead = list.head
+            state.seenHead = list.head
             touched = touched.filter { scope?.contains($0) != false }
             // In list order; tasks in the to-delete list or gone after them, by id.
             let places = list.locations(of: touched)
             var lines: [String] = []
             for id in touched.sorted(by: { Self.inListOrder($0, $1, places) }) {
-                let old = states[id]
-                let wasTrashed = inTrash.contains(id)
+                let old = state.states[id]
+                let wasTrashed = state.inTrash.contains(id)
                 guard let t = list.tasks[id] else {
                     // Purged, or deleted at once: the transfer, if any, stopped.
                     if old != nil {
@@ -97,26 +108,27 @@ final class Progress: @unchecked Sendable {
                                 + " #\(id): \(wasTrashed ? "purged" : "deleted at once, without the to-delete list")"
                         )
                     }
-                    states[id] = nil
-                    inTrash.remove(id)
+                    state.states[id] = nil
+                    state.inTrash.remove(id)
                     continue
                 }
-                states[id] = t.state
+                state.states[id] = t.state
                 let name = "#\(t.id) \(DownloadList.shownName(t))"
                 if list.isTrashed(id) {
                     if !wasTrashed {
-                        inTrash.insert(id)
+                        state.inTrash.insert(id)
                         let verb = old == .downloading ? "stopped " : "deleted "
                         lines.append(console.style(verb, .yellow) + " \(name): moved to the to-delete list")
                     }
                     continue
                 }
                 if wasTrashed {
-                    inTrash.remove(id)
+                    state.inTrash.remove(id)
                     lines.append("restored \(name): back in the list, \(t.state.rawValue)")
                     continue
                 }
-                let wasKept = t.connectionKept ? !kept.insert(id).inserted : kept.remove(id) != nil
+                let wasKept =
+                    t.connectionKept ? !state.kept.insert(id).inserted : state.kept.remove(id) != nil
                 guard old != t.state else { continue }
                 switch t.state {
                 case .downloading where wasKept:
@@ -127,7 +139,7 @@ final class Progress: @unchecked Sendable {
                 case .finished:
                     lines.append(console.style("finished", .green) + " \(name) (\(Format.bytes(t.bytes)))")
                 case .failed:
-                    failed.insert(t.id)
+                    state.failed.insert(t.id)
                     lines.append(
                         console.style("failed  ", .red) + " \(name): \(Format.failure(t.failure))")
                 case .paused, .stopped:

@@ -1,12 +1,18 @@
 import Foundation
+import Synchronization
 
 /// The terminal of `dledger ui`: raw mode, the alternate screen, bracketed paste, and a redraw of only the lines
 /// that changed. The terminal is given back as it was on every way out: `restore()` on a normal exit or a
 /// signal, and a handler for the fatal signals (a trap in our own code) that restores it before the process dies.
-/// `@unchecked Sendable`: used from the session's loop only, except `restore()` on a second signal, just before `_exit`.
-final class UITerminal: @unchecked Sendable {
-    private var previous: [String] = []
-    private var restored = false
+/// Used from the session's loop, and `restore()` also on a second signal, just before `_exit`.
+final class UITerminal: Sendable {
+    private struct State {
+        /// The lines on screen, as last drawn.
+        var previous: [String] = []
+        var restored = false
+    }
+
+    private let state = Mutex(State())
 
     /// What a fatal-signal handler needs, kept where it can reach it without allocating or locking.
     private nonisolated(unsafe) static var saved = termios()
@@ -69,8 +75,11 @@ final class UITerminal: @unchecked Sendable {
 
     /// Gives the terminal back: main screen, cursor shown, settings as they were. Safe to call twice.
     func restore() {
-        guard !restored else { return }
-        restored = true
+        let first = state.withLock { state in
+            defer { state.restored = true }
+            return !state.restored
+        }
+        guard first else { return }
         Self.active = false
         write(Self.leave)
         _ = tcsetattr(STDIN_FILENO, TCSAFLUSH, &Self.saved)
@@ -92,19 +101,21 @@ final class UITerminal: @unchecked Sendable {
     func draw(_ lines: [String]) -> Int {
         var out = ""
         var changed = 0
-        if lines.count != previous.count { previous = [] }
-        for (i, line) in lines.enumerated() where i >= previous.count || previous[i] != line {
-            out += "\u{1B}[\(i + 1);1H" + line
-            changed += 1
+        state.withLock { state in
+            if lines.count != state.previous.count { state.previous = [] }
+            for (i, line) in lines.enumerated() where i >= state.previous.count || state.previous[i] != line {
+                out += "\u{1B}[\(i + 1);1H" + line
+                changed += 1
+            }
+            state.previous = lines
         }
-        previous = lines
         if !out.isEmpty { write(out) }
         return changed
     }
 
     /// Forgets what is on screen: the next `draw` writes every line (after a resize).
     func invalidate() {
-        previous = []
+        state.withLock { $0.previous = [] }
         write("\u{1B}[0m\u{1B}[H\u{1B}[2J")
     }
 

@@ -12,6 +12,7 @@ import Glibc
 /// meanwhile, so the hash never mixes old and new bytes. Chunks of two files are hashed side by side when there
 /// are two (``SHA256Hasher/update(_:_:_:_:)``, less CPU per byte than one at a time): see ``nextWork()``.
 final class HashWorker: @unchecked Sendable {
+    // @unchecked: state guarded by `condition` (an NSCondition: the worker waits on it), raw buffers, a C hasher.
     /// One step of work, decided under the lock and done outside it.
     enum Work {
         case read(HashFollower, generation: Int, from: Int64, count: Int)

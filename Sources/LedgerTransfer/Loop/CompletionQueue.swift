@@ -6,6 +6,7 @@ import Foundation
 /// Items start in submission order, up to ``width`` at a time (concurrent fsyncs share journal commits);
 /// each runs exactly once, also after ``close()`` was called.
 final class CompletionQueue: @unchecked Sendable {
+    // @unchecked: every `var` is guarded by `condition`, an NSCondition because idle threads wait on it.
     /// Threads started at most; they start on demand and stay until ``close()``.
     let width: Int
     private let condition = NSCondition()

@@ -4,6 +4,7 @@ import Foundation
 /// that started after its own change, but everyone who arrives while one runs shares the next (group commit).
 /// Eight files finishing together cost one or two fsyncs of their directory, not eight.
 final class DirectorySync: @unchecked Sendable {
+    // @unchecked: `progress` is guarded by `condition`, an NSCondition because callers wait on it (a Mutex cannot).
     static let shared = DirectorySync()
 
     init() {}

@@ -5,8 +5,9 @@ import LedgerUI
 
 /// One run of `dledger ui`: the event loop between the terminal, the screen model, the ledger and the
 /// downloader. Keys, ticks, signals and resizes arrive on one stream and are handled in order by `run()`, the only
-/// place the model changes.
-final class UISession: @unchecked Sendable {
+/// place the model changes. Not `Sendable`: everything but the input thread and the signal handlers (which reach
+/// only `sink`, `stopping`, `signalCount` and the terminal) runs on the task that called `run()`.
+final class UISession {
     enum Event {
         case keys([Key])
         case tick
@@ -29,8 +30,7 @@ final class UISession: @unchecked Sendable {
     private let sink: AsyncStream<Event>.Continuation
     private let stopping = Flag()
     private var signals: [DispatchSourceSignal] = []
-    private var signalCount = 0
-    private let signalLock = NSLock()
+    private let signalCount = SignalCount()
     private var dirty = true
     private var lastHead: Int64 = -1
     private var hadActivity = false
@@ -283,19 +283,16 @@ final class UISession: @unchecked Sendable {
 
     private func installSignals(_ terminal: UITerminal) {
         let sink = self.sink
+        let signalCount = self.signalCount
         for sig in [SIGINT, SIGTERM, SIGHUP, SIGWINCH] {
             signal(sig, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            source.setEventHandler { [self] in
+            source.setEventHandler {
                 if sig == SIGWINCH {
                     sink.yield(.resize)
                     return
                 }
-                let n = signalLock.withLock {
-                    signalCount += 1
-                    return signalCount
-                }
-                if n == 1 {
+                if signalCount.next() == 1 {
                     sink.yield(.signal)
                 } else {
                     // A second signal while stopping: give the terminal back and go now.

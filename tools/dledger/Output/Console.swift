@@ -1,15 +1,21 @@
 import Foundation
 import LedgerFrontEnd
+import Synchronization
 
 /// Where every line of output goes. On a terminal it also owns a live region at the bottom (the progress lines),
 /// redrawn in place: a line printed while the region is shown goes above it.
-final class Console: @unchecked Sendable {
+final class Console: Sendable {
     let isTTY: Bool
     let color: Bool
     let quiet: Bool
-    private let lock = NSLock()
-    private var liveCount = 0
-    private var liveLines: [String] = []
+
+    /// The live region: its lines, and how many of them are on the screen now. Its lock also keeps each write whole.
+    private struct Live {
+        var count = 0
+        var lines: [String] = []
+    }
+
+    private let live = Mutex(Live())
 
     init(noColor: Bool, quiet: Bool, environment: [String: String]) {
         isTTY = isatty(STDOUT_FILENO) == 1
@@ -35,39 +41,39 @@ final class Console: @unchecked Sendable {
 
     /// One line of data or narration on stdout.
     func out(_ line: String = "") {
-        lock.withLock {
-            write(STDOUT_FILENO, eraseLive() + visible(line) + "\n" + drawnLive())
+        live.withLock { live in
+            write(STDOUT_FILENO, Self.erase(&live) + visible(line) + "\n" + Self.drawn(&live))
         }
     }
 
     /// A JSON document on stdout, written as it is rendered (large ones are never held whole).
     func out(_ json: JSONValue, pretty: Bool = true) {
-        lock.withLock {
-            write(STDOUT_FILENO, eraseLive())
+        live.withLock { live in
+            write(STDOUT_FILENO, Self.erase(&live))
             json.stream(pretty: pretty) { write(STDOUT_FILENO, $0) }
-            write(STDOUT_FILENO, "\n" + drawnLive())
+            write(STDOUT_FILENO, "\n" + Self.drawn(&live))
         }
     }
 
     /// A JSON document on stdout produced member by member (``JSONStream``): never held whole, as a tree or as text.
     func outJSON(pretty: Bool = true, _ body: (inout JSONStream) -> Void) {
-        lock.withLock {
-            write(STDOUT_FILENO, eraseLive())
+        live.withLock { live in
+            write(STDOUT_FILENO, Self.erase(&live))
             var stream = JSONStream(pretty: pretty) { [self] in write(STDOUT_FILENO, $0) }
             body(&stream)
             stream.finish()
-            write(STDOUT_FILENO, "\n" + drawnLive())
+            write(STDOUT_FILENO, "\n" + Self.drawn(&live))
         }
     }
 
     /// Lines on stdout written through one buffer (``ConsoleLines``), in pieces of 256 KB.
     func outLines(_ body: (inout ConsoleLines) -> Void) {
-        lock.withLock {
-            write(STDOUT_FILENO, eraseLive())
+        live.withLock { live in
+            write(STDOUT_FILENO, Self.erase(&live))
             var lines = ConsoleLines(color: color) { [self] in write(STDOUT_FILENO, $0) }
             body(&lines)
             lines.finish()
-            write(STDOUT_FILENO, drawnLive())
+            write(STDOUT_FILENO, Self.drawn(&live))
         }
     }
 
@@ -78,10 +84,10 @@ final class Console: @unchecked Sendable {
 
     /// One line on stderr.
     func err(_ line: String) {
-        lock.withLock {
-            if liveCount > 0 { write(STDOUT_FILENO, eraseLive()) }
+        live.withLock { live in
+            if live.count > 0 { write(STDOUT_FILENO, Self.erase(&live)) }
             write(STDERR_FILENO, visible(line) + "\n")
-            if liveCount > 0 { write(STDOUT_FILENO, drawnLive()) }
+            if live.count > 0 { write(STDOUT_FILENO, Self.drawn(&live)) }
         }
     }
 
@@ -138,10 +144,10 @@ final class Console: @unchecked Sendable {
     /// Replaces the live region (terminal only; elsewhere this does nothing).
     func setLive(_ lines: [String]) {
         guard isTTY else { return }
-        lock.withLock {
-            let erase = eraseLive()
-            liveLines = lines.map(visible)
-            write(STDOUT_FILENO, erase + drawnLive())
+        live.withLock { live in
+            let erase = Self.erase(&live)
+            live.lines = lines.map(visible)
+            write(STDOUT_FILENO, erase + Self.drawn(&live))
         }
     }
 
@@ -164,16 +170,18 @@ final class Console: @unchecked Sendable {
         case cyan = "36"
     }
 
-    private func eraseLive() -> String {
-        guard liveCount > 0 else { return "" }
-        let n = liveCount
-        liveCount = 0
+    /// What moves the cursor back over the live region and clears it; the region then counts as not shown.
+    private static func erase(_ live: inout Live) -> String {
+        guard live.count > 0 else { return "" }
+        let n = live.count
+        live.count = 0
         return "\u{1B}[\(n)F\u{1B}[J"
     }
 
-    private func drawnLive() -> String {
-        liveCount = liveLines.count
-        return liveLines.map { $0 + "\n" }.joined()
+    /// The live region's lines, to write; the region then counts as shown.
+    private static func drawn(_ live: inout Live) -> String {
+        live.count = live.lines.count
+        return live.lines.map { $0 + "\n" }.joined()
     }
 
     private func write(_ fd: Int32, _ text: String) {
