@@ -26,6 +26,9 @@ extension Scheduler {
                 noteFailure(error)
             }
             finish(task.id)
+            // The loop matches again for the slot this frees: nothing else wakes it, since the fact just recorded
+            // is this scheduler's own and the change notification does not count it.
+            mailbox.matchAgain()
             return nil
         }
     }
