@@ -150,11 +150,14 @@ import Testing
         let box = try DledgerSandbox()
         let server = try LoopbackServer()
         defer { server.stop() }
-        // Pieces of about 2 MB at 200 KB/s: ten seconds each, so none ends during the pause.
+        // Pieces of 2 MiB at 200 KB/s (`--min-split-size 2M`; the default is 1 MiB): ten seconds each, so none
+        // ends, and no new piece is asked for, during the pause and the resume even on a slow machine.
         let resource = Resource(
             size: 8_000_000, seed: 94, etag: "\"p4\"", faults: Faults(throttleBytesPerSecond: 200_000))
         server.serve("/p.bin", resource)
-        #expect(try await box.run("add", server.url("/p.bin"), "--connections", "4").status == 0)
+        let add = try await box.run(
+            "add", server.url("/p.bin"), "--connections", "4", "--min-split-size", "2M")
+        #expect(add.status == 0, "\(add.err)")
         let runner = try box.start("run")
         #expect(await eventually(20) { (try? await box.task(1)?["connections"] as? Int) == 4 })
         let requests = server.requests("/p.bin").count
