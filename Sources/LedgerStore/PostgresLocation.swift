@@ -139,10 +139,11 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         return out
     }
 
-    /// libpq's messages span lines ("connection to server … failed: FATAL:  …\n"): one line, spaces collapsed.
+    /// libpq's messages span lines ("connection to server … failed: FATAL:  …\n", a hint after "\n\t"): one line,
+    /// spaces and tabs collapsed.
     static func oneLine(_ message: String) -> String {
         message.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).map {
-            $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+            $0.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ")
         }.filter { !$0.isEmpty }.joined(separator: "; ")
     }
 }

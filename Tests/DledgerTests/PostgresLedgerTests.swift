@@ -42,6 +42,11 @@ struct PostgresLedgerTests {
         #expect(r.err.split(separator: "\n").count == 1 && r.err.contains("nobody_here"), "\(r.err)")
         #expect(!r.err.contains("hunter2") && !r.out.contains("hunter2"))
         #expect(!FileManager.default.fileExists(atPath: box.ledger))
+        // A server that is not there: libpq's hint comes after a newline and a tab, and both go.
+        let away = try await box.run("ls", "--ledger", "postgresql://me:hunter2@127.0.0.1:1/db")
+        #expect(away.status == 65, "\(away.err)")
+        #expect(away.err.hasPrefix("error: cannot connect to ledger postgresql://me:***@127.0.0.1:1/db: "))
+        #expect(away.err.split(separator: "\n").count == 1 && !away.err.contains("\t"), "\(away.err)")
         let nothing = try await box.run("ls", "--ledger", cluster + "&ledger=refused")
         #expect(nothing.status != 0 && nothing.err.contains("no ledger at"), "\(nothing.err)")
     }
