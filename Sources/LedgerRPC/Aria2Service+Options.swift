@@ -63,8 +63,7 @@ extension Aria2Service {
     /// `changeGlobalOption`: every value is checked first, then the changes are made all or nothing, in one
     /// transaction (``execute(all:)``): `max-concurrent-downloads`, `max-overall-download-limit`, `split`,
     /// `max-connection-per-server`, `min-split-size`, `user-agent` are the ledger's settings, `dir` this server's;
-    /// options this
-    /// server does not keep are answered "OK" and ignored, as aria2 answers options it cannot change.
+    /// options this server does not keep are answered "OK" and ignored, as aria2 answers options it cannot change.
     func changeGlobalOption(_ p: RPCParams) throws -> RPCValue {
         guard let fields = try p.options(0) else {
             throw RPCError.invalidParams("The parameter at 0 is missing.")

@@ -197,26 +197,28 @@ extension SQLiteEventStore {
 }
 
 extension Database {
-    /// `fsync` of the main file through SQLite's own descriptor of it (its VFS's `xSync`). A descriptor of our own
-    /// would have to be closed, and closing any descriptor of a file drops every POSIX lock the process holds on
-    /// it, SQLite's included.
+    /// The main file as SQLite's VFS holds it open. Reads and syncs go through it, never through a descriptor of
+    /// our own: ours would have to be closed, and closing any descriptor of a file drops every POSIX lock the
+    /// process holds on it, SQLite's included.
+    private func mainFile() -> (file: UnsafeMutablePointer<sqlite3_file>, methods: sqlite3_io_methods)? {
+        var file: UnsafeMutablePointer<sqlite3_file>?
+        guard sqlite3_file_control(handle, "main", SQLITE_FCNTL_FILE_POINTER, &file) == SQLITE_OK, let file,
+            let methods = file.pointee.pMethods?.pointee
+        else { return nil }
+        return (file, methods)
+    }
+
+    /// `fsync` of the main file through SQLite's own descriptor of it (its VFS's `xSync`).
     /// - Returns: SQLite's result code.
     func syncMainFile() -> Int32 {
-        var file: UnsafeMutablePointer<sqlite3_file>?
-        let found = sqlite3_file_control(handle, "main", SQLITE_FCNTL_FILE_POINTER, &file)
-        guard found == SQLITE_OK, let file, let sync = file.pointee.pMethods?.pointee.xSync else {
-            return found == SQLITE_OK ? SQLITE_MISUSE : found
-        }
+        guard let (file, methods) = mainFile(), let sync = methods.xSync else { return SQLITE_MISUSE }
         return sync(file, SQLITE_SYNC_FULL)
     }
 
     /// The first `count` bytes of the main file, read through SQLite's own descriptor of it (its VFS's `xRead`);
     /// nil when the file is shorter or cannot be read.
     func mainFileBytes(count: Int) -> [UInt8]? {
-        var file: UnsafeMutablePointer<sqlite3_file>?
-        guard sqlite3_file_control(handle, "main", SQLITE_FCNTL_FILE_POINTER, &file) == SQLITE_OK, let file,
-            let read = file.pointee.pMethods?.pointee.xRead
-        else { return nil }
+        guard let (file, methods) = mainFile(), let read = methods.xRead else { return nil }
         var bytes = [UInt8](repeating: 0, count: count)
         let code = bytes.withUnsafeMutableBytes { read(file, $0.baseAddress, Int32(count), 0) }
         return code == SQLITE_OK ? bytes : nil
