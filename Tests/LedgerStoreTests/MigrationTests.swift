@@ -5,37 +5,30 @@ import Testing
 @testable import LedgerStore
 
 struct MigrationTests {
-    /// The embedded SQL must be exactly Migrations/*.sql: run tools/gen-migrations.sh when this fails.
-    @Test func embeddedMigrationsMatchTheMigrationsFolder() throws {
+    /// The migrations in `Migrations/<folder>` (the repository's), as the embedded ones are written.
+    static func migrations(in folder: String) throws -> [Migration] {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        let folder = root.appendingPathComponent("Migrations")
+        let folder = root.appendingPathComponent("Migrations" + folder)
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path)
             .filter { $0.hasSuffix(".sql") }.sorted()
-        let onDisk = try files.map { file in
+        return try files.map { file in
             let base = String(file.dropLast(4))
             let sql = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
             return Migration(
                 version: Int(base.prefix { $0.isNumber }) ?? -1,
                 name: String(base.drop { $0.isNumber }.dropFirst()), sql: sql)
         }
-        #expect(onDisk == Migration.embedded)
+    }
+
+    /// The embedded SQL must be exactly Migrations/*.sql: run tools/gen-migrations.sh when this fails.
+    @Test func embeddedMigrationsMatchTheMigrationsFolder() throws {
+        #expect(try Self.migrations(in: "") == Migration.embedded)
     }
 
     /// The same for PostgreSQL's migrations and Migrations/postgres/*.sql.
     @Test func embeddedPostgresMigrationsMatchTheirFolder() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let folder = root.appendingPathComponent("Migrations/postgres")
-        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path)
-            .filter { $0.hasSuffix(".sql") }.sorted()
-        let onDisk = try files.map { file in
-            let base = String(file.dropLast(4))
-            let sql = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
-            return Migration(
-                version: Int(base.prefix { $0.isNumber }) ?? -1,
-                name: String(base.drop { $0.isNumber }.dropFirst()), sql: sql)
-        }
+        let onDisk = try Self.migrations(in: "/postgres")
         #expect(onDisk == Migration.embeddedPostgres)
         #expect(Migration.embeddedPostgres.map(\.version) == Array(1...Migration.embeddedPostgres.count))
     }
