@@ -70,7 +70,8 @@ let package = Package(
         .testTarget(
             name: "LedgerTransferTests", dependencies: ["LedgerTransfer", "LoopbackHTTP", "CBufferCache"]),
         .testTarget(
-            name: "DownloadLedgerTests", dependencies: ["DownloadLedger", "LoopbackHTTP", "TestSupport"]),
+            name: "DownloadLedgerTests",
+            dependencies: ["DownloadLedger", "LoopbackHTTP", "TestSupport", "PostgresSupport"]),
         .testTarget(name: "LoopbackHTTPTests", dependencies: ["LoopbackHTTP", "TestSupport"]),
         .testTarget(name: "LedgerFrontEndTests", dependencies: ["LedgerFrontEnd", "FuzzSupport"]),
         .testTarget(

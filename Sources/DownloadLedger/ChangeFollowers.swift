@@ -2,12 +2,14 @@ import Foundation
 import LedgerCore
 import Synchronization
 
-/// Who follows a ``Ledger``'s changes, and the one poller that looks for other processes' changes for them all.
+/// Who follows a ``Ledger``'s changes, and the one waiter that looks for other processes' changes for them all.
 ///
-/// A change made through the ledger is published to every follower at once (``publish(_:)``). SQLite tells no
-/// other process of a commit, so while anyone follows, one task polls the file (``Ledger/refresh()``: a look at its
-/// change counter) at the shortest interval any follower asked for; the poll publishes what it folds in. A
-/// process that runs the downloader and notifies RPC clients thus has one follower of the file, not one each.
+/// A change made through the ledger is published to every follower at once (``publish(_:)``). While anyone follows,
+/// one ``ChangeWaiter`` thread looks for other processes' commits: on PostgreSQL it sleeps until a NOTIFY announces
+/// one (then refreshes at once), with a slow fallback look; SQLite tells no other process of a commit, so there it
+/// polls the file (``Ledger/refresh()``: a look at its change counter) at the shortest interval any follower asked
+/// for. What a refresh folds in is published. A process that runs the downloader and notifies RPC clients thus has
+/// one follower of the log, not one each.
 final class ChangeFollowers: Sendable {
     private enum Sink {
         case lists(AsyncStream<DownloadList>.Continuation)
@@ -21,45 +23,45 @@ final class ChangeFollowers: Sendable {
 
     private struct State {
         var followers: [UUID: Follower] = [:]
-        var poller: Task<Void, Never>?
+        var poller: ChangeWaiter?
         var pollInterval: Duration?
     }
 
     private let state = Mutex(State())
 
     /// Adds a follower of lists and hands it `current` (the caller holds the ledger's lock, so no change is
-    /// missed between the two). `poll` refreshes the ledger.
+    /// missed between the two). `hooks` are how the waiter refreshes the ledger.
     func follow(
         _ continuation: AsyncStream<DownloadList>.Continuation, current: DownloadList, pollInterval: Duration,
-        poll: @escaping @Sendable () -> Void
+        hooks: ChangeWaiter.Hooks
     ) -> UUID {
         continuation.yield(current)
-        return add(Follower(sink: .lists(continuation), pollInterval: pollInterval), poll: poll)
+        return add(Follower(sink: .lists(continuation), pollInterval: pollInterval), hooks: hooks)
     }
 
     /// Adds a follower of heads and hands it `current`.
     func follow(
         _ continuation: AsyncStream<Int64>.Continuation, current: Int64, pollInterval: Duration,
-        poll: @escaping @Sendable () -> Void
+        hooks: ChangeWaiter.Hooks
     ) -> UUID {
         continuation.yield(current)
-        return add(Follower(sink: .heads(continuation), pollInterval: pollInterval), poll: poll)
+        return add(Follower(sink: .heads(continuation), pollInterval: pollInterval), hooks: hooks)
     }
 
-    private func add(_ follower: Follower, poll: @escaping @Sendable () -> Void) -> UUID {
+    private func add(_ follower: Follower, hooks: ChangeWaiter.Hooks) -> UUID {
         let id = UUID()
         state.withLock { state in
             state.followers[id] = follower
-            Self.adjustPoller(&state, poll: poll)
+            Self.adjustPoller(&state, hooks: hooks)
         }
         return id
     }
 
     /// Removes a follower (its stream ended); the poller stops with the last one.
-    func unfollow(_ id: UUID, poll: @escaping @Sendable () -> Void) {
+    func unfollow(_ id: UUID, hooks: ChangeWaiter.Hooks) {
         state.withLock { state in
             state.followers[id] = nil
-            Self.adjustPoller(&state, poll: poll)
+            Self.adjustPoller(&state, hooks: hooks)
         }
     }
 
@@ -74,19 +76,12 @@ final class ChangeFollowers: Sendable {
         }
     }
 
-    /// Runs one poller at the shortest interval asked for, none without followers.
-    private static func adjustPoller(_ state: inout State, poll: @escaping @Sendable () -> Void) {
+    /// Runs one waiter at the shortest interval asked for, none without followers.
+    private static func adjustPoller(_ state: inout State, hooks: ChangeWaiter.Hooks) {
         let wanted = state.followers.values.map(\.pollInterval).min()
         guard wanted != state.pollInterval else { return }
-        state.poller?.cancel()
+        state.poller?.stop()
         state.pollInterval = wanted
-        state.poller = wanted.map { interval in
-            Task {
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: interval)
-                    if !Task.isCancelled { poll() }
-                }
-            }
-        }
+        state.poller = wanted.map { ChangeWaiter(interval: $0, hooks: hooks) }
     }
 }

@@ -106,8 +106,9 @@ extension Ledger.State {
                 undoRename?()
                 throw error
             }
-            try fold()
+            // The token before the fold: a commit after it moves the token again, so a refresh folds it in.
             lastToken = (try? store.changeToken()) ?? lastToken
+            try fold()
             if !vault.removed.isEmpty { forgetDeletedKeys() }
             if let before { cleanUpFiles(after: decision.entry.event, before: before) }
             try saveSnapshotIfDue()
@@ -144,8 +145,9 @@ extension Ledger.State {
                 takeBack()
                 throw error
             }
-            try fold()
+            // The token before the fold: a commit after it moves the token again, so a refresh folds it in.
             lastToken = (try? store.changeToken()) ?? lastToken
+            try fold()
             if !vault.removed.isEmpty { forgetDeletedKeys() }
             let first = appended.last - Int64(decisions.count) + 1
             var cleaning = before
@@ -198,8 +200,8 @@ extension Ledger.State {
             do {
                 let seq = try store.append(
                     known.map { Ledger.newEvent(Entry($0)) }, expectingHead: list.head, time: clock())
-                try fold()
                 lastToken = (try? store.changeToken()) ?? lastToken
+                try fold()
                 try saveSnapshotIfDue()
                 return seq
             } catch StoreError.conflict {

@@ -101,15 +101,17 @@ extension Ledger {
         }
 
         /// Folds in what other processes appended (or follows the file another process created meanwhile).
+        /// - Parameter force: read the log even when the change token did not move (a commit was announced
+        ///   elsewhere first).
         /// - Returns: whether the list changed.
-        mutating func refresh() throws -> Bool {
+        mutating func refresh(force: Bool = false) throws -> Bool {
             if pendingCreation != nil {
                 guard try Ledger.checkExisting(path) else { return false }
                 try openCreatedFile()
                 return true
             }
             let token = try store.changeToken()
-            guard token != lastToken else { return false }
+            guard force || token != lastToken else { return false }
             lastToken = token
             guard try fold() else { return false }
             try saveSnapshotIfDue()

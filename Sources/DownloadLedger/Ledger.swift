@@ -142,24 +142,31 @@ public final class Ledger: Sendable {
     /// - Complexity: one cheap check when nothing changed.
     @discardableResult
     public func refresh() throws -> Bool {
+        try refresh(announced: false)
+    }
+
+    /// ``refresh()``; `announced`: a commit was announced (a NOTIFY heard on another connection), so the log is read
+    /// even when the store's own change token has not moved yet.
+    func refresh(announced: Bool) throws -> Bool {
         try core.withLock { state in
-            guard try state.refresh() else { return false }
+            guard try state.refresh(force: announced) else { return false }
             notify(state)
             return true
         }
     }
 
     /// The list after every change, starting with the current one. A change made through this ledger is seen at
-    /// once; one by another process when the file is next polled, every `pollInterval` (one poller serves every
-    /// follower, at the shortest interval asked for).
+    /// once. One made by another process: on PostgreSQL as soon as its NOTIFY arrives (a thread waits for it, with
+    /// a look every 2 s besides); on SQLite when the file is next polled, every `pollInterval` (one waiter serves
+    /// every follower, at the shortest interval asked for).
     public func changes(pollInterval: Duration = .milliseconds(250)) -> AsyncStream<DownloadList> {
         let (stream, continuation) = AsyncStream<DownloadList>.makeStream(
             bufferingPolicy: .bufferingNewest(1))
-        let poll = pollHandler()
+        let hooks = waiterHooks()
         let id = core.withLock { state in
-            followers.follow(continuation, current: state.list, pollInterval: pollInterval, poll: poll)
+            followers.follow(continuation, current: state.list, pollInterval: pollInterval, hooks: hooks)
         }
-        continuation.onTermination = { [followers] _ in followers.unfollow(id, poll: poll) }
+        continuation.onTermination = { [followers] _ in followers.unfollow(id, hooks: hooks) }
         return stream
     }
 
@@ -168,17 +175,20 @@ public final class Ledger: Sendable {
     /// folds).
     public func headChanges(pollInterval: Duration = .milliseconds(250)) -> AsyncStream<Int64> {
         let (stream, continuation) = AsyncStream<Int64>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let poll = pollHandler()
+        let hooks = waiterHooks()
         let id = core.withLock { state in
-            followers.follow(continuation, current: state.list.head, pollInterval: pollInterval, poll: poll)
+            followers.follow(continuation, current: state.list.head, pollInterval: pollInterval, hooks: hooks)
         }
-        continuation.onTermination = { [followers] _ in followers.unfollow(id, poll: poll) }
+        continuation.onTermination = { [followers] _ in followers.unfollow(id, hooks: hooks) }
         return stream
     }
 
-    /// What the poller does: fold in other processes' changes (publishing them), while the ledger lives.
-    private func pollHandler() -> @Sendable () -> Void {
-        { [weak self] in _ = try? self?.refresh() }
+    /// What the waiter does, while the ledger lives: get the store's listener factory, and fold in other
+    /// processes' changes (publishing them).
+    private func waiterHooks() -> ChangeWaiter.Hooks {
+        ChangeWaiter.Hooks(
+            listener: { [weak self] in self?.core.withLock { $0.store.changeListener() } },
+            refresh: { [weak self] announced in _ = try? self?.refresh(announced: announced) })
     }
 
     /// Hands the list a change left to ``latestList`` and to every follower. Called under the mutex, so that

@@ -121,6 +121,10 @@ public protocol EventStore: AnyObject {
     /// Poll it cheaply; when it changes, read the events after the last seq you know.
     func changeToken() throws -> Int64
 
+    /// How to wait for other connections' commits instead of polling ``changeToken()``: makes a listener, on the
+    /// thread that will wait on it. Nil when the store has no such thing (poll the token then).
+    func changeListener() -> (@Sendable () throws -> any ChangeListener)?
+
     /// A quick look at the end of the chain: the last event's hash against the one before it (two events read), so
     /// that a reader can warn on every open; ``verifyChain()`` checks every event.
     /// - Returns: why the head does not hold (a missing event before it, a hash that does not match), or nil when
@@ -139,6 +143,9 @@ public protocol EventStore: AnyObject {
 }
 
 extension EventStore {
+    /// None by default: followers poll ``changeToken()``.
+    public func changeListener() -> (@Sendable () throws -> any ChangeListener)? { nil }
+
     /// Caches a snapshot without a summary.
     public func saveSnapshot(seq: Int64, reducerVersion: Int, bytes: [UInt8]) throws {
         try saveSnapshot(seq: seq, reducerVersion: reducerVersion, bytes: bytes, summary: nil)

@@ -136,6 +136,11 @@ public final class PostgresEventStore: EventStore {
     /// The connection's socket: readable when a notification (or anything else) arrived, for `poll`.
     public var notificationSocket: Int32 { connection.socket }
 
+    /// A listener on a connection of its own (``PostgresChangeListener``): woken by the NOTIFY of every append.
+    public func changeListener() -> (@Sendable () throws -> any ChangeListener)? {
+        { [location] in try PostgresChangeListener(location) }
+    }
+
     public func append(_ events: [NewEvent], expectingHead: Int64, time: Int64) throws -> Int64 {
         try append(events, expectingHead: expectingHead, time: time, vault: .none)
     }
