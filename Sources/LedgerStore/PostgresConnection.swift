@@ -5,7 +5,8 @@ import CPostgres
 /// connection.
 final class PostgresConnection {
     let location: PostgresLocation
-    private let connection: OpaquePointer
+    /// libpq's connection (`PostgresConnection+Copy.swift` reaches it too).
+    let connection: OpaquePointer
 
     /// Connects to the server `location` names.
     /// - Throws: `StoreError.cannotConnect` (server unreachable, login refused, no such database), with the URI's
@@ -46,7 +47,7 @@ final class PostgresConnection {
         _ = try check(PQexec(connection, sql))
     }
 
-    private func check(_ result: OpaquePointer?) throws -> PostgresResult {
+    func check(_ result: OpaquePointer?) throws -> PostgresResult {
         guard let result else {
             throw StoreError.cannotConnect(location.masked, connectionMessage)
         }

@@ -1,24 +1,36 @@
 extension PostgresEventStore {
     static let selectColumns = "SELECT seq, time, kind, version, tasks, payload, hash FROM events"
-    /// Rows fetched per query by a scan: a replay of a million events holds one page at a time.
+    /// Rows fetched per round trip by a scan: a replay of a million events holds one page at a time.
     static let pageRows: Int64 = 10_000
 
+    /// Reads the events after `after` (through `through`) in seq order. The first page is one query, the whole
+    /// read of the usual fold after a few appends; a longer read (a replay) goes on through a cursor over one query,
+    /// a page per FETCH, so the server plans it once and walks the index once instead of sorting a page out of a
+    /// range per query.
     public func scan(after: Int64, through: Int64?, _ body: (RawEventView) throws -> Void) throws {
         guard try exists() else { return }
-        var last = after
         let end = through ?? Int64.max
-        while last < end {
-            let page = try connection.execute(
-                "SELECT seq, time, kind, payload FROM events WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3",
-                PostgresParameters(last, end, Self.pageRows))
-            for row in 0..<page.rowCount {
-                last = page.int64(row, 0)
-                try body(
-                    RawEventView(
-                        seq: last, time: page.int64(row, 1), kind: page.bytes(row, 2),
-                        payload: page.bytes(row, 3)))
-            }
-            if Int64(page.rowCount) < Self.pageRows { return }
+        let columns = "SELECT seq, time, kind, payload FROM events WHERE seq > $1 AND seq <= $2 ORDER BY seq"
+        let first = try connection.execute(
+            columns + " LIMIT $3", PostgresParameters(after, end, Self.pageRows))
+        var last = after
+        try deliver(first, to: body, last: &last)
+        guard Int64(first.rowCount) == Self.pageRows, last < end else { return }
+        try connection.withCursor(columns, PostgresParameters(last, end), rows: Self.pageRows) { page in
+            try deliver(page, to: body, last: &last)
+        }
+    }
+
+    /// Hands each row of a page of `seq, time, kind, payload` to `body`, in place.
+    private func deliver(_ page: PostgresResult, to body: (RawEventView) throws -> Void, last: inout Int64)
+        throws
+    {
+        for row in 0..<page.rowCount {
+            last = page.int64(row, 0)
+            try body(
+                RawEventView(
+                    seq: last, time: page.int64(row, 1), kind: page.bytes(row, 2), payload: page.bytes(row, 3)
+                ))
         }
     }
 

@@ -156,6 +156,9 @@ public final class PostgresEventStore: EventStore {
         }
         try migrate()
         defer { hasher.shrinkIfLarge() }
+        if vault.isEmpty && events.count >= Self.copyThreshold {
+            return try appendByCopy(events, expectingHead: expectingHead, time: time)
+        }
         // The head this instance knows is usually the one to append after (its own last append); when the server
         // says otherwise, the counter row is read once and the append tried again.
         for attempt in 0..<2 {
@@ -185,28 +188,7 @@ public final class PostgresEventStore: EventStore {
         _ events: [NewEvent], after head: (seq: Int64, time: Int64, hash: [UInt8]), time: Int64,
         vault: VaultChange
     ) -> PostgresParameters {
-        head.hash.withUnsafeBytes { hasher.restart(from: $0) }
-        hasher.clear()
-        linkTasks.removeAll(keepingCapacity: true)
-        linkSeqs.removeAll(keepingCapacity: true)
-        var seq = head.seq
-        for event in events {
-            seq += 1
-            var kind = event.kind
-            kind.withUTF8 { kindBytes in
-                event.payload.withUnsafeBytes { payload in
-                    hasher.chain(
-                        seq: seq, time: time, kind: UnsafeRawBufferPointer(kindBytes), version: event.version,
-                        tasks: event.tasks, payload: payload)
-                }
-            }
-            // One link per distinct task of the event.
-            let distinct = event.tasks.count > 1 ? Array(Set(event.tasks)) : event.tasks
-            for task in distinct {
-                linkTasks.append(task)
-                linkSeqs.append(seq)
-            }
-        }
+        hashChain(events, after: head, time: time)
         let entries = hasher.entries
         var parameters = PostgresParameters()
         parameters.add(head.seq)
@@ -238,5 +220,32 @@ public final class PostgresEventStore: EventStore {
         }
         parameters.add(text: location.channel)
         return parameters
+    }
+
+    /// Chains `events` after `head` at `time`: the hasher's entries hold their rows and hashes, `linkTasks` and
+    /// `linkSeqs` their audit links (one per distinct task of an event).
+    func hashChain(_ events: [NewEvent], after head: (seq: Int64, time: Int64, hash: [UInt8]), time: Int64) {
+        head.hash.withUnsafeBytes { hasher.restart(from: $0) }
+        hasher.clear()
+        linkTasks.removeAll(keepingCapacity: true)
+        linkSeqs.removeAll(keepingCapacity: true)
+        var seq = head.seq
+        for event in events {
+            seq += 1
+            var kind = event.kind
+            kind.withUTF8 { kindBytes in
+                event.payload.withUnsafeBytes { payload in
+                    hasher.chain(
+                        seq: seq, time: time, kind: UnsafeRawBufferPointer(kindBytes), version: event.version,
+                        tasks: event.tasks, payload: payload)
+                }
+            }
+            // One link per distinct task of the event.
+            let distinct = event.tasks.count > 1 ? Array(Set(event.tasks)) : event.tasks
+            for task in distinct {
+                linkTasks.append(task)
+                linkSeqs.append(seq)
+            }
+        }
     }
 }

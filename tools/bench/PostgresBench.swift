@@ -12,15 +12,21 @@ enum PostgresBench {
 
     static func run(arguments: [String]) throws {
         var count = 1_000_000
+        var openTasks = 100_000
         var uri: String?
         var rest = arguments[...]
         while let argument = rest.popFirst() {
             if argument == "--uri", let given = rest.popFirst() {
                 uri = given
+            } else if argument == "--open-tasks", let given = rest.popFirst().flatMap({ Int($0) }),
+                (0...10_000_000).contains(given)
+            {
+                openTasks = given
             } else if let number = Int(argument), number > 0, number <= 100_000_000 {
                 count = number
             } else {
-                throw BenchError("usage: ledger-bench postgres [events] [--uri postgresql://…]")
+                throw BenchError(
+                    "usage: ledger-bench postgres [events] [--open-tasks N] [--uri postgresql://…]")
             }
         }
         let cluster = uri == nil ? try BenchCluster() : nil
@@ -113,6 +119,37 @@ enum PostgresBench {
         )
         let verified = try clock.measure { _ = try store.verifyChain() }
         print("  verify \(count)                  \(String(format: "%.2f", StoreBench.seconds(verified))) s")
+
+        // NOTIFY: another connection's commit reaching a Ledger's changes() (what a scheduler, ui, serve follow).
+        let follower = try followerLatency(uri: base + separator + "ledger=bench_notify_\(run)", rounds: 200)
+        print(
+            "  NOTIFY to changes() (200)      p50 \(String(format: "%.2f", follower.p50)) ms"
+                + ", p99 \(String(format: "%.2f", follower.p99)) ms (target p99 100 ms, "
+                + "\(follower.p99 <= 100 ? "ok" : "MISSED"))")
+        for listeners in [1, 10, 50] {
+            let spread = try fanOut(
+                uri: base + separator + "ledger=bench_fan\(listeners)_\(run)", listeners: listeners,
+                rounds: 50)
+            print(
+                "  NOTIFY fan-out to \(listeners) LISTENs  p50 \(String(format: "%.2f", spread.p50)) ms"
+                    + ", p99 \(String(format: "%.2f", spread.p99)) ms, last listener p99 "
+                    + "\(String(format: "%.2f", spread.lastP99)) ms")
+        }
+        for writers in [1, 4, 8] {
+            let rate = try writerRate(
+                uri: base + separator + "ledger=bench_writers\(writers)_\(run)", writers: writers, each: 200)
+            print(
+                "  \(writers) writer process(es) × 200 single durable appends: \(StoreBench.format(rate)) appends/s"
+            )
+        }
+        if openTasks > 0 {
+            let open = try openTimes(uri: base + separator + "ledger=bench_open_\(run)", tasks: openTasks)
+            let ratio = open.postgres / open.sqlite
+            print(
+                "  open \(openTasks) tasks (median of 5) PostgreSQL \(String(format: "%.1f", open.postgres)) ms"
+                    + ", SQLite \(String(format: "%.1f", open.sqlite)) ms: ratio \(String(format: "%.2f", ratio))"
+                    + " (ceiling 3, \(ratio <= 3 ? "ok" : "MISSED"))")
+        }
     }
 
     static func event(_ id: Int64) -> NewEvent {

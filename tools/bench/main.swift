@@ -19,9 +19,11 @@ let usage = """
       transfer [...]   1 GiB and 200 × 1 MiB from nginx: ours vs curl and aria2c (tools/bench/transfer-bench.sh)
       rpc [...]        200 WebSocket clients polling dledger serve vs aria2c --enable-rpc while 8 transfers run
       rpc-abuse [...]  one client's tellActive while another floods, nests, trickles or batches: serve vs aria2c
-      postgres [events] [--uri URI]
+      postgres [events] [--open-tasks N] [--uri URI]
                        PostgreSQL store: durable single append vs a raw INSERT, batched append vs COPY,
-                       replay vs a raw SELECT (default 1,000,000 events; a throwaway cluster without --uri)
+                       replay vs a raw SELECT (default 1,000,000 events; a throwaway cluster without --uri),
+                       NOTIFY to changes() and fan-out to 1/10/50 listeners, 1/4/8 writer processes,
+                       open of an N-task ledger vs SQLite (default 100,000; 0 skips it)
     """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
