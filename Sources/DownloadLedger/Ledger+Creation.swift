@@ -128,6 +128,11 @@ extension Ledger {
     /// the list says is downloading while none does was interrupted (a kill, a crash): it resumes with the next run.
     public var isDownloaderRunning: Bool { RunLock.isHeld(ledgerPath: path) }
 
+    /// The pid of the downloader that holds this ledger's run lock now: as written in `<ledger>.lock`, or for a
+    /// PostgreSQL ledger as its session names it (a pid on the host it runs on). Nil when none holds it or its pid
+    /// cannot be told. For a PostgreSQL ledger this connects to the server: ask it seldom.
+    public var downloaderPid: Int32? { RunLock.holder(ledgerPath: path) }
+
     /// Folds the write-ahead log into the main file when no other process still needs it, so that the main file
     /// alone (what users copy) holds every acknowledged event. Called when a command is done with the ledger.
     /// - Returns: whether the main file alone holds every event now.

@@ -1,10 +1,14 @@
 import CPostgres
 
 extension PostgresConnection {
-    /// Sends `data` (binary COPY rows, ``PostgresCopyData/finish()``ed) to `sql`, a `COPY … FROM STDIN (FORMAT
-    /// binary)`, and waits for the server to take them.
-    /// - Throws: `StoreError.server` when the server refuses them, `.cannotConnect` when the connection is lost.
-    func copyIn(_ sql: String, _ data: PostgresCopyData) throws {
+    /// Runs `sql`, a `COPY … FROM STDIN (FORMAT binary)`, with the rows `produce` makes: it fills a
+    /// ``PostgresCopyData`` and hands it to `send` as often as it likes (the server stores each piece while the next
+    /// is made), the last time ``PostgresCopyData/finish()``ed. Waits for the server to take them all.
+    /// - Throws: what `produce` throws (the COPY is abandoned: nothing of it is kept); `StoreError.server` when the
+    ///   server refuses the rows, `.cannotConnect` when the connection is lost.
+    func copyIn(_ sql: String, _ produce: (_ send: (inout PostgresCopyData) throws -> Void) throws -> Void)
+        throws
+    {
         guard let started = PQexec(connection, sql) else {
             throw StoreError.cannotConnect(location.masked, "the connection was lost")
         }
@@ -13,19 +17,31 @@ extension PostgresConnection {
             throw StoreError.server(location.masked, "", "COPY did not start")
         }
         PQclear(started)
-        let sent = data.bytes.withUnsafeBufferPointer { bytes in
-            bytes.withMemoryRebound(to: CChar.self) {
-                PQputCopyData(connection, $0.baseAddress, Int32($0.count))
+        var refusal: (any Error)?
+        do {
+            try produce { data in
+                let sent = data.bytes.withUnsafeBufferPointer { bytes in
+                    bytes.withMemoryRebound(to: CChar.self) {
+                        PQputCopyData(connection, $0.baseAddress, Int32($0.count))
+                    }
+                }
+                guard sent == 1 else {
+                    throw StoreError.cannotConnect(location.masked, "the rows of a COPY could not be sent")
+                }
+                data.sent()
             }
+        } catch {
+            refusal = error
         }
-        let ended = PQputCopyEnd(connection, sent == 1 ? nil : "the rows could not be sent")
+        let ended = PQputCopyEnd(connection, refusal == nil ? nil : "abandoned by the client")
         var failure: (any Error)?
         while let result = PQgetResult(connection) {
             do { _ = try check(result) } catch { failure = failure ?? error }
         }
+        if let refusal { throw refusal }
         if let failure { throw failure }
-        guard sent == 1, ended == 1 else {
-            throw StoreError.cannotConnect(location.masked, "the rows of a COPY could not be sent")
+        guard ended == 1 else {
+            throw StoreError.cannotConnect(location.masked, "the end of a COPY could not be sent")
         }
     }
 
@@ -80,6 +96,9 @@ struct PostgresCopyData {
 
     /// Ends the rows with the trailer: nothing may be added after it.
     mutating func finish() { bytes += [0xFF, 0xFF] }
+
+    /// Forgets the bytes sent (the header too), keeping the memory for the next rows.
+    mutating func sent() { bytes.removeAll(keepingCapacity: true) }
 
     private mutating func bigEndian<T: FixedWidthInteger>(_ value: T) {
         withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }

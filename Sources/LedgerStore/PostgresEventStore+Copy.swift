@@ -3,6 +3,8 @@ extension PostgresEventStore {
     /// than `append_events`, but the server reads the rows straight into the tables instead of building them from
     /// arrays.
     static let copyThreshold = 256
+    /// Events chained and sent to the server per piece of a COPY.
+    static let copyPiece = 1_000
 
     /// Appends a big batch in one transaction: the counter row locked and checked, the rows and their audit links
     /// by binary COPY, the counter moved and the channel notified. The same rows and chain as `append_events`.
@@ -19,40 +21,57 @@ extension PostgresEventStore {
                 throw StoreError.conflict(head: head.seq)
             }
             let commitTime = max(time, head.time)
-            hashChain(events, after: head, time: commitTime)
-            var rows = PostgresCopyData(capacity: hasher.entries.count * 200)
+            head.hash.withUnsafeBytes { hasher.restart(from: $0) }
+            linkTasks.removeAll(keepingCapacity: true)
+            linkSeqs.removeAll(keepingCapacity: true)
             var seq = head.seq
-            for (entry, event) in zip(hasher.entries, events) {
-                seq += 1
-                rows.startRow(fields: 7)
-                rows.add(seq)
-                rows.add(commitTime)
-                rows.add(hasher.bytes(entry.kind))
-                rows.add(Int64(event.version))
-                rows.add(hasher.bytes(entry.tasks))
-                rows.add(hasher.bytes(entry.payload))
-                rows.add(hasher.bytes(entry.hash))
-            }
-            rows.finish()
+            // Chained and sent a piece at a time: the server stores one while the next is hashed.
             try connection.copyIn(
-                "COPY events(seq, time, kind, version, tasks, payload, hash) FROM STDIN (FORMAT binary)", rows
-            )
-            var links = PostgresCopyData(capacity: linkTasks.count * 30)
-            for (task, seq) in zip(linkTasks, linkSeqs) {
-                links.startRow(fields: 2)
-                links.add(task)
-                links.add(seq)
+                "COPY events(seq, time, kind, version, tasks, payload, hash) FROM STDIN (FORMAT binary)"
+            ) { send in
+                var rows = PostgresCopyData(capacity: Self.copyPiece * 200)
+                var start = events.startIndex
+                while start < events.endIndex {
+                    let end = min(start + Self.copyPiece, events.endIndex)
+                    hasher.clear()
+                    for event in events[start..<end] {
+                        seq += 1
+                        chainOne(event, seq: seq, time: commitTime)
+                        let entry = hasher.entries[hasher.entries.count - 1]
+                        rows.startRow(fields: 7)
+                        rows.add(seq)
+                        rows.add(commitTime)
+                        rows.add(hasher.bytes(entry.kind))
+                        rows.add(Int64(event.version))
+                        rows.add(hasher.bytes(entry.tasks))
+                        rows.add(hasher.bytes(entry.payload))
+                        rows.add(hasher.bytes(entry.hash))
+                    }
+                    if end == events.endIndex { rows.finish() }
+                    try send(&rows)
+                    start = end
+                }
             }
-            links.finish()
-            try connection.copyIn("COPY event_tasks(task, seq) FROM STDIN (FORMAT binary)", links)
+            try connection.copyIn("COPY event_tasks(task, seq) FROM STDIN (FORMAT binary)") { send in
+                var links = PostgresCopyData(capacity: linkTasks.count * 30)
+                for (task, seq) in zip(linkTasks, linkSeqs) {
+                    links.startRow(fields: 2)
+                    links.add(task)
+                    links.add(seq)
+                }
+                links.finish()
+                try send(&links)
+            }
             let hash = Array(hasher.hash)
             var moved = PostgresParameters(seq, commitTime)
             moved.add(bytes: hash)
-            try connection.execute("UPDATE head SET seq = $1, time = $2, hash = $3", moved)
-            var notice = PostgresParameters()
-            notice.add(text: location.channel)
-            notice.add(text: String(seq))
-            try connection.execute("SELECT pg_notify($1, $2)", notice)
+            moved.add(text: location.channel)
+            moved.add(text: String(seq))
+            try connection.execute(
+                """
+                WITH moved AS (UPDATE head SET seq = $1, time = $2, hash = $3 RETURNING seq)
+                SELECT pg_notify($4, $5) FROM moved
+                """, moved)
             knownHead = (seq, commitTime, hash)
             return seq
         }

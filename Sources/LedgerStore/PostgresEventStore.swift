@@ -162,7 +162,11 @@ public final class PostgresEventStore: EventStore {
         // The head this instance knows is usually the one to append after (its own last append); when the server
         // says otherwise, the counter row is read once and the append tried again.
         for attempt in 0..<2 {
-            let head = attempt == 0 ? try knownHead ?? readHead() : try readHead()
+            let remembered = attempt == 0 ? knownHead : nil
+            var head = try remembered ?? readHead()
+            // A head this instance remembers is only a guess once another connection appended: the caller may
+            // know a later one (its fold read it), which is no conflict.
+            if remembered != nil && head.seq != expectingHead { head = try readHead() }
             guard head.seq == expectingHead else { throw StoreError.conflict(head: head.seq) }
             let commitTime = max(time, head.time)
             let parameters = chain(events, after: head, time: commitTime, vault: vault)
@@ -232,20 +236,25 @@ public final class PostgresEventStore: EventStore {
         var seq = head.seq
         for event in events {
             seq += 1
-            var kind = event.kind
-            kind.withUTF8 { kindBytes in
-                event.payload.withUnsafeBytes { payload in
-                    hasher.chain(
-                        seq: seq, time: time, kind: UnsafeRawBufferPointer(kindBytes), version: event.version,
-                        tasks: event.tasks, payload: payload)
-                }
+            chainOne(event, seq: seq, time: time)
+        }
+    }
+
+    /// Chains one event as `seq` at `time` (its row and hash in the hasher's last entry) and notes its audit links
+    /// (one per distinct task).
+    func chainOne(_ event: NewEvent, seq: Int64, time: Int64) {
+        var kind = event.kind
+        kind.withUTF8 { kindBytes in
+            event.payload.withUnsafeBytes { payload in
+                hasher.chain(
+                    seq: seq, time: time, kind: UnsafeRawBufferPointer(kindBytes), version: event.version,
+                    tasks: event.tasks, payload: payload)
             }
-            // One link per distinct task of the event.
-            let distinct = event.tasks.count > 1 ? Array(Set(event.tasks)) : event.tasks
-            for task in distinct {
-                linkTasks.append(task)
-                linkSeqs.append(seq)
-            }
+        }
+        let distinct = event.tasks.count > 1 ? Array(Set(event.tasks)) : event.tasks
+        for task in distinct {
+            linkTasks.append(task)
+            linkSeqs.append(seq)
         }
     }
 }

@@ -57,6 +57,24 @@ struct PostgresBulkTests {
         #expect(try store.verifyChain().isValid)
     }
 
+    /// A store whose last append was followed by another connection's appends after the later head its reader
+    /// folded: no conflict (it once answered with the head it remembered, and a writer retried that forever).
+    @Test func anAppendAfterAHeadAnotherConnectionMovedGoesIn() throws {
+        let uri = try PostgresTestCluster.freshLedger("bulk")
+        let store = try PostgresEventStore(uri: uri)
+        let other = try PostgresEventStore(uri: uri)
+        #expect(try store.append([sampleEvent(1)], expectingHead: 0, time: 5) == 1)
+        #expect(try other.append([sampleEvent(2), sampleEvent(3)], expectingHead: 1, time: 6) == 3)
+        #expect(throws: StoreError.conflict(head: 3)) {
+            try store.append([sampleEvent(4)], expectingHead: 1, time: 7)
+        }
+        #expect(try other.append([sampleEvent(4)], expectingHead: 3, time: 7) == 4)
+        #expect(try store.append([sampleEvent(5)], expectingHead: 4, time: 8) == 5)
+        #expect(try store.append(Self.events(from: 6, count: 300), expectingHead: 5, time: 9) == 305)
+        #expect(try other.append([sampleEvent(306)], expectingHead: 305, time: 10) == 306)
+        #expect(try store.verifyChain().isValid)
+    }
+
     @Test func aLongScanReadsEveryEventOnceInOrderAndCanStopHalfway() throws {
         let store = try PostgresEventStore(uri: PostgresTestCluster.freshLedger("bulk"))
         let total = Int(PostgresEventStore.pageRows) * 2 + 123

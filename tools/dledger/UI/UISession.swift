@@ -26,6 +26,10 @@ final class UISession {
     private var session: DownloaderSession?
     private var downloader: Task<Void, Never>?
     private var lastStart = ContinuousClock.now
+    /// The downloader's pid as last asked (``lockHolder()``), and when.
+    private var holderCheck: (at: ContinuousClock.Instant, pid: Int32?)?
+    /// Whether the ledger is in PostgreSQL (shared by hosts): its run lock is asked of the server.
+    private var isShared: Bool { PostgresLocation.isPostgres(ledger.path) }
     private let events: AsyncStream<Event>
     private let sink: AsyncStream<Event>.Continuation
     private let stopping = Flag()
@@ -71,6 +75,11 @@ final class UISession {
                 sink.yield(.tick)
             }
         }
+        // Another process's change shown at once where the store announces it (PostgreSQL's NOTIFY), not at the
+        // next tick; on SQLite the ticks' look at the file stays what finds it.
+        let follower = Task { [sink, ledger] in
+            for await _ in ledger.headChanges(pollInterval: .seconds(3600)) { sink.yield(.tick) }
+        }
         let size = terminal.size()
         model.resize(columns: size.columns, rows: size.rows)
         showLatest()
@@ -102,6 +111,7 @@ final class UISession {
             render(terminal)
         }
         ticker.cancel()
+        follower.cancel()
         stopping.set()
         session?.requestStop()
         await downloader?.value
@@ -241,13 +251,14 @@ final class UISession {
         }
     }
 
-    /// The pid written in `<ledger>.lock` when it names a live process.
+    /// The pid of the downloader that holds the ledger's run lock (``Ledger/downloaderPid``). A SQLite ledger's
+    /// lock file is read every tick; a PostgreSQL ledger's lock is asked of the server (a connection each time) at
+    /// most every second, the answer kept meanwhile.
     private func lockHolder() -> Int32? {
-        guard let data = FileManager.default.contents(atPath: ledger.path + ".lock"),
-            let pid = Int32(
-                String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)),
-            pid > 0, kill(pid, 0) == 0
-        else { return nil }
+        let now = ContinuousClock.now
+        if let last = holderCheck, isShared, now - last.at < .seconds(1) { return last.pid }
+        let pid = ledger.downloaderPid
+        holderCheck = (now, pid)
         return pid
     }
 
