@@ -7,8 +7,8 @@ import LedgerTransfer
 /// Waiting tasks start in list order (sections top to bottom, then index) up to the maximum download count;
 /// every change to the list is followed: paused, stopped, deleted and redownloaded tasks stop, lowered counts pause
 /// the extra transfers (they wait again), raised counts start more. A change made through this process's
-/// ``Ledger`` wakes the scheduler at once; one made by another process is seen within about `tick`. What to do is
-/// decided by ``SchedulePlan``; the transfer facts are appended to the ledger, so the log alone explains every task.
+/// ``Ledger`` wakes the scheduler at once; one made by another process too on PostgreSQL (its NOTIFY), within about
+/// `tick` on SQLite. What to do is decided by ``SchedulePlan``; the transfer facts are appended to the ledger, so the log alone explains every task.
 ///
 /// ```swift
 /// let scheduler = try Scheduler(ledger: ledger)
@@ -129,8 +129,8 @@ public final class Scheduler: Sendable {
         removeRecordedPartials()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { [self] in
-                // The ledger's change notification: at once for this process's commands, by a look at the file
-                // every tick for other processes' (SQLite tells no other process of a commit).
+                // The ledger's change notification: at once for this process's commands and, on PostgreSQL, for
+                // other processes' (NOTIFY); by a look at the file every tick on SQLite, which tells no one.
                 for await head in ledger.headChanges(pollInterval: settings.tick) {
                     if mailbox.notice(head: head) { mailbox.wakeUp.yield() }
                 }
