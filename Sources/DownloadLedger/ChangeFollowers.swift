@@ -25,6 +25,8 @@ final class ChangeFollowers: Sendable {
         var followers: [UUID: Follower] = [:]
         var poller: ChangeWaiter?
         var pollInterval: Duration?
+        /// The ledger is gone (``close()``): no waiter is started again.
+        var closed = false
     }
 
     private let state = Mutex(State())
@@ -76,8 +78,28 @@ final class ChangeFollowers: Sendable {
         }
     }
 
+    /// The ledger is gone: its waiter stops (and with it the waiter's thread, pipe and listener connection), and
+    /// every follower's stream ends.
+    func close() {
+        let sinks = state.withLock { state in
+            state.closed = true
+            state.poller?.stop()
+            state.poller = nil
+            state.pollInterval = nil
+            defer { state.followers = [:] }
+            return state.followers.values.map(\.sink)
+        }
+        for sink in sinks {
+            switch sink {
+            case .lists(let c): c.finish()
+            case .heads(let c): c.finish()
+            }
+        }
+    }
+
     /// Runs one waiter at the shortest interval asked for, none without followers.
     private static func adjustPoller(_ state: inout State, hooks: ChangeWaiter.Hooks) {
+        guard !state.closed else { return }
         let wanted = state.followers.values.map(\.pollInterval).min()
         guard wanted != state.pollInterval else { return }
         state.poller?.stop()

@@ -16,8 +16,8 @@ final class ChangeWaiter: Sendable {
         /// store can change (a new ledger's first write).
         var listener: @Sendable () -> (@Sendable () throws -> any ChangeListener)?
         /// Folds in other processes' changes; `announced` when a commit was announced (read the log even if the
-        /// store's own change token has not moved yet).
-        var refresh: @Sendable (_ announced: Bool) -> Void
+        /// store's own change token has not moved yet). False when the ledger is gone: the thread ends.
+        var refresh: @Sendable (_ announced: Bool) -> Bool
     }
 
     /// The shortest wait between two looks while a listener is heard (the interval asked for, when longer).
@@ -73,7 +73,7 @@ final class ChangeWaiter: Sendable {
                 if let make = hooks.listener(), let made = try? make() {
                     listener = made
                     // Commits before it listened were announced to nobody.
-                    hooks.refresh(true)
+                    guard hooks.refresh(true) else { return }
                 }
             }
             var descriptors = [
@@ -94,7 +94,7 @@ final class ChangeWaiter: Sendable {
                     announced = true
                 }
             }
-            hooks.refresh(announced)
+            guard hooks.refresh(announced) else { return }
         }
     }
 

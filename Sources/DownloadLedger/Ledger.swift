@@ -188,7 +188,11 @@ public final class Ledger: Sendable {
     private func waiterHooks() -> ChangeWaiter.Hooks {
         ChangeWaiter.Hooks(
             listener: { [weak self] in self?.core.withLock { $0.store.changeListener() } },
-            refresh: { [weak self] announced in _ = try? self?.refresh(announced: announced) })
+            refresh: { [weak self] announced in
+                guard let self else { return false }
+                _ = try? self.refresh(announced: announced)
+                return true
+            })
     }
 
     /// Hands the list a change left to ``latestList`` and to every follower. Called under the mutex, so that
@@ -200,4 +204,7 @@ public final class Ledger: Sendable {
 
     /// Milliseconds now, by the ledger's clock.
     public func now() -> Int64 { clock() }
+
+    /// The followers' streams end with the ledger, and the thread that looked for other processes' changes stops.
+    deinit { followers.close() }
 }
