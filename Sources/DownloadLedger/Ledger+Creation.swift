@@ -128,6 +128,10 @@ extension Ledger {
     /// the list says is downloading while none does was interrupted (a kill, a crash): it resumes with the next run.
     public var isDownloaderRunning: Bool { RunLock.isHeld(ledgerPath: path) }
 
+    /// Whether the downloader of `host` holds this ledger's run lock now: on a PostgreSQL ledger, where several
+    /// host names run together, that host's; on a SQLite ledger, the one downloader's (``isDownloaderRunning``).
+    public func isDownloaderRunning(host: String) -> Bool { RunLock.isHeld(ledgerPath: path, host: host) }
+
     /// Folds the write-ahead log into the main file when no other process still needs it, so that the main file
     /// alone (what users copy) holds every acknowledged event. Called when a command is done with the ledger.
     /// - Returns: whether the main file alone holds every event now.

@@ -71,7 +71,7 @@ extension DownloadList {
             .tasksRedownloaded,
             .transferStarted, .transferResolved,
             .transferPaused, .transferCompleted, .transferFailed, .transferRetrying, .transferHeld,
-            .transferContinued, .transferConnections, .hookFinished:
+            .transferContinued, .transferConnections, .hookFinished, .transferClaimed:
             return nil
         }
     }

@@ -4,7 +4,7 @@ public struct SnapshotError: Error, Sendable, CustomStringConvertible {
 }
 
 extension DownloadList {
-    private static let snapshotMagic: [UInt8] = Array("DLS16".utf8)
+    private static let snapshotMagic: [UInt8] = Array("DLS17".utf8)
 
     /// An id no task has (ids start at 1): `keepingOnly` it keeps every task of a snapshot as its figures alone.
     public static let noTask: TaskID = 0
@@ -136,6 +136,8 @@ extension DownloadList {
         if t.validator != nil { flags.insert(.validator) }
         if t.connectionKept { flags.insert(.connectionKept) }
         if t.hasOptions { flags.insert(.options) }
+        if t.host != nil { flags.insert(.host) }
+        if t.host != nil && t.leaseUntil != nil { flags.insert(.leaseUntil) }
         w.int(t.id)
         w.int(Int64(flags.rawValue))
         let url = Array(t.url.utf8)
@@ -162,6 +164,10 @@ extension DownloadList {
         w.checksum(t.checksum)
         w.int(t.resets)
         if t.hasOptions { w.options(t.options) }
+        if let host = t.host {
+            w.string(host)
+            if let until = t.leaseUntil { w.int(until) }
+        }
     }
 
     /// Reads a snapshot written by `snapshotBytes()`.
