@@ -55,7 +55,9 @@ struct SchedulePlan: Sendable, Equatable {
             list, book: book, limit: limit, only: only, capacity: capacity, elsewhere: elsewhere)
         let wantedIDs = Set(wanted.map(\.id))
         var actions: [TransferAction] = []
-        if book.speedLimit != list.speedLimit { actions.append(.limitAll(list.speedLimit)) }
+        // On a shared ledger, this host's own speed limit when it has one (``DownloadList/speedLimit(for:)``).
+        let speedLimit = list.speedLimit(for: claims?.host)
+        if book.speedLimit != speedLimit { actions.append(.limitAll(speedLimit)) }
         if book.pauseHold != list.pauseHold { actions.append(.holdLimit(list.pauseHold)) }
         actions += limitChanges(list, book: book)
         let (stops, holds) = unwanted(list, book: book, wanted: wantedIDs, elsewhere: elsewhere)

@@ -46,7 +46,9 @@ extension Scheduler {
             let name = placeUserName(id: id, fileName: fileName)
             return .transferCompleted(
                 id: id, bytes: bytes, sha256: sha256, fileName: name,
-                placed: placedIdentity(id: id, name: name), host: host, directory: folder)
+                placed: placedIdentity(id: id, name: name),
+                // A SQLite ledger has one downloader: its facts name no host, and its views stay as they were.
+                host: shared ? host : nil, directory: folder)
         case .failed(let id, let reason, let retryable, let bytes):
             let failure = TaskFailure(code: reason.code, detail: reason.detail, retryable: retryable)
             return .transferFailed(id: id, failure: failure, bytes: bytes)

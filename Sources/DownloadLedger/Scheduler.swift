@@ -88,6 +88,8 @@ public final class Scheduler: Sendable {
     {
         self.ledger = ledger
         self.host = host ?? Self.defaultHostName()
+        // The commands this process gives (ui, serve) touch files as this host.
+        ledger.hostName = self.host
         self.shared = PostgresLocation.isPostgres(ledger.path)
         self.folder = shared ? folder : nil
         var config = config
@@ -219,7 +221,8 @@ public final class Scheduler: Sendable {
     func step() throws -> Bool {
         try ledger.refresh()
         let list = ledger.list
-        let limit = maxDownloads ?? list.maxDownloads
+        // On a shared ledger, this host's own maximum when it has one (``DownloadList/maxDownloads(for:)``).
+        let limit = maxDownloads ?? list.maxDownloads(for: shared ? host : nil)
         let pass = mailbox.startPass(head: list.head, limit: limit)
         guard let book = pass.book else { return pass.quietIdle ?? false }
         // The free descriptors are counted afresh each pass (another part of the process may close some): a pass

@@ -20,13 +20,14 @@ import Testing
     }
 
     /// `dledger run --until-idle` (or without, when `untilIdle` is false) as host `host`, downloading into
-    /// `<sandbox>/<host>`.
-    static func runner(_ box: DledgerSandbox, _ uri: String, host: String, untilIdle: Bool = true) throws
-        -> Running
-    {
+    /// `<sandbox>/<host>`, with `-j 3` unless `ownLimit` (the host's or the ledger's count).
+    static func runner(
+        _ box: DledgerSandbox, _ uri: String, host: String, untilIdle: Bool = true, ownLimit: Bool = false
+    ) throws -> Running {
         let folder = box.root + "/" + host
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        var args = ["run", "-j", "3", "--ledger", uri, "--host-name", host, "--dir", folder]
+        var args = ["run", "--ledger", uri, "--host-name", host, "--dir", folder]
+        if !ownLimit { args += ["-j", "3"] }
         if untilIdle { args.insert("--until-idle", at: 1) }
         return try Running(box.process(args), stdin: nil)
     }
@@ -148,6 +149,50 @@ import Testing
         #expect(audit.status == 0 && audit.out.contains("host"), "\(audit.out) \(audit.err)")
         let verified = try await box.run("verify", "--ledger", uri)
         #expect(verified.status == 0, "\(verified.out) \(verified.err)")
+    }
+
+    @Test func aHostsOwnLimitAndFileCommandsElsewhereRefused() async throws {
+        let box = try DledgerSandbox()
+        let size: Int64 = 100_000
+        let server = try Self.server(count: 3, size: size, rate: 200_000)
+        defer { server.stop() }
+        let uri = try PostgresTestCluster.freshLedger("own")
+        #expect(
+            try await box.run(["add", "--ledger", uri] + (1...3).map { server.url("/f\($0).bin") }).status
+                == 0)
+        let own = try await box.run("limit", "1", "--host", "alpha", "--ledger", uri)
+        #expect(own.status == 0, "\(own.err)")
+        #expect(try await box.run("limit", "--host", "alpha", "--ledger", uri).out.contains("at most 1"))
+        #expect(try await box.run("limit", "--ledger", uri).out.contains("at most 3"))
+        let again = try await box.run("limit", "1", "--host", "alpha", "--ledger", uri)
+        #expect(again.status == 1 && again.err.contains("host alpha is already 1"), "\(again.err)")
+        let alpha = try Self.runner(box, uri, host: "alpha", ownLimit: true)
+        let done = await alpha.wait()
+        #expect(done.status == 0, "\(done.err)")
+        _ = try await Self.checkFinishedOnce(box, uri, count: 3, size: size, hosts: ["alpha"])
+        // Its own limit held: the server sent one file at a time, though the ledger's limit is 3.
+        #expect(server.peakConcurrency.paths == 1, "\(server.peakConcurrency)")
+        let listed = try await box.run("ls", "--ledger", uri)
+        #expect(listed.out.contains("on alpha"), "\(listed.out)")
+        // Another host may not touch alpha's files: one line naming alpha, nothing appended, the file kept.
+        let before = try await box.eventCount(uri)
+        for args in [["redownload", "1"], ["rename", "2", "other.bin"]] {
+            let r = try await box.run(args + ["--ledger", uri], env: ["DLEDGER_HOST_NAME": "beta"])
+            #expect(r.status == 1, "\(args): \(r.err)")
+            #expect(
+                r.err.contains("file is on host alpha") && r.err.split(separator: "\n").count == 1, "\(r.err)"
+            )
+        }
+        #expect(try await box.eventCount(uri) == before)
+        #expect(FileManager.default.fileExists(atPath: box.root + "/alpha/f2.bin"))
+        // alpha itself may.
+        let renamed = try await box.run(
+            "rename", "2", "other.bin", "--ledger", uri, env: ["DLEDGER_HOST_NAME": "alpha"])
+        #expect(renamed.status == 0, "\(renamed.err)")
+        #expect(FileManager.default.fileExists(atPath: box.root + "/alpha/other.bin"))
+        let back = try await box.run("limit", "default", "--host", "alpha", "--ledger", uri)
+        #expect(back.status == 0, "\(back.err)")
+        #expect(try await box.run("limit", "--host", "alpha", "--ledger", uri).out.contains("at most 3"))
     }
 
     @Test func badHostNamesAreRefusedInOneLine() async throws {

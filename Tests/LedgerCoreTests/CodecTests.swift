@@ -116,6 +116,8 @@ let sampleEvents: [Event] = {
         .transferClaimed(id: 1, host: "desk_2", leaseMs: 30_000),
         .transferClaimed(id: 1, host: "desk_2", leaseMs: 2_000, expired: "nas-1.lan"),
         .settingChanged(.claimLease, .number(2)),
+        .hostSettingChanged(host: "nas", setting: .maxDownloads, value: 2),
+        .hostSettingChanged(host: "nas", setting: .speedLimit, value: nil),
         .transferFailed(
             id: 1, failure: TaskFailure(code: "http", detail: tricky, retryable: true), bytes: -1),
         .transferRetrying(

@@ -54,6 +54,8 @@ struct PayloadFields {
     var host: String?
     var leaseMs: Int64?
     var expired: String?
+    var setting: String?
+    var value: Int64?
     var undoes: Int64?
     var redoes: Int64?
     var origin: String?
@@ -206,6 +208,10 @@ extension Entry {
             f.leaseMs = try r.int()
         } else if key.equals("expired") {
             f.expired = try r.string()
+        } else if key.equals("setting") {
+            f.setting = try r.string()
+        } else if key.equals("value") {
+            f.value = try r.int()
         } else {
             try readRare(key, into: &f, &r)
         }
@@ -479,6 +485,7 @@ extension Entry {
             .tasksRedownloaded, .taskRenamed, .tasksPaused, .tasksResumed, .tasksStopped, .statesRestored:
             return try taskEvent(kind: k, f, r)
         case .directoryChanged, .taskOptionsChanged, .sortChanged, .emptySectionsPolicyChanged,
+            .hostSettingChanged,
             .trashPolicyChanged, .hookChanged:
             return try preferenceEvent(kind: k, f, r)
         default:
@@ -633,6 +640,13 @@ extension Entry {
             let path = try need(f.dir, "dir", r)
             guard Validation.isNormalDirectory(path) else { throw r.fail("bad download folder") }
             return .directoryChanged(path)
+        case .hostSettingChanged:
+            guard let setting = f.setting.flatMap(Setting.init(rawValue:)),
+                DownloadList.hostSettable.contains(setting),
+                f.value.map({ setting.spec.isValid(.number($0)) }) != false
+            else { throw r.fail("bad host setting") }
+            return .hostSettingChanged(
+                host: try need(host(f.host.take(), r), "host", r), setting: setting, value: f.value)
         case .taskOptionsChanged:
             return .taskOptionsChanged(
                 id: try need(f.id, "id", r), options: try need(f.options.take(), "options", r))

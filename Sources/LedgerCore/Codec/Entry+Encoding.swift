@@ -159,6 +159,10 @@ extension Entry {
             w.field("states", strings: states.map(\.rawValue))
         case .directoryChanged(let path):
             w.field("dir", path)
+        case .hostSettingChanged(let host, let setting, let value):
+            w.field("host", host)
+            w.field("setting", setting.rawValue)
+            if let value { w.field("value", value) }
         case .taskOptionsChanged(let id, let options):
             w.field("id", id)
             w.key("options")

@@ -65,6 +65,8 @@ extension DownloadList {
             return .trashPolicyChanged(enabled: trashEnabled)
         case .hookChanged(let hook, _):
             return .hookChanged(hook: hook, command: hooks[hook])
+        case .hostSettingChanged(let host, let setting, _):
+            return .hostSettingChanged(host: host, setting: setting, value: hostSettings[host]?[setting])
         case .tasksAdded, .groupsAdded, .ledgerCreated, .tasksRemoved, .tasksTrashed, .filesDeleted,
             .trashPurged,
             .tasksErased,

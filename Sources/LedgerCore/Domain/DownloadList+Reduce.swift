@@ -163,6 +163,9 @@ extension DownloadList {
             self[setting] = value
         case .directoryChanged(let path):
             directory = path
+        case .hostSettingChanged(let host, let setting, let value):
+            hostSettings[host, default: [:]][setting] = value
+            if hostSettings[host]?.isEmpty == true { hostSettings[host] = nil }
         case .taskOptionsChanged(let id, let options):
             tasks.update(id) { $0.options = options }
         case .sortChanged(let mode, let descending):

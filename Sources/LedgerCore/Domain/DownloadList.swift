@@ -18,6 +18,8 @@ public struct DownloadList: Sendable, Equatable {
     public internal(set) var directory: String = ""
     /// The value settings (``Setting``), in ``Setting/allCases`` order.
     var settings: [SettingValue] = Setting.allCases.map(\.spec.defaultValue)
+    /// Values of ``hostSettable`` settings for single downloaders' hosts, over the ledger's (`limit 3 --host nas`).
+    public internal(set) var hostSettings: [String: [Setting: Int64]] = [:]
     /// 0 means unlimited.
     public internal(set) var maxDownloads: Int {
         get { Int(self[.maxDownloads].number) }

@@ -12,7 +12,7 @@ public enum EventKind: String, Sendable, CaseIterable {
     case hookChanged
     case transferStarted, transferResolved, transferPaused, transferHeld, transferContinued, transferCompleted
     case transferFailed, transferRetrying, transferConnections, hookFinished
-    case transferClaimed, claimLeaseChanged
+    case transferClaimed, claimLeaseChanged, hostSettingChanged
 
     /// The kind named by the bytes of a `kind` column, or nil for a name this version does not know.
     /// - Complexity: compares with the few names of the same length.
@@ -87,6 +87,7 @@ extension Event {
         case .transferConnections: .transferConnections
         case .hookFinished: .hookFinished
         case .transferClaimed: .transferClaimed
+        case .hostSettingChanged: .hostSettingChanged
         }
     }
 

@@ -124,6 +124,9 @@ public enum Event: Sendable, Equatable {
     case settingChanged(Setting, SettingValue)
     /// The ledger's download folder, for tasks added later (those added before keep theirs).
     case directoryChanged(String)
+    /// A value setting of one downloader's host on a shared ledger (``DownloadList/hostSettable``: the maximum
+    /// download count, the speed limit), over the ledger's; nil: that host follows the ledger's again.
+    case hostSettingChanged(host: String, setting: Setting, value: Int64?)
     /// A task's request options replaced as a whole (`changeOption`, `dledger option`); undone by the old ones.
     case taskOptionsChanged(id: TaskID, options: TaskOptions)
     case sortChanged(SortMode, descending: Bool)
@@ -214,7 +217,7 @@ public enum Event: Sendable, Equatable {
             .transferConnections(let id, _, _), .hookFinished(let id, _, _, _, _):
             return [id]
         case .ledgerCreated, .sectionInserted, .sectionRenamed, .sectionMoved, .sectionRemoved,
-            .settingChanged, .sortChanged, .directoryChanged,
+            .settingChanged, .sortChanged, .directoryChanged, .hostSettingChanged,
             .emptySectionsPolicyChanged, .trashPolicyChanged, .hookChanged:
             return []
         }

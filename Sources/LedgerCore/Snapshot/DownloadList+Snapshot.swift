@@ -58,6 +58,15 @@ extension DownloadList {
             w.string(hook.rawValue)
             w.string(command)
         }
+        w.int(hostSettings.count)
+        for (host, values) in hostSettings.sorted(by: { $0.key < $1.key }) {
+            w.string(host)
+            w.int(values.count)
+            for (setting, value) in values.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+                w.string(setting.rawValue)
+                w.int(value)
+            }
+        }
         // Download directories repeat across tasks: written once, referred to by number.
         var directories: [String: Int] = [:]
         for (_, t) in tasks where directories[t.directory] == nil {
@@ -217,6 +226,17 @@ extension DownloadList {
             for _ in 0..<(try r.count()) {
                 guard let hook = Hook(rawValue: try r.string()) else { throw SnapshotError() }
                 hooks[hook] = try r.string()
+            }
+            for _ in 0..<(try r.count()) {
+                let host = try r.string()
+                guard Validation.isHostName(host) else { throw SnapshotError() }
+                for _ in 0..<(try r.count()) {
+                    guard let setting = Setting(rawValue: try r.string()), Self.hostSettable.contains(setting)
+                    else { throw SnapshotError() }
+                    let value = try r.int()
+                    guard setting.spec.isValid(.number(value)) else { throw SnapshotError() }
+                    hostSettings[host, default: [:]][setting] = value
+                }
             }
             var directories: [String] = []
             for _ in 0..<(try r.count()) { directories.append(try r.string()) }
