@@ -82,6 +82,7 @@ extension Ledger.State {
             try fold()
             readLoggedEvents(for: command, in: list)
             var decision = try list.decide(command)
+            try refuseFilesElsewhere(decision.entry.event, in: list)
             decision.entry.origin = origin
             let decided = decision.entry
             var sealed = [decided]
@@ -175,6 +176,7 @@ extension Ledger.State {
             do {
                 readLoggedEvents(for: command, in: trial)
                 var decision = try trial.decide(command)
+                try refuseFilesElsewhere(decision.entry.event, in: trial)
                 decision.entry.origin = origin
                 if let undo = try prepareFiles(for: &decision.entry, in: trial) {
                     undoRenames.append(undo)

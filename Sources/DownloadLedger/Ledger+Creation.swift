@@ -132,6 +132,9 @@ extension Ledger {
     /// PostgreSQL ledger as its session names it (a pid on the host it runs on). Nil when none holds it or its pid
     /// cannot be told. For a PostgreSQL ledger this connects to the server: ask it seldom.
     public var downloaderPid: Int32? { RunLock.holder(ledgerPath: path) }
+    /// Whether the downloader of `host` holds this ledger's run lock now: on a PostgreSQL ledger, where several
+    /// host names run together, that host's; on a SQLite ledger, the one downloader's (``isDownloaderRunning``).
+    public func isDownloaderRunning(host: String) -> Bool { RunLock.isHeld(ledgerPath: path, host: host) }
 
     /// Folds the write-ahead log into the main file when no other process still needs it, so that the main file
     /// alone (what users copy) holds every acknowledged event. Called when a command is done with the ledger.

@@ -63,7 +63,7 @@ extension Ledger.State {
     func placedIdentity(of id: TaskID) throws -> FileIdentity? {
         for stored in try store.events(touching: id).reversed() where stored.kind == "transferCompleted" {
             guard
-                case .transferCompleted(_, _, _, _, let placed) = try Entry.decode(
+                case .transferCompleted(_, _, _, _, let placed, _, _) = try Entry.decode(
                     kind: stored.kind, payload: stored.payload
                 ).event
             else { return nil }

@@ -40,7 +40,7 @@ extension Ledger {
     /// The outcome `logged` records, if it records one; the task's URL and folder are read from `list`.
     static func outcome(_ logged: LoggedEntry, in list: DownloadList) -> TaskOutcome? {
         switch logged.entry.event {
-        case .transferCompleted(let id, _, _, let fileName, _):
+        case .transferCompleted(let id, _, _, let fileName, _, _, _):
             guard let t = list.tasks[id] else { return nil }
             return TaskOutcome(
                 id: id, url: t.url, seq: logged.seq, result: .finished(path: t.directory + "/" + fileName))

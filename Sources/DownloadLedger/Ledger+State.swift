@@ -32,6 +32,8 @@ extension Ledger {
         var factDurability = false
         /// Whether changes are published (set by the first ``Ledger/latestList``).
         var publishes = false
+        /// This process's host name on a shared ledger (``Ledger/hostName``); nil: the machine's.
+        var hostName: String?
 
         init(
             path: String, isReadOnly: Bool, clock: @escaping @Sendable () -> Int64,

@@ -3,8 +3,9 @@ import LedgerStore
 
 /// One downloader per ledger: an exclusive `flock` on `<ledger>.lock`, holding the owner's pid.
 /// The kernel drops the lock when the process dies, even by `kill -9`. A ledger in PostgreSQL has no file beside
-/// it: there the lock is a session advisory lock keyed by its schema (``PostgresRunLock``), which the server drops
-/// when the session ends.
+/// it: there the lock is a session advisory lock keyed by its schema and the downloader's host name
+/// (``PostgresRunLock``), which the server drops when the session ends: one downloader per host name, several
+/// host names together.
 final class RunLock {
     /// The lock file, or for a PostgreSQL ledger the lock's name (its URI masked).
     let path: String
@@ -13,18 +14,14 @@ final class RunLock {
 
     /// - Throws: `LedgerOpenError.runnerActive` when another process holds the lock; for a PostgreSQL ledger,
     ///   `StoreError` when its server cannot be reached.
-    init(ledgerPath: String) throws {
+    /// - Parameter host: the downloader's host name, which keys the lock of a PostgreSQL ledger.
+    init(ledgerPath: String, host: String) throws {
         if PostgresLocation.isPostgres(ledgerPath) {
             let location = try PostgresLocation(ledgerPath)
-            path = PostgresRunLock.name(location)
-            // As for the file, a few tries tell `isHeld`'s momentary shared probe from a downloader.
-            var lock = try PostgresRunLock.acquire(location)
-            for _ in 0..<10 where lock == nil {
-                usleep(20_000)
-                lock = try PostgresRunLock.acquire(location)
-            }
-            guard let lock else {
-                throw LedgerOpenError.runnerActive(pid: PostgresRunLock.holder(location), lockPath: path)
+            path = PostgresRunLock.name(location) + " for host \(host)"
+            guard let lock = try PostgresRunLock.acquire(location, host: host) else {
+                throw LedgerOpenError.runnerActive(
+                    pid: PostgresRunLock.holder(location, host: host), lockPath: path)
             }
             postgres = lock
             return
@@ -56,12 +53,13 @@ final class RunLock {
         _ = pwrite(fd, pid, pid.count, 0)
     }
 
-    /// Whether a downloader holds the lock of the ledger at `ledgerPath` now. Never creates the lock file (a copy
-    /// in a read-only folder has none: nobody downloads into it); probes with a shared lock held for a moment.
-    static func isHeld(ledgerPath: String) -> Bool {
+    /// Whether a downloader holds the lock of the ledger at `ledgerPath` now (for a PostgreSQL ledger: one of any
+    /// host name, or of `host` when given). Never creates the lock file (a copy in a read-only folder has none:
+    /// nobody downloads into it); probes with a shared lock held for a moment.
+    static func isHeld(ledgerPath: String, host: String? = nil) -> Bool {
         if PostgresLocation.isPostgres(ledgerPath) {
             guard let location = try? PostgresLocation(ledgerPath) else { return false }
-            return (try? PostgresRunLock.isHeld(location)) ?? false
+            return (try? PostgresRunLock.isHeld(location, host: host)) ?? false
         }
         let fd = open(ledgerPath + ".lock", O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return false }
@@ -73,9 +71,9 @@ final class RunLock {
 
     /// The pid of the downloader that holds the lock of the ledger at `ledgerPath` now, as it wrote it in the
     /// lock file; nil when none holds it or the file does not name one. Opened without following a link.
-    static func holder(ledgerPath: String) -> Int32? {
+    static func holder(ledgerPath: String, host: String = Scheduler.defaultHostName()) -> Int32? {
         if PostgresLocation.isPostgres(ledgerPath) {
-            return (try? PostgresLocation(ledgerPath)).flatMap { PostgresRunLock.holder($0) }
+            return (try? PostgresLocation(ledgerPath)).flatMap { PostgresRunLock.holder($0, host: host) }
         }
         let fd = open(ledgerPath + ".lock", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return nil }

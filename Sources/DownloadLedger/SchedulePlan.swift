@@ -21,6 +21,17 @@ struct SchedulePlan: Sendable, Equatable {
     var idle: Bool
     /// Some task waits only for free descriptors: a later pass may start it without any change to the list.
     var waitsForDescriptors: Bool
+    /// Some task would run but another host holds it (``Claims``): not idle, and a later pass may take it over
+    /// when that host's lease runs out, without any change to the list.
+    var heldElsewhere: Bool = false
+
+    /// Who this downloader is on a shared ledger, and when the pass is planned: a task another live host holds
+    /// (``DownloadList/isHeld(_:byOtherThan:at:liveHosts:)``) is neither started nor kept running here.
+    struct Claims: Sendable, Equatable {
+        var host: String
+        /// Milliseconds since the Unix epoch.
+        var now: Int64
+    }
 
     /// The plan for `list` given what runs (`book`).
     /// - Parameters:
@@ -29,21 +40,27 @@ struct SchedulePlan: Sendable, Equatable {
     ///   - connections: the connections a transfer of this run may use (the ledger's setting may ask for more).
     ///   - freeDescriptors: the descriptors free beyond the margin (``DescriptorLimit/free()``): however high the
     ///     limit, no more run than they pay for, and the rest wait their turn rather than fail with EMFILE.
+    ///   - claims: on a shared ledger, this host and the time: tasks other live hosts hold are left to them (a
+    ///     running one is stopped without a fact: its claim was lost). Nil on a ledger of one downloader.
     /// - Complexity: O(tasks in the list) for the states, but only the runnable tasks are copied.
     static func make(
         list: DownloadList, book: TransferBook, limit: Int, only: Set<TaskID>?, connections: Int,
-        freeDescriptors: Int
+        freeDescriptors: Int, claims: Claims? = nil
     ) -> SchedulePlan {
         let capacity = DescriptorLimit.transferCapacity(
             connections: max(connections, list.connections), running: book.running.count,
             free: freeDescriptors)
-        let (wanted, waits) = wantedTasks(list, book: book, limit: limit, only: only, capacity: capacity)
+        let elsewhere = claims.map { HeldElsewhere($0, list: list) }
+        let (wanted, waits, held) = wantedTasks(
+            list, book: book, limit: limit, only: only, capacity: capacity, elsewhere: elsewhere)
         let wantedIDs = Set(wanted.map(\.id))
         var actions: [TransferAction] = []
-        if book.speedLimit != list.speedLimit { actions.append(.limitAll(list.speedLimit)) }
+        // On a shared ledger, this host's own speed limit when it has one (``DownloadList/speedLimit(for:)``).
+        let speedLimit = list.speedLimit(for: claims?.host)
+        if book.speedLimit != speedLimit { actions.append(.limitAll(speedLimit)) }
         if book.pauseHold != list.pauseHold { actions.append(.holdLimit(list.pauseHold)) }
         actions += limitChanges(list, book: book)
-        let (stops, holds) = unwanted(list, book: book, wanted: wantedIDs)
+        let (stops, holds) = unwanted(list, book: book, wanted: wantedIDs, elsewhere: elsewhere)
         actions += stops
         // A running task reset by a redownload elsewhere must restart from zero.
         for t in wanted where book.running[t.id].map({ $0 != t.resets }) == true && book.stopping[t.id] == nil
@@ -58,22 +75,46 @@ struct SchedulePlan: Sendable, Equatable {
         var after = book
         for action in actions { after.note(action) }
         return SchedulePlan(
-            actions: actions, idle: wanted.isEmpty && after.onlyHeld, waitsForDescriptors: waits)
+            actions: actions, idle: wanted.isEmpty && after.onlyHeld && !held, waitsForDescriptors: waits,
+            heldElsewhere: held)
     }
 
-    /// The tasks that should be running, in list order, and whether one more waits only for descriptors.
+    /// Which tasks other hosts hold, as one pass sees them.
+    private struct HeldElsewhere {
+        var claims: Claims
+        /// The hosts with a live claim (``DownloadList/liveHosts(at:)``).
+        var live: Set<String>
+
+        init(_ claims: Claims, list: DownloadList) {
+            self.claims = claims
+            live = list.liveHosts(at: claims.now)
+        }
+
+        func holds(_ t: DownloadTask) -> Bool {
+            DownloadList.isHeld(t, byOtherThan: claims.host, at: claims.now, liveHosts: live)
+        }
+    }
+
+    /// The tasks that should be running, in list order, whether one more waits only for descriptors, and whether
+    /// one is held by another host.
     private static func wantedTasks(
-        _ list: DownloadList, book: TransferBook, limit: Int, only: Set<TaskID>?, capacity: Int
-    ) -> (tasks: [DownloadTask], waitsForDescriptors: Bool) {
+        _ list: DownloadList, book: TransferBook, limit: Int, only: Set<TaskID>?, capacity: Int,
+        elsewhere: HeldElsewhere?
+    ) -> (tasks: [DownloadTask], waitsForDescriptors: Bool, heldElsewhere: Bool) {
         var wanted: [DownloadTask] = []
         var waits = false
+        var held = false
         for section in list.sections {
             for id in section.tasks {
                 // The state first, without copying the task: a long history is mostly finished tasks.
                 guard list.tasks.state(of: id)?.isRunnable == true, only.map({ $0.contains(id) }) != false,
                     !book.finishing.contains(id), let t = list.tasks[id]
                 else { continue }
-                if limit > 0 && wanted.count >= limit { return (wanted, waits) }
+                if let elsewhere, elsewhere.holds(t) {
+                    held = true
+                    continue
+                }
+                if limit > 0 && wanted.count >= limit { return (wanted, waits, held) }
                 // Running ones first in list order, so a transfer is never stopped for the budget: only new ones
                 // wait.
                 if wanted.count + book.finishing.count >= capacity && book.running[id] == nil {
@@ -83,7 +124,7 @@ struct SchedulePlan: Sendable, Equatable {
                 wanted.append(t)
             }
         }
-        return (wanted, waits)
+        return (wanted, waits, held)
     }
 
     /// New own speed limits of running tasks.
@@ -97,7 +138,9 @@ struct SchedulePlan: Sendable, Equatable {
 
     /// Running transfers the list no longer wants: stopped, or held when the user paused them (a stop, a delete,
     /// the queue close the connection; a pause keeps it). Finishing ones are left to finish.
-    private static func unwanted(_ list: DownloadList, book: TransferBook, wanted: Set<TaskID>)
+    private static func unwanted(
+        _ list: DownloadList, book: TransferBook, wanted: Set<TaskID>, elsewhere: HeldElsewhere?
+    )
         -> (stops: [TransferAction], holds: [TransferAction])
     {
         var stops: [TransferAction] = []
@@ -105,6 +148,13 @@ struct SchedulePlan: Sendable, Equatable {
         for (id, resets) in book.running.sorted(by: { $0.key < $1.key })
         where book.stopping[id] == nil && !wanted.contains(id) && !book.finishing.contains(id) {
             let task = list.tasks[id]
+            // Another host took it (this one's lease ran out): its facts are that host's now.
+            if let elsewhere, let task,
+                task.liveHolder(at: elsewhere.claims.now).map({ $0 != elsewhere.claims.host }) == true
+            {
+                stops.append(.stop(id, .reset))
+                continue
+            }
             if holds(task, startedAt: resets, in: list) {
                 if !book.held.contains(id) { kept.append(.hold(id)) }
                 continue

@@ -46,7 +46,9 @@ extension Scheduler {
             let name = placeUserName(id: id, fileName: fileName)
             return .transferCompleted(
                 id: id, bytes: bytes, sha256: sha256, fileName: name,
-                placed: placedIdentity(id: id, name: name))
+                placed: placedIdentity(id: id, name: name),
+                // A SQLite ledger has one downloader: its facts name no host, and its views stay as they were.
+                host: shared ? host : nil, directory: folder)
         case .failed(let id, let reason, let retryable, let bytes):
             let failure = TaskFailure(code: reason.code, detail: reason.detail, retryable: retryable)
             return .transferFailed(id: id, failure: failure, bytes: bytes)
@@ -80,7 +82,7 @@ extension Scheduler {
     /// A user who renamed the task while it downloaded gets that name, if free; else the engine's name stands.
     private func placeUserName(id: TaskID, fileName: String) -> String {
         guard let t = ledger.list.tasks[id], t.nameIsUserChosen, t.displayName != fileName,
-            let folder = try? FileOwnership.lockedFolder(t.directory)
+            let folder = try? FileOwnership.lockedFolder(self.folder ?? t.directory)
         else {
             return fileName
         }
@@ -97,7 +99,8 @@ extension Scheduler {
     /// The device, inode and modification time of the file just placed at `name`: those of its partial, a second link to it until
     /// the fact is recorded (the placed name itself on a file system without hard links).
     private func placedIdentity(id: TaskID, name: String) -> FileIdentity? {
-        guard let t = ledger.list.tasks[id], let folder = try? DownloadFolder(directory: t.directory),
+        guard let t = ledger.list.tasks[id],
+            let folder = try? DownloadFolder(directory: self.folder ?? t.directory),
             let info = folder.partialStatus(id: id) ?? folder.status(of: name)
         else { return nil }
         return FileOwnership.identity(info)

@@ -4,7 +4,7 @@ extension Scheduler {
     func startHook(after fact: Event) {
         let (hook, id): (Hook, TaskID)
         switch fact {
-        case .transferCompleted(let task, _, _, _, _): (hook, id) = (.complete, task)
+        case .transferCompleted(let task, _, _, _, _, _, _): (hook, id) = (.complete, task)
         case .transferFailed(let task, _, _): (hook, id) = (.error, task)
         default: return
         }

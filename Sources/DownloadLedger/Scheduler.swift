@@ -32,6 +32,15 @@ public final class Scheduler: Sendable {
     public let only: Set<TaskID>?
     /// Connections a transfer may use, for the descriptor budget (``DescriptorLimit``).
     private let connectionsPerTask: Int
+    /// This downloader's host name (`--host-name`): it names the files it completes and, on a shared ledger, its
+    /// claims and its run lock.
+    public let host: String
+    /// On a shared (PostgreSQL) ledger, the folder this host downloads into for every task (`run --dir`), which
+    /// its completion facts record; nil: each task's own folder.
+    public let folder: String?
+    /// Whether the ledger is shared by downloaders on several hosts (PostgreSQL): transfers are claimed
+    /// (``Ledger/claim(_:host:renewing:)``) and the run lock is per host.
+    let shared: Bool
     let hookRunner: HookRunner
 
     /// The largest file a transfer of this run may become, over the ledger's `max-size` setting
@@ -67,12 +76,22 @@ public final class Scheduler: Sendable {
     }
 
     /// - Throws: `TransferEngineError` when libcurl cannot start.
+    /// - Parameters:
+    ///   - host: this downloader's host name (checked by the caller, ``Validation/hostName(_:)``); nil: the
+    ///     machine's (``defaultHostName()``).
+    ///   - folder: on a shared ledger, where this host downloads every task (ignored on a SQLite ledger).
     public init(
-        ledger: Ledger, config: TransferConfig = .init(), maxDownloads: Int? = nil, only: Set<TaskID>? = nil
+        ledger: Ledger, config: TransferConfig = .init(), maxDownloads: Int? = nil, only: Set<TaskID>? = nil,
+        host: String? = nil, folder: String? = nil
     )
         throws
     {
         self.ledger = ledger
+        self.host = host ?? Self.defaultHostName()
+        // The commands this process gives (ui, serve) touch files as this host.
+        ledger.hostName = self.host
+        self.shared = PostgresLocation.isPostgres(ledger.path)
+        self.folder = shared ? folder : nil
         var config = config
         // A completed partial stays (a second link to the placed file) until its fact is recorded: see flush().
         config.keepPlacedPartials = true
@@ -114,7 +133,7 @@ public final class Scheduler: Sendable {
     /// answering then).
     /// - Throws: `LedgerOpenError.runnerActive` when another process runs transfers for this ledger; store errors.
     public func run(untilIdle: Bool = false, whenLocked: () -> Void = {}) async throws {
-        let runLock = try RunLock(ledgerPath: ledger.path)
+        let runLock = try RunLock(ledgerPath: ledger.path, host: host)
         defer { runLock.release() }
         whenLocked()
         let settings = mailbox.settings
@@ -145,6 +164,15 @@ public final class Scheduler: Sendable {
                 for await _ in retries {
                     try? await Task.sleep(for: settings.tick)
                     mailbox.matchAgain()
+                }
+            }
+            if shared {
+                group.addTask { [self] in
+                    // Claims are renewed at about a third of the lease, so that two renewals may be late.
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: .milliseconds(max(ledger.list.claimLeaseMs / 3, 100)))
+                        renewClaims()
+                    }
                 }
             }
             group.addTask { [self] in
@@ -193,17 +221,21 @@ public final class Scheduler: Sendable {
     func step() throws -> Bool {
         try ledger.refresh()
         let list = ledger.list
-        let limit = maxDownloads ?? list.maxDownloads
+        // On a shared ledger, this host's own maximum when it has one (``DownloadList/maxDownloads(for:)``).
+        let limit = maxDownloads ?? list.maxDownloads(for: shared ? host : nil)
         let pass = mailbox.startPass(head: list.head, limit: limit)
         guard let book = pass.book else { return pass.quietIdle ?? false }
         // The free descriptors are counted afresh each pass (another part of the process may close some): a pass
         // that left a task waiting for them is retried after a tick.
-        let plan = SchedulePlan.make(
+        var plan = SchedulePlan.make(
             list: list, book: book, limit: limit, only: only, connections: connectionsPerTask,
-            freeDescriptors: DescriptorLimit.free())
+            freeDescriptors: DescriptorLimit.free(),
+            claims: shared ? SchedulePlan.Claims(host: host, now: ledger.now()) : nil)
+        let claimed = shared ? try claimStarts(&plan) : nil
         let (actions, idle) = mailbox.adopt(plan, inputs: pass.inputs)
-        carryOut(actions, in: list)
-        if plan.waitsForDescriptors { mailbox.armRetry.yield() }
+        carryOut(actions, in: claimed ?? list)
+        // A task waits for descriptors, or for another host's lease to run out: look again after a tick.
+        if plan.waitsForDescriptors || plan.heldElsewhere { mailbox.armRetry.yield() }
         return idle
     }
 
@@ -224,7 +256,9 @@ public final class Scheduler: Sendable {
 
     /// Starts the transfer of `task`, its credentials opened (outside the mailbox's lock: the vault is read under
     /// the ledger's).
-    private func start(_ task: DownloadTask, in list: DownloadList) {
+    private func start(_ given: DownloadTask, in list: DownloadList) {
+        var task = given
+        if let folder { task.directory = folder }
         guard var request = request(for: task, in: list) else { return }
         request.validator = Self.resumeValidator(for: request, logged: list.tasks[request.id])
         if let maxSize { request.maxSize = maxSize }

@@ -190,7 +190,10 @@ final class SchedulerMailbox: Sendable {
                 adopted.append(action)
             }
             let idle = plan.idle && state.book.onlyHeld
-            if adopted.isEmpty && !plan.waitsForDescriptors { state.quiet = (inputs, idle) }
+            // A plan that waits for descriptors or another host's lease may change with time alone: not quiet.
+            if adopted.isEmpty && !plan.waitsForDescriptors && !plan.heldElsewhere {
+                state.quiet = (inputs, idle)
+            }
             return (adopted, idle)
         }
     }
@@ -219,6 +222,9 @@ final class SchedulerMailbox: Sendable {
     }
 
     var hasRunning: Bool { state.withLock { !$0.book.running.isEmpty } }
+
+    /// The tasks of the running transfers, in id order.
+    var runningIDs: [TaskID] { state.withLock { $0.book.running.keys.sorted() } }
 
     /// Whether every running transfer is a held pause.
     var onlyHeld: Bool { state.withLock { $0.book.onlyHeld } }

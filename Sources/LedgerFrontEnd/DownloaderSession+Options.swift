@@ -19,11 +19,19 @@ extension DownloaderSession {
         /// Whether Ctrl-C, SIGTERM and SIGHUP ask the run for a clean stop (``Interrupt``). A front end that
         /// handles signals itself (`ui`) says no.
         public var handlesSignals: Bool
+        /// The downloader's host name (`--host-name`, checked); nil: the machine's.
+        public var host: String?
+        /// On a shared (PostgreSQL) ledger, the folder this host downloads every task into (`run --dir`); nil:
+        /// each task's own.
+        public var folder: String?
 
         public init(
             jobs: Int? = nil, connections: Int? = nil, maxSize: Int64? = nil, only: Set<TaskID>? = nil,
-            hooks: HookSettings = HookSettings(), handlesSignals: Bool = true
+            hooks: HookSettings = HookSettings(), handlesSignals: Bool = true, host: String? = nil,
+            folder: String? = nil
         ) {
+            self.host = host
+            self.folder = folder
             self.jobs = jobs
             self.connections = connections
             self.maxSize = maxSize

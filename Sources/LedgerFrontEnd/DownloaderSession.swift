@@ -24,7 +24,7 @@ public final class DownloaderSession: Sendable {
         self.options = options
         scheduler = try Scheduler(
             ledger: ledger, config: options.transferConfig(config), maxDownloads: options.jobs,
-            only: options.only)
+            only: options.only, host: options.host, folder: options.folder)
         scheduler.maxSize = options.maxSize
         scheduler.hooks = options.hooks
         interrupt = options.handlesSignals ? Interrupt() : nil

@@ -1,4 +1,5 @@
 import DownloadLedger
+import Foundation
 
 extension EventWords {
     /// What the downloader or a hook reported (nil for other events).
@@ -20,9 +21,16 @@ extension EventWords {
                 "#\(id) transfer paused at \(Format.bytes(bytes)), connection kept (resumes the same response)"
         case .transferContinued(let id):
             return "#\(id) transfer went on with the kept connection (no new request)"
-        case .transferCompleted(let id, let bytes, let sha, let file, _):
+        case .transferCompleted(let id, let bytes, let sha, let file, _, let host, let directory):
+            let place = directory.map { "'\($0)/\(file)'" } ?? "'\(file)'"
             return
-                "#\(id) finished: \(Format.bytes(bytes)), sha256 \(Format.shortHash(sha)), saved as '\(file)'"
+                "#\(id) finished: \(Format.bytes(bytes)), sha256 \(Format.shortHash(sha)), saved as \(place)"
+                + (host.map { " on host \($0)" } ?? "")
+        case .transferClaimed(let id, let host, let leaseMs, let expired):
+            let lease = String(format: "%g s", Double(leaseMs) / 1000)
+            guard let expired else { return "#\(id) claimed by host \(host), lease \(lease)" }
+            return "#\(id) taken over by host \(host), lease \(lease): the lease of host \(expired) ran out,"
+                + " its partial data is left there, the download starts from zero"
         case .transferFailed(let id, let failure, let bytes):
             return
                 "#\(id) failed: \(Format.failure(failure)) (\(failure.retryable ? "retryable" : "not retryable"))"

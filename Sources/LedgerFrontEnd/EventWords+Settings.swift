@@ -8,6 +8,9 @@ extension EventWords {
             return Self.setting(setting, value)
         case .directoryChanged(let path):
             return "download folder set to \(path): for tasks added from now on"
+        case .hostSettingChanged(let host, let setting, let value):
+            guard let value else { return "host \(host): \(setting.spec.name) follows the ledger's again" }
+            return "host \(host): " + Self.setting(setting, .number(value))
         case .taskOptionsChanged(let id, let options):
             return options.isEmpty
                 ? "#\(id) options cleared" : "#\(id) options set: " + Self.options(options)

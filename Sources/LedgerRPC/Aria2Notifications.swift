@@ -11,7 +11,7 @@ public enum Aria2Notifications {
         switch entry.entry.event {
         case .transferStarted(let id, _, _): return each("onDownloadStart", [id])
         case .tasksPaused(let ids), .tasksStopped(let ids): return each("onDownloadPause", ids)
-        case .transferCompleted(let id, _, _, _, _): return each("onDownloadComplete", [id])
+        case .transferCompleted(let id, _, _, _, _, _, _): return each("onDownloadComplete", [id])
         case .transferFailed(let id, _, _): return each("onDownloadError", [id])
         case .tasksDeleted(let ids, _): return each("onDownloadStop", ids)
         default: return []

@@ -121,6 +121,8 @@ public enum Aria2Status {
         // The live count: 0 while it waits out a backoff or no downloader runs it.
         add("connections", .string(String(activity.map { $0.retry == nil ? $0.connections : 0 } ?? 0)))
         add("dir", .string(task.directory))
+        // Not aria2's: on a ledger shared by several hosts, the host that has the task's file or transfer.
+        if let host = task.host { add("dledgerHost", .string(host)) }
         add("downloadSpeed", .number(activity.map { $0.retry == nil ? Int64($0.speed) : 0 } ?? 0))
         if let retry = activity?.retry {
             // Still active, as aria2 keeps a download that waits to retry; the message says when and why.

@@ -162,11 +162,10 @@ public final class PostgresEventStore: EventStore {
         // The head this instance knows is usually the one to append after (its own last append); when the server
         // says otherwise, the counter row is read once and the append tried again.
         for attempt in 0..<2 {
-            let remembered = attempt == 0 ? knownHead : nil
-            var head = try remembered ?? readHead()
-            // A head this instance remembers is only a guess once another connection appended: the caller may
-            // know a later one (its fold read it), which is no conflict.
-            if remembered != nil && head.seq != expectingHead { head = try readHead() }
+            // A known head behind the caller's (another writer appended after this instance's last append, and
+            // the caller has read it) is stale: the counter row is read instead of refusing the append forever.
+            let known = attempt == 0 ? knownHead.flatMap { $0.seq == expectingHead ? $0 : nil } : nil
+            let head = try known ?? readHead()
             guard head.seq == expectingHead else { throw StoreError.conflict(head: head.seq) }
             let commitTime = max(time, head.time)
             let parameters = chain(events, after: head, time: commitTime, vault: vault)

@@ -1,28 +1,33 @@
 import CPostgres
 import Glibc
 
-/// One downloader per PostgreSQL ledger: a session advisory lock (`pg_try_advisory_lock`) keyed by the ledger's
-/// schema, on a connection of its own, held until ``release()`` or until that connection ends (the process exits
+/// One downloader per host name on a PostgreSQL ledger: a session advisory lock (`pg_try_advisory_lock`) keyed by
+/// the ledger's schema and the host name (`--host-name`), on a connection of its own, held until ``release()`` or until that connection ends (the process exits
 /// or is killed: the server drops the session's locks). It plays the part the `flock` on `<ledger>.lock` plays for
 /// a SQLite ledger, for every host that reaches the database.
 ///
 /// ```swift
 /// let location = try PostgresLocation("postgresql://me@db.lan/downloads?ledger=lab")
-/// guard let lock = try PostgresRunLock.acquire(location) else { /* another downloader runs */ }
+/// guard let lock = try PostgresRunLock.acquire(location, host: "nas") else { /* "nas" runs already */ }
 /// defer { lock.release() }
 /// ```
 ///
-/// The key is two `int4`s, `hashtext('dledger run')` and `hashtext(schema)`: PostgreSQL keeps two-key advisory locks
-/// apart from the one-key `pg_advisory_xact_lock(hashtext(schema))` that serialises a ledger's creation.
+/// The key is two `int4`s, `hashtext('dledger run ' || schema)` and `hashtext(host)`: PostgreSQL keeps two-key
+/// advisory locks apart from the one-key `pg_advisory_xact_lock(hashtext(schema))` that serialises a ledger's
+/// creation. Downloaders with other host names take other locks and run together (their claims keep them apart).
+/// Two names whose `hashtext` collide would exclude each other, as one name does.
 public final class PostgresRunLock {
     /// The ledger the lock is for.
     public let location: PostgresLocation
+    /// The host name the lock is for.
+    public let host: String
     /// The session that holds the lock; nil once released.
     private var connection: PostgresConnection?
 
-    private init(location: PostgresLocation, connection: PostgresConnection) {
+    private init(location: PostgresLocation, connection: PostgresConnection, host: String) {
         self.location = location
         self.connection = connection
+        self.host = host
     }
 
     deinit { release() }
@@ -32,66 +37,80 @@ public final class PostgresRunLock {
         "pg_advisory_lock of ledger '\(location.ledger)' on \(location.masked)"
     }
 
-    /// Takes the lock on a new connection, without waiting. Its session's `application_name` becomes
-    /// `dledger run PID`, which ``holder(_:)`` reads.
+    /// Takes the lock of `host` on a new connection, without waiting. Its session's `application_name` becomes
+    /// `dledger run PID HOST`, which ``holder(_:host:)`` reads.
     /// - Returns: the held lock, or nil when another session holds it.
     /// - Throws: `StoreError.cannotConnect` when the server cannot be reached; `StoreError.server` for an SQL error.
-    public static func acquire(_ location: PostgresLocation) throws -> PostgresRunLock? {
+    public static func acquire(_ location: PostgresLocation, host: String) throws -> PostgresRunLock? {
         let connection = try PostgresConnection(location)
         var name = PostgresParameters()
-        name.add(text: "dledger run \(getpid())")
+        name.add(text: "dledger run \(getpid()) \(host)")
         try connection.execute("SELECT set_config('application_name', $1, false)", name)
-        guard try take(on: connection, location, "pg_try_advisory_lock") else { return nil }
-        return PostgresRunLock(location: location, connection: connection)
+        guard try take(on: connection, location, host: host, "pg_try_advisory_lock") else { return nil }
+        return PostgresRunLock(location: location, connection: connection, host: host)
     }
 
-    /// Whether a downloader holds the lock now: a shared lock taken for a moment and given back (it fails while
-    /// the exclusive one is held; ``RunLock`` tries a few times, so a probe never turns a downloader away).
+    /// Whether a downloader (of any host name, or of `host` when given) holds its lock now: read from
+    /// `pg_locks`, so that the look never takes a lock a downloader could meet.
     /// - Throws: `StoreError.cannotConnect` when the server cannot be reached.
-    public static func isHeld(_ location: PostgresLocation) throws -> Bool {
+    public static func isHeld(_ location: PostgresLocation, host: String? = nil) throws -> Bool {
         let connection = try PostgresConnection(location)
-        guard try take(on: connection, location, "pg_try_advisory_lock_shared") else { return true }
-        _ = try take(on: connection, location, "pg_advisory_unlock_shared")
-        return false
+        return try holders(on: connection, location, host: host).rowCount > 0
     }
 
-    /// The pid in the `application_name` of the session that holds the lock (`dledger run PID`), if the server
-    /// shows it to this user; nil otherwise. On one host it is the downloader's process.
-    public static func holder(_ location: PostgresLocation) -> Int32? {
-        guard let connection = try? PostgresConnection(location) else { return nil }
-        var key = PostgresParameters()
-        key.add(text: location.schema)
-        let sql = """
-            SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-            WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 AND l.mode = 'ExclusiveLock'
-              AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-              AND l.classid = hashtext('dledger run')::oid AND l.objid = hashtext($1)::oid
-            """
-        guard let result = try? connection.execute(sql, key), result.rowCount == 1, !result.isNull(0, 0)
+    /// The pid in the `application_name` of the session that holds the lock of `host` (`dledger run PID HOST`),
+    /// if the server shows it to this user; nil otherwise. On one host it is the downloader's process.
+    public static func holder(_ location: PostgresLocation, host: String) -> Int32? {
+        guard let connection = try? PostgresConnection(location),
+            let result = try? holders(on: connection, location, host: host), result.rowCount == 1,
+            !result.isNull(0, 0)
         else {
             return nil
         }
-        let text = result.string(0, 0)
-        guard text.hasPrefix("dledger run ") else { return nil }
-        return Int32(text.dropFirst("dledger run ".count))
+        let words = result.string(0, 0).split(separator: " ")
+        guard words.count >= 3, words[0] == "dledger", words[1] == "run" else { return nil }
+        return Int32(words[2])
+    }
+
+    /// The sessions that hold a downloader's lock of the ledger (of `host` only, when given): one row each, their
+    /// `application_name`.
+    private static func holders(
+        on connection: PostgresConnection, _ location: PostgresLocation, host: String?
+    )
+        throws -> PostgresResult
+    {
+        var key = PostgresParameters()
+        key.add(text: location.schema)
+        key.add(text: host ?? "")
+        let sql = """
+            SELECT a.application_name FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+            WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 AND l.mode = 'ExclusiveLock'
+              AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+              AND l.classid = hashtext('dledger run ' || $1)::oid
+              AND ($2 = '' OR l.objid = hashtext($2)::oid)
+            """
+        return try connection.execute(sql, key)
     }
 
     /// Gives the lock back and closes its connection. Safe to call more than once.
     public func release() {
         guard let connection else { return }
-        _ = try? Self.take(on: connection, location, "pg_advisory_unlock")
+        _ = try? Self.take(on: connection, location, host: host, "pg_advisory_unlock")
         self.connection = nil
     }
 
-    /// Calls `function` (one of the advisory-lock functions that return a bool) with the ledger's two keys.
+    /// Calls `function` (one of the advisory-lock functions that return a bool) with the two keys of the ledger
+    /// and `host`.
     private static func take(
-        on connection: PostgresConnection, _ location: PostgresLocation, _ function: String
+        on connection: PostgresConnection, _ location: PostgresLocation, host: String, _ function: String
     )
         throws -> Bool
     {
         var key = PostgresParameters()
         key.add(text: location.schema)
-        let result = try connection.execute("SELECT \(function)(hashtext('dledger run'), hashtext($1))", key)
+        key.add(text: host)
+        let result = try connection.execute(
+            "SELECT \(function)(hashtext('dledger run ' || $1), hashtext($2))", key)
         return result.rowCount == 1 && result.bool(0, 0)
     }
 }

@@ -165,7 +165,7 @@ extension RowIndex {
         let byKey = sort == .added || sort == .size || sort == .finished
         switch event {
         case .transferStarted, .transferPaused, .transferHeld, .transferContinued, .transferConnections,
-            .transferRetrying, .transferFailed, .tasksPaused, .tasksResumed, .tasksStopped,
+            .transferRetrying, .transferFailed, .transferClaimed, .tasksPaused, .tasksResumed, .tasksStopped,
             .settingChanged, .emptySectionsPolicyChanged, .trashPolicyChanged,
             .hookChanged, .hookFinished:
             return true

@@ -33,6 +33,11 @@ extension UIModel {
             out.append(row("file", "none yet: the bytes go to .dledger/partial/\(id).part"))
         }
         out.append(row("folder", t.directory))
+        if let host = t.host {
+            // A shared ledger: whose disk the file or partial is on, and whether that host transfers it now.
+            let claim = t.liveHolder(at: now) == host ? " (claimed, transferring)" : ""
+            out.append(row("host", host + claim))
+        }
         out.append(row("URL", Self.redactingUserinfo(t.url)))
         let options = t.options.redactedLines
         if options.isEmpty {

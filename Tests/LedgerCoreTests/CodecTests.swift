@@ -110,6 +110,14 @@ let sampleEvents: [Event] = {
         .transferHeld(id: 1, bytes: 1_234),
         .transferContinued(id: 1),
         .transferCompleted(id: 1, bytes: 12_345, sha256: String(repeating: "0", count: 64), fileName: tricky),
+        .transferCompleted(
+            id: 1, bytes: 1, sha256: String(repeating: "0", count: 64), fileName: tricky, host: "nas-1.lan",
+            directory: "/srv/ü downloads"),
+        .transferClaimed(id: 1, host: "desk_2", leaseMs: 30_000),
+        .transferClaimed(id: 1, host: "desk_2", leaseMs: 2_000, expired: "nas-1.lan"),
+        .settingChanged(.claimLease, .number(2)),
+        .hostSettingChanged(host: "nas", setting: .maxDownloads, value: 2),
+        .hostSettingChanged(host: "nas", setting: .speedLimit, value: nil),
         .transferFailed(
             id: 1, failure: TaskFailure(code: "http", detail: tricky, retryable: true), bytes: -1),
         .transferRetrying(
@@ -278,6 +286,19 @@ struct CodecTests {
             } catch {
                 #expect(error is PayloadError)
             }
+        }
+    }
+
+    @Test func claimsWithABadHostOrLeaseAreRefused() {
+        for bad in [
+            #"{"id":1,"host":"a b","leaseMs":1000}"#, #"{"id":1,"host":"","leaseMs":1000}"#,
+            #"{"id":1,"host":"a","leaseMs":0}"#, #"{"id":1,"leaseMs":1000}"#,
+            #"{"id":1,"host":"a","leaseMs":1000,"expired":"x/y"}"#,
+        ] {
+            #expect(throws: PayloadError.self, "\(bad)") { try decode("transferClaimed", bad) }
+        }
+        #expect(throws: PayloadError.self) {
+            try decode("transferCompleted", #"{"id":1,"file":"a","dir":"relative"}"#)
         }
     }
 

@@ -14,7 +14,7 @@ struct Arguments {
         "--at-section", "--rpc-listen-port", "--rpc-secret", "--connections", "--header", "--user-agent",
         "--referer", "--proxy", "--max-speed", "--mirror", "--max-size", "--max-connection-per-server",
         "--min-split-size", "--rpc-allow-origin", "--allow-dir", "--on-download-complete",
-        "--on-download-error", "--first",
+        "--on-download-error", "--first", "--host-name", "--host",
     ]
     /// Options that take none.
     static let flagOptions: Set<String> = [

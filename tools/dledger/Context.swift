@@ -55,9 +55,15 @@ struct Context: Sendable {
         let folder =
             FileManager.default.fileExists(atPath: ledgerPath)
             ? Self.userDownloadFolder(environment, askingXDG: false) : newLedgerFolder
-        return opened.add(
+        let ledger = opened.add(
             try Ledger(
                 path: ledgerPath, creatingWithDirectory: folder, readOnly: false, deferringCreation: true))
+        // On a shared ledger, the commands of this process touch files as the host `$DLEDGER_HOST_NAME` names
+        // (a downloader's `--host-name` sets its own).
+        if let host = environment[HostOptions.variable], Validation.isHostName(host) {
+            ledger.hostName = host
+        }
+        return ledger
     }
 
     /// Opens the ledger for writing, creating its file at once (with ``newLedgerFolder``) when there is none:

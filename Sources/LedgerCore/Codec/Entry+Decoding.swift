@@ -51,6 +51,11 @@ struct PayloadFields {
     var timeoutMs: Int64?
     var spawnError: String?
     var line: String?
+    var host: String?
+    var leaseMs: Int64?
+    var expired: String?
+    var setting: String?
+    var value: Int64?
     var undoes: Int64?
     var redoes: Int64?
     var origin: String?
@@ -197,6 +202,16 @@ extension Entry {
             f.from = try r.int()
         } else if key.equals("toIndex") {
             f.toIndex = try r.int()
+        } else if key.equals("host") {
+            f.host = try r.string()
+        } else if key.equals("leaseMs") {
+            f.leaseMs = try r.int()
+        } else if key.equals("expired") {
+            f.expired = try r.string()
+        } else if key.equals("setting") {
+            f.setting = try r.string()
+        } else if key.equals("value") {
+            f.value = try r.int()
         } else {
             try readRare(key, into: &f, &r)
         }
@@ -421,6 +436,20 @@ extension Entry {
         return modes
     }
 
+    /// A completion's folder as logged: absolute; nil for none.
+    private static func folder(_ path: String?, _ r: JSONReader) throws -> String? {
+        guard let path else { return nil }
+        guard path.hasPrefix("/") else { throw r.fail("bad dir") }
+        return path
+    }
+
+    /// A host name as logged, checked (``Validation/isHostName(_:)``); nil for none.
+    private static func host(_ name: String?, _ r: JSONReader) throws -> String? {
+        guard let name else { return nil }
+        guard Validation.isHostName(name) else { throw r.fail("bad host name") }
+        return name
+    }
+
     private static func hook(_ name: String?, _ r: JSONReader) throws -> Hook {
         guard let hook = name.flatMap(Hook.init(rawValue:)) else { throw r.fail("bad hook") }
         return hook
@@ -447,7 +476,7 @@ extension Entry {
         // Strings and lists are taken out of the fields, not copied: nothing is retained twice and released.
         switch k {
         case .transferHeld, .transferContinued, .transferResolved, .transferCompleted, .transferFailed,
-            .transferRetrying, .transferConnections, .hookFinished:
+            .transferRetrying, .transferConnections, .hookFinished, .transferClaimed:
             return try fact(kind: k, f, r)
         case .ledgerCreated, .tasksAdded, .groupsAdded, .tasksRemoved, .tasksMoved, .tasksPlaced,
             .sectionInserted, .sectionRenamed, .sectionMoved, .sectionRemoved, .sectionSorted:
@@ -456,6 +485,7 @@ extension Entry {
             .tasksRedownloaded, .taskRenamed, .tasksPaused, .tasksResumed, .tasksStopped, .statesRestored:
             return try taskEvent(kind: k, f, r)
         case .directoryChanged, .taskOptionsChanged, .sortChanged, .emptySectionsPolicyChanged,
+            .hostSettingChanged,
             .trashPolicyChanged, .hookChanged:
             return try preferenceEvent(kind: k, f, r)
         default:
@@ -482,7 +512,14 @@ extension Entry {
             return .transferCompleted(
                 id: try need(f.id, "id", r), bytes: f.bytes ?? 0, sha256: f.sha256.take() ?? "",
                 fileName: try need(f.file.take(), "file", r),
-                placed: placedFile(f.dev, f.ino, f.mtime))
+                placed: placedFile(f.dev, f.ino, f.mtime), host: try host(f.host.take(), r),
+                directory: try folder(f.dir.take(), r))
+        case .transferClaimed:
+            let leaseMs = try need(f.leaseMs, "leaseMs", r)
+            guard (1...86_400_000).contains(leaseMs) else { throw r.fail("bad leaseMs") }
+            return .transferClaimed(
+                id: try need(f.id, "id", r), host: try need(host(f.host.take(), r), "host", r),
+                leaseMs: leaseMs, expired: try host(f.expired.take(), r))
         case .transferFailed:
             let failure = TaskFailure(
                 code: f.code.take() ?? "unknown", detail: f.detail.take() ?? "", retryable: f.flag ?? false)
@@ -603,6 +640,13 @@ extension Entry {
             let path = try need(f.dir, "dir", r)
             guard Validation.isNormalDirectory(path) else { throw r.fail("bad download folder") }
             return .directoryChanged(path)
+        case .hostSettingChanged:
+            guard let setting = f.setting.flatMap(Setting.init(rawValue:)),
+                DownloadList.hostSettable.contains(setting),
+                f.value.map({ setting.spec.isValid(.number($0)) }) != false
+            else { throw r.fail("bad host setting") }
+            return .hostSettingChanged(
+                host: try need(host(f.host.take(), r), "host", r), setting: setting, value: f.value)
         case .taskOptionsChanged:
             return .taskOptionsChanged(
                 id: try need(f.id, "id", r), options: try need(f.options.take(), "options", r))

@@ -159,6 +159,10 @@ extension Entry {
             w.field("states", strings: states.map(\.rawValue))
         case .directoryChanged(let path):
             w.field("dir", path)
+        case .hostSettingChanged(let host, let setting, let value):
+            w.field("host", host)
+            w.field("setting", setting.rawValue)
+            if let value { w.field("value", value) }
         case .taskOptionsChanged(let id, let options):
             w.field("id", id)
             w.key("options")
@@ -198,7 +202,8 @@ extension Entry {
             w.field("bytes", bytes)
         case .transferContinued(let id):
             w.field("id", id)
-        case .transferCompleted(let id, let bytes, let sha256, let fileName, let placed):
+        case .transferCompleted(
+            let id, let bytes, let sha256, let fileName, let placed, let host, let directory):
             w.field("id", id)
             w.field("bytes", bytes)
             w.field("sha256", sha256)
@@ -208,6 +213,13 @@ extension Entry {
                 w.field("ino", Int64(bitPattern: placed.inode))
                 w.field("mtime", placed.modified)
             }
+            if let host { w.field("host", host) }
+            if let directory { w.field("dir", directory) }
+        case .transferClaimed(let id, let host, let leaseMs, let expired):
+            w.field("id", id)
+            w.field("host", host)
+            w.field("leaseMs", leaseMs)
+            if let expired { w.field("expired", expired) }
         case .transferFailed(let id, let failure, let bytes):
             w.field("id", id)
             w.field("code", failure.code)

@@ -72,6 +72,9 @@ public enum Command: Sendable, Equatable {
     case stop(Selection)
     /// Change a value setting (``Setting``): checked against its range (0 or the empty text is its default).
     case set(Setting, SettingValue)
+    /// Change a value setting for one downloader's host (``DownloadList/hostSettable``), checked as ``set(_:_:)``;
+    /// nil: the host follows the ledger's value again.
+    case setForHost(String, Setting, Int64?)
     /// The ledger's download folder, for tasks added later without a folder of their own: an absolute path in
     /// normal form (no empty, `.` or `..` part, no trailing slash, no control character).
     case setDirectory(String)

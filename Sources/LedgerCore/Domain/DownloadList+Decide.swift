@@ -41,6 +41,8 @@ extension DownloadList {
             let value = try setting.spec.checked(raw)
             guard value != self[setting] else { throw LedgerError.nothingToDo(setting.spec.already(value)) }
             return Decision(entry: Entry(.settingChanged(setting, value)))
+        case .setForHost(let host, let setting, let raw):
+            return try decideHostSetting(host, setting, raw)
         case .setDirectory, .sort, .setAutoRemoveEmptySections, .setTrash, .setHook:
             return try decidePreference(command)
         case .undo:

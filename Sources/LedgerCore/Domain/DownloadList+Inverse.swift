@@ -65,13 +65,15 @@ extension DownloadList {
             return .trashPolicyChanged(enabled: trashEnabled)
         case .hookChanged(let hook, _):
             return .hookChanged(hook: hook, command: hooks[hook])
+        case .hostSettingChanged(let host, let setting, _):
+            return .hostSettingChanged(host: host, setting: setting, value: hostSettings[host]?[setting])
         case .tasksAdded, .groupsAdded, .ledgerCreated, .tasksRemoved, .tasksTrashed, .filesDeleted,
             .trashPurged,
             .tasksErased,
             .tasksRedownloaded,
             .transferStarted, .transferResolved,
             .transferPaused, .transferCompleted, .transferFailed, .transferRetrying, .transferHeld,
-            .transferContinued, .transferConnections, .hookFinished:
+            .transferContinued, .transferConnections, .hookFinished, .transferClaimed:
             return nil
         }
     }

@@ -163,6 +163,9 @@ extension DownloadList {
             self[setting] = value
         case .directoryChanged(let path):
             directory = path
+        case .hostSettingChanged(let host, let setting, let value):
+            hostSettings[host, default: [:]][setting] = value
+            if hostSettings[host]?.isEmpty == true { hostSettings[host] = nil }
         case .taskOptionsChanged(let id, let options):
             tasks.update(id) { $0.options = options }
         case .sortChanged(let mode, let descending):
@@ -175,7 +178,7 @@ extension DownloadList {
         case .hookChanged(let hook, let command):
             hooks[hook] = command
         case .transferStarted, .transferResolved, .transferPaused, .transferCompleted, .transferFailed,
-            .transferRetrying, .transferHeld, .transferContinued:
+            .transferRetrying, .transferHeld, .transferContinued, .transferClaimed:
             reduceTransfer(event, time: time)
         case .transferConnections, .hookFinished:
             // The log's account of how the bytes came, or of what a hook did; the list holds nothing of it.
@@ -458,6 +461,10 @@ extension DownloadList {
             }
             return
         }
+        if case .transferClaimed(let id, let host, let leaseMs, _) = event {
+            claim(id, host: host, until: time + leaseMs)
+            return
+        }
         if let id = event.taskIDs.first { update(id) { $0.connectionKept = false } }
         switch event {
         case .transferContinued(let id):
@@ -484,9 +491,13 @@ extension DownloadList {
             update(id) { t in
                 t.bytes = bytes
                 if t.state == .downloading { t.state = .waiting }
+                t.leaseUntil = nil
             }
-        case .transferCompleted(let id, let bytes, let sha256, let fileName, _):
+        case .transferCompleted(let id, let bytes, let sha256, let fileName, _, let host, let directory):
             update(id) { t in
+                if let host { t.host = host }
+                if let directory { t.directory = directory }
+                t.leaseUntil = nil
                 t.state = .finished
                 t.bytes = bytes
                 t.size = bytes
@@ -498,6 +509,7 @@ extension DownloadList {
             }
         case .transferFailed(let id, let failure, let bytes):
             update(id) { t in
+                t.leaseUntil = nil
                 t.state = .failed
                 t.failure = failure
                 t.bytes = bytes
@@ -510,6 +522,24 @@ extension DownloadList {
             }
         default:
             return
+        }
+    }
+
+    /// A claim of `id` by `host` until `until`. A host that takes over another's task takes none of its data (the
+    /// partial file is on the other host): the transfer starts from zero, and a transfer the other host still runs
+    /// sees `resets` change and stops without a fact.
+    private mutating func claim(_ id: TaskID, host: String, until: Int64) {
+        update(id) { t in
+            if let previous = t.host, previous != host, t.state != .finished,
+                t.bytes > 0 || t.validator != nil || t.connectionKept
+            {
+                t.resets += 1
+                t.bytes = 0
+                t.validator = nil
+                t.connectionKept = false
+            }
+            t.host = host
+            t.leaseUntil = until
         }
     }
 

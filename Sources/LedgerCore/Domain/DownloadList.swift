@@ -2,7 +2,7 @@
 /// Changed only by `apply(_:)`, a pure fold over logged entries.
 public struct DownloadList: Sendable, Equatable {
     /// Bump when `apply` changes meaning: snapshots of other versions are ignored.
-    public static let reducerVersion = 16
+    public static let reducerVersion = 17
     /// How many user actions undo can reach back.
     public static let undoDepth = 200
     /// The stack may hold this many steps more before it is cut back to `undoDepth`.
@@ -18,6 +18,8 @@ public struct DownloadList: Sendable, Equatable {
     public internal(set) var directory: String = ""
     /// The value settings (``Setting``), in ``Setting/allCases`` order.
     var settings: [SettingValue] = Setting.allCases.map(\.spec.defaultValue)
+    /// Values of ``hostSettable`` settings for single downloaders' hosts, over the ledger's (`limit 3 --host nas`).
+    public internal(set) var hostSettings: [String: [Setting: Int64]] = [:]
     /// 0 means unlimited.
     public internal(set) var maxDownloads: Int {
         get { Int(self[.maxDownloads].number) }
@@ -53,6 +55,18 @@ public struct DownloadList: Sendable, Equatable {
     }
     /// What ``pauseHold`` may be when set: 1 s to an hour.
     public static let pauseHoldRange: ClosedRange<Int64> = 1...3600
+    /// How long a claim on a task of a shared ledger lasts without renewal (``Event/transferClaimed(id:host:leaseMs:expired:)``),
+    /// in seconds, in ``claimLeaseRange``; 0: ``defaultClaimLease``.
+    public internal(set) var claimLease: Int64 {
+        get { self[.claimLease].number }
+        set { self[.claimLease] = .number(newValue) }
+    }
+    /// What ``claimLease`` may be when set: 1 s to an hour.
+    public static let claimLeaseRange: ClosedRange<Int64> = 1...3600
+    /// The lease when ``claimLease`` is 0, in seconds.
+    public static let defaultClaimLease: Int64 = 30
+    /// The lease a claim takes now, in milliseconds.
+    public var claimLeaseMs: Int64 { (claimLease == 0 ? Self.defaultClaimLease : claimLease) * 1000 }
     /// The largest file a download may become (`dledger set max-size`); 0: the downloader's rule.
     public internal(set) var maxSize: Int64 {
         get { self[.maxSize].number }

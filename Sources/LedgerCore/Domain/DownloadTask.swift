@@ -56,6 +56,8 @@ public struct DownloadTask: Sendable, Equatable {
     private var finishedValue: Int64 = .min
     private var failureBox: FailureBox?
     private var optionsBox: OptionsBox?
+    /// Which host holds or last held the task, out of line: only tasks of a shared ledger have one.
+    private var claimBox: ClaimBox?
     /// The SHA-256 of the completed file kept as 32 bytes (no text to allocate for each of a large list's tasks).
     var checksum: Checksum?
     public var state: TaskState
@@ -86,6 +88,29 @@ public struct DownloadTask: Sendable, Equatable {
     public var options: TaskOptions {
         get { optionsBox?.value ?? TaskOptions() }
         set { optionsBox = newValue.isEmpty ? nil : OptionsBox(newValue) }
+    }
+
+    /// On a shared ledger, the host that claimed the task last (``Event/transferClaimed(id:host:leaseMs:expired:)``)
+    /// or completed it: where its partial or finished file is. Nil for a task no host claimed (any SQLite ledger's).
+    public var host: String? {
+        get { claimBox?.host }
+        set { claimBox = newValue.map { ClaimBox(host: $0, leaseUntil: claimBox?.leaseUntil) } }
+    }
+
+    /// When the claim of ``host`` runs out (ms since the Unix epoch, the claim's time plus its lease); nil once an
+    /// outcome released it.
+    public var leaseUntil: Int64? {
+        get { claimBox?.leaseUntil }
+        set {
+            guard let box = claimBox else { return }
+            claimBox = ClaimBox(host: box.host, leaseUntil: newValue)
+        }
+    }
+
+    /// The host whose claim on the task is alive at `now` (ms since the Unix epoch), if any.
+    public func liveHolder(at now: Int64) -> String? {
+        guard let box = claimBox, let until = box.leaseUntil, until > now else { return nil }
+        return box.host
     }
 
     /// Whether the task has any option set (no copy of the options).
@@ -122,7 +147,8 @@ public struct DownloadTask: Sendable, Equatable {
         expectedSHA256: String?, state: TaskState, bytes: Int64, size: Int64?, failure: TaskFailure?,
         attempts: Int,
         added: Int64, finished: Int64?, validator: String?, checksum: Checksum?, resets: Int,
-        connectionKept: Bool = false, options: TaskOptions? = nil
+        connectionKept: Bool = false, options: TaskOptions? = nil, host: String? = nil,
+        leaseUntil: Int64? = nil
     ) {
         self.id = id
         self.url = url
@@ -144,6 +170,7 @@ public struct DownloadTask: Sendable, Equatable {
         self.failureBox = failure.map(FailureBox.init)
         // No options (most tasks): nothing built or compared.
         self.optionsBox = options.flatMap { $0.isEmpty ? nil : OptionsBox($0) }
+        self.claimBox = host.map { ClaimBox(host: $0, leaseUntil: leaseUntil) }
     }
 
     /// A task of which only the id, state, bytes and size are known (a list read for one task's sake keeps the
@@ -261,6 +288,17 @@ final class OptionsBox: Sendable, Equatable {
     let value: TaskOptions
     init(_ value: TaskOptions) { self.value = value }
     static func == (a: OptionsBox, b: OptionsBox) -> Bool { a === b || a.value == b.value }
+}
+
+/// A task's host and lease out of line: only a shared ledger's tasks have them.
+private final class ClaimBox: Sendable, Equatable {
+    let host: String
+    let leaseUntil: Int64?
+    init(host: String, leaseUntil: Int64?) {
+        self.host = host
+        self.leaseUntil = leaseUntil
+    }
+    static func == (a: ClaimBox, b: ClaimBox) -> Bool { a.host == b.host && a.leaseUntil == b.leaseUntil }
 }
 
 /// A failure out of line: most tasks have none, so it costs them one reference.

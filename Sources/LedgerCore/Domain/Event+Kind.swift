@@ -12,6 +12,7 @@ public enum EventKind: String, Sendable, CaseIterable {
     case hookChanged
     case transferStarted, transferResolved, transferPaused, transferHeld, transferContinued, transferCompleted
     case transferFailed, transferRetrying, transferConnections, hookFinished
+    case transferClaimed, claimLeaseChanged, hostSettingChanged
 
     /// The kind named by the bytes of a `kind` column, or nil for a name this version does not know.
     /// - Complexity: compares with the few names of the same length.
@@ -85,6 +86,8 @@ extension Event {
         case .transferRetrying: .transferRetrying
         case .transferConnections: .transferConnections
         case .hookFinished: .hookFinished
+        case .transferClaimed: .transferClaimed
+        case .hostSettingChanged: .hostSettingChanged
         }
     }
 

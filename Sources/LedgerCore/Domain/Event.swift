@@ -124,6 +124,9 @@ public enum Event: Sendable, Equatable {
     case settingChanged(Setting, SettingValue)
     /// The ledger's download folder, for tasks added later (those added before keep theirs).
     case directoryChanged(String)
+    /// A value setting of one downloader's host on a shared ledger (``DownloadList/hostSettable``: the maximum
+    /// download count, the speed limit), over the ledger's; nil: that host follows the ledger's again.
+    case hostSettingChanged(host: String, setting: Setting, value: Int64?)
     /// A task's request options replaced as a whole (`changeOption`, `dledger option`); undone by the old ones.
     case taskOptionsChanged(id: TaskID, options: TaskOptions)
     case sortChanged(SortMode, descending: Bool)
@@ -133,6 +136,11 @@ public enum Event: Sendable, Equatable {
     /// The program run after each outcome of `hook` (an absolute path, run without a shell), or none (nil).
     case hookChanged(hook: Hook, command: String?)
 
+    /// A downloader on a shared ledger takes (or renews) the task for `leaseMs` from the event's time: no other host
+    /// transfers it until the lease runs out or an outcome fact (completed, failed, paused) releases it.
+    /// `expired`: the host whose lease ran out when this claim took the task over (its partial data is void: the
+    /// transfer starts from zero).
+    case transferClaimed(id: TaskID, host: String, leaseMs: Int64, expired: String? = nil)
     case transferStarted(id: TaskID, attempt: Int, offset: Int64)
     case transferResolved(
         id: TaskID, size: Int64?, serverName: String?, validator: String?, acceptsRanges: Bool,
@@ -144,9 +152,12 @@ public enum Event: Sendable, Equatable {
     case transferContinued(id: TaskID)
     /// The file is complete at `fileName` in the task's directory. `placed`: the device, inode and modification time
     /// of the file the downloader placed there (nil in ledgers written before it was recorded), so a later delete can tell that
-    /// the file at that name is still ours.
+    /// the file at that name is still ours. `host`: the downloader's host name (nil in ledgers written before it
+    /// was recorded); `directory`: the folder the file is in when it is not the task's (a shared ledger's
+    /// downloader with a folder of its own, `run --dir`), which becomes the task's.
     case transferCompleted(
-        id: TaskID, bytes: Int64, sha256: String, fileName: String, placed: FileIdentity? = nil)
+        id: TaskID, bytes: Int64, sha256: String, fileName: String, placed: FileIdentity? = nil,
+        host: String? = nil, directory: String? = nil)
     case transferFailed(id: TaskID, failure: TaskFailure, bytes: Int64)
     /// An attempt ended with a retryable fault (`failure`, `bytes` in the partial file); the next attempt starts
     /// after `delayMs` (backoff with jitter, or the server's Retry-After).
@@ -163,7 +174,8 @@ public enum Event: Sendable, Equatable {
     public var isTransferFact: Bool {
         switch self {
         case .transferStarted, .transferResolved, .transferPaused, .transferCompleted, .transferFailed,
-            .transferRetrying, .transferHeld, .transferContinued, .transferConnections, .hookFinished:
+            .transferRetrying, .transferHeld, .transferContinued, .transferConnections, .hookFinished,
+            .transferClaimed:
             return true
         default:
             return false
@@ -199,12 +211,13 @@ public enum Event: Sendable, Equatable {
             return ids
         case .taskRenamed(let id, _, _, _), .taskOptionsChanged(let id, _), .transferStarted(let id, _, _),
             .transferResolved(let id, _, _, _, _, _), .transferPaused(let id, _),
-            .transferCompleted(let id, _, _, _, _), .transferFailed(let id, _, _),
+            .transferCompleted(let id, _, _, _, _, _, _), .transferFailed(let id, _, _),
+            .transferClaimed(let id, _, _, _),
             .transferRetrying(let id, _, _, _), .transferHeld(let id, _), .transferContinued(let id),
             .transferConnections(let id, _, _), .hookFinished(let id, _, _, _, _):
             return [id]
         case .ledgerCreated, .sectionInserted, .sectionRenamed, .sectionMoved, .sectionRemoved,
-            .settingChanged, .sortChanged, .directoryChanged,
+            .settingChanged, .sortChanged, .directoryChanged, .hostSettingChanged,
             .emptySectionsPolicyChanged, .trashPolicyChanged, .hookChanged:
             return []
         }

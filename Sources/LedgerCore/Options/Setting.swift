@@ -6,7 +6,7 @@
 /// shell completions take it from the table; what it changes (the downloader reading it) is the only other code.
 public enum Setting: String, Sendable, CaseIterable {
     case maxDownloads, speedLimit, connections, maxSize, connectionsPerServer, minSplitSize, userAgent
-    case pauseHold
+    case pauseHold, claimLease
 
     /// The setting's row of the table.
     public var spec: SettingSpec { Self.table[index] }
@@ -90,6 +90,15 @@ public enum Setting: String, Sendable, CaseIterable {
                 rangeWords: "1 to 3600 seconds, or 0 for the default",
                 help: "How long a paused download keeps its connections, in seconds; 0: the downloader's.",
                 already: { "pause-hold is already \($0.number == 0 ? "the default" : "\($0.number) s")" })
+        case .claimLease:
+            SettingSpec(
+                kind: .claimLeaseChanged, key: "seconds", name: "claim-lease", unit: .seconds,
+                range: DownloadList.claimLeaseRange, subject: "claim-lease",
+                rangeWords: "1 to 3600 seconds, or 0 for the default (30)",
+                help:
+                    "How long a downloader's claim on a task of a shared ledger lasts without renewal, in\n"
+                    + "seconds; 0: 30.",
+                already: { "claim-lease is already \($0.number == 0 ? "the default" : "\($0.number) s")" })
         }
     }
 }

@@ -4,7 +4,7 @@ public struct SnapshotError: Error, Sendable, CustomStringConvertible {
 }
 
 extension DownloadList {
-    private static let snapshotMagic: [UInt8] = Array("DLS16".utf8)
+    private static let snapshotMagic: [UInt8] = Array("DLS17".utf8)
 
     /// An id no task has (ids start at 1): `keepingOnly` it keeps every task of a snapshot as its figures alone.
     public static let noTask: TaskID = 0
@@ -57,6 +57,15 @@ extension DownloadList {
             guard let command = hooks[hook] else { continue }
             w.string(hook.rawValue)
             w.string(command)
+        }
+        w.int(hostSettings.count)
+        for (host, values) in hostSettings.sorted(by: { $0.key < $1.key }) {
+            w.string(host)
+            w.int(values.count)
+            for (setting, value) in values.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+                w.string(setting.rawValue)
+                w.int(value)
+            }
         }
         // Download directories repeat across tasks: written once, referred to by number.
         var directories: [String: Int] = [:]
@@ -136,6 +145,8 @@ extension DownloadList {
         if t.validator != nil { flags.insert(.validator) }
         if t.connectionKept { flags.insert(.connectionKept) }
         if t.hasOptions { flags.insert(.options) }
+        if t.host != nil { flags.insert(.host) }
+        if t.host != nil && t.leaseUntil != nil { flags.insert(.leaseUntil) }
         w.int(t.id)
         w.int(Int64(flags.rawValue))
         let url = Array(t.url.utf8)
@@ -162,6 +173,10 @@ extension DownloadList {
         w.checksum(t.checksum)
         w.int(t.resets)
         if t.hasOptions { w.options(t.options) }
+        if let host = t.host {
+            w.string(host)
+            if let until = t.leaseUntil { w.int(until) }
+        }
     }
 
     /// Reads a snapshot written by `snapshotBytes()`.
@@ -211,6 +226,17 @@ extension DownloadList {
             for _ in 0..<(try r.count()) {
                 guard let hook = Hook(rawValue: try r.string()) else { throw SnapshotError() }
                 hooks[hook] = try r.string()
+            }
+            for _ in 0..<(try r.count()) {
+                let host = try r.string()
+                guard Validation.isHostName(host) else { throw SnapshotError() }
+                for _ in 0..<(try r.count()) {
+                    guard let setting = Setting(rawValue: try r.string()), Self.hostSettable.contains(setting)
+                    else { throw SnapshotError() }
+                    let value = try r.int()
+                    guard setting.spec.isValid(.number(value)) else { throw SnapshotError() }
+                    hostSettings[host, default: [:]][setting] = value
+                }
             }
             var directories: [String] = []
             for _ in 0..<(try r.count()) { directories.append(try r.string()) }

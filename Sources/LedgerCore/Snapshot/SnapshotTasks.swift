@@ -191,6 +191,7 @@ final class SnapshotTasks: @unchecked Sendable {
         let displayName = flags.contains(.displayNameIsFileName) ? nil : try r.string()
         let fileName = flags.contains(.fileName) ? try r.string() : nil
         guard let name = displayName ?? fileName else { throw SnapshotError() }
+        guard !flags.contains(.leaseUntil) || flags.contains(.host) else { throw SnapshotError() }
         // Every field read straight into one initialiser: the task is built once, in place.
         return try DownloadTask(
             id: id, url: url, displayName: name,
@@ -205,7 +206,9 @@ final class SnapshotTasks: @unchecked Sendable {
             validator: flags.contains(.validator) ? r.string() : nil,
             checksum: r.checksum(flags, bytes: .sha256, text: .sha256IsText), resets: Int(r.int()),
             connectionKept: flags.contains(.connectionKept),
-            options: flags.contains(.options) ? r.options() : nil)
+            options: flags.contains(.options) ? r.options() : nil,
+            host: flags.contains(.host) ? r.string() : nil,
+            leaseUntil: flags.contains(.leaseUntil) ? r.int() : nil)
     }
 
     /// The rest of a record read past in the order `buildRest` reads it and refused where it refuses; kept: the
@@ -230,6 +233,10 @@ final class SnapshotTasks: @unchecked Sendable {
         try r.skipChecksum(flags, bytes: .sha256, text: .sha256IsText)
         _ = try r.int()
         if flags.contains(.options) { _ = try r.options() }
+        // A lease without a host is not written.
+        guard !flags.contains(.leaseUntil) || flags.contains(.host) else { throw SnapshotError() }
+        if flags.contains(.host) { _ = try r.raw() }
+        if flags.contains(.leaseUntil) { _ = try r.int() }
         return (state, bytes, size)
     }
 
@@ -258,6 +265,9 @@ struct TaskFlags: OptionSet {
     static let validator = TaskFlags(rawValue: 1 << 10)
     static let connectionKept = TaskFlags(rawValue: 1 << 11)
     static let options = TaskFlags(rawValue: 1 << 12)
+    /// The host that holds or last held the task (a shared ledger's), then its lease when it has one.
+    static let host = TaskFlags(rawValue: 1 << 13)
+    static let leaseUntil = TaskFlags(rawValue: 1 << 14)
 }
 
 extension BinaryReader {

@@ -59,6 +59,8 @@ enum InfoCommand {
             ("url", t.url),
             ("location", place(info)),
         ]
+        // A shared ledger: the host whose disk has the file or partial (the folder is that host's).
+        if let host = t.host { rows.insert(("host", host), at: 4) }
         let options = t.options.redactedLines
         if options.isEmpty { rows.append(("options", "none")) }
         for (i, line) in options.enumerated() {

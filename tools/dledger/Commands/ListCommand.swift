@@ -28,7 +28,9 @@ enum ListCommand {
             + "JSON) is what its downloader has received, as it publishes it (at most half a second old), else what\n"
             + "its partial file holds (a split file's written pieces); 'replay' shows the bytes the log recorded.\n"
             + "A running transfer shows its live connections (text: '×4'; JSON: 'connections'), its speed\n"
-            + "(JSON: 'speed') and, waiting to retry, 'retrying in 2 s (attempt 3 of 6): …' (JSON: 'retry').",
+            + "(JSON: 'speed') and, waiting to retry, 'retrying in 2 s (attempt 3 of 6): …' (JSON: 'retry').\n"
+            + "On a ledger shared by several hosts (PostgreSQL) a row names the host that has the task's file or\n"
+            + "transfer ('on HOST'; JSON: 'host').",
         json: true,
         run: { inv in
             try inv.require([])
@@ -47,7 +49,7 @@ enum ListCommand {
             try show(
                 list, now: ledger.now(), inv: inv, onDisk: true, interrupted: !running,
                 connections: try ledger.loggedConnections(of: downloading),
-                live: running ? ledger.liveActivity() : [:])
+                live: running ? ledger.liveActivity() : [:], hosts: PostgresLocation.isPostgres(ledger.path))
             return CLIError.success
         })
 
@@ -56,7 +58,7 @@ enum ListCommand {
     /// `connections`: the running transfers' connection counts as the log recorded them.
     static func show(
         _ list: DownloadList, now: Int64, inv: Invocation, onDisk: Bool = false, interrupted: Bool = false,
-        connections: [TaskID: Int] = [:], live: [TaskID: TransferActivity] = [:]
+        connections: [TaskID: Int] = [:], live: [TaskID: TransferActivity] = [:], hosts: Bool = false
     ) throws {
         let args = inv.args
         let filters =
@@ -126,7 +128,7 @@ enum ListCommand {
             Output.table(
                 groups, of: list, into: &w, empty: nothing, urls: args.has("--urls"),
                 interrupted: interrupted,
-                connections: connections, onDisk: onDisk, live: live)
+                connections: connections, onDisk: onDisk, live: live, hosts: hosts)
         }
         if filter == .all, !list.trash.isEmpty {
             inv.console.info(

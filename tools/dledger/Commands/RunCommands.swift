@@ -28,6 +28,7 @@ enum RunCommands {
             connectionsOption, maxSizeOption,
             ("--until-idle", "Exit when nothing is waiting or downloading."),
             ("-j <n>", "Download at most N at a time (default: the ledger's limit, see 'dledger limit')."),
+            HostOptions.option,
         ] + HookOptions.runOptions,
         discussion:
             "Pause, resume, delete, move and limits given by other dledger processes take effect within a\n"
@@ -154,6 +155,8 @@ enum RunCommands {
         let connections = try connections(inv)
         let maxSize = try maxSize(inv)
         let hooks = try HookOptions.settings(inv)
+        let host = try HostOptions.hostName(inv)
+        try AddCommand.checkDirectory(inv.context.dir)
         try inv.require([])
         let ledger = try inv.context.openForWriting()
         let untilIdle = inv.args.has("--until-idle")
@@ -167,7 +170,7 @@ enum RunCommands {
             ledger.isOnDisk
             ? try await download(
                 ledger, console: inv.console, only: nil, jobs: jobs, untilIdle: untilIdle, json: json,
-                connections: connections, maxSize: maxSize, hooks: hooks)
+                connections: connections, maxSize: maxSize, hooks: hooks, host: host, folder: inv.context.dir)
             : (interrupted: false, failed: Set<TaskID>())
         let list = ledger.list
         if json {
@@ -206,11 +209,13 @@ enum RunCommands {
     static func download(
         _ ledger: Ledger, console: Console, only: Set<TaskID>?, jobs: Int?, untilIdle: Bool,
         json: Bool = false, connections: Int? = nil, maxSize: Int64? = nil,
-        hooks: HookSettings = HookSettings()
+        hooks: HookSettings = HookSettings(), host: String? = nil, folder: String? = nil
     ) async throws -> (interrupted: Bool, failed: Set<TaskID>) {
         let session = try DownloaderSession(
             ledger: ledger,
-            options: .init(jobs: jobs, connections: connections, maxSize: maxSize, only: only, hooks: hooks))
+            options: .init(
+                jobs: jobs, connections: connections, maxSize: maxSize, only: only, hooks: hooks, host: host,
+                folder: folder))
         let progress = Progress(
             console: console, ledger: ledger, scheduler: session.scheduler, scope: only, json: json)
         let interrupted = try await session.run(untilIdle: untilIdle, progress: progress)

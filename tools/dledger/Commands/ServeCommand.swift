@@ -35,6 +35,7 @@ enum ServeCommand {
             ),
             ("-j <n>", "Download at most N at a time (default: the ledger's limit)."),
             RunCommands.connectionsOption,
+            HostOptions.option,
         ] + HookOptions.runOptions,
         discussion:
             "HTTP POST, GET (?method=&id=&params=<base64>, JSONP with jsoncallback and the token) and WebSocket on"
@@ -50,6 +51,7 @@ enum ServeCommand {
         let jobs = try inv.int("-j", in: Numbers.jobs)
         let connections = try RunCommands.connections(inv)
         let hooks = try HookOptions.settings(inv)
+        let hostName = try HostOptions.hostName(inv)
         let port = try inv.int("--rpc-listen-port", in: Numbers.port) ?? 6800
         let policy = try ServePolicy(inv)
         if inv.args.has("--print-secret") { return try printSecret(inv, policy, port: port) }
@@ -62,9 +64,11 @@ enum ServeCommand {
         let secret = try policy.secret()
         let ledger = try inv.context.openForWriting()
         // Another downloader's lock is the answer before the port is: its serve holds the same port, most likely.
-        if ledger.isDownloaderRunning { throw runnerActive(ledger) }
+        if ledger.isDownloaderRunning(host: hostName) { throw runnerActive(ledger, host: hostName) }
         let session = try DownloaderSession(
-            ledger: ledger, options: .init(jobs: jobs, connections: connections, hooks: hooks))
+            ledger: ledger,
+            options: .init(
+                jobs: jobs, connections: connections, hooks: hooks, host: hostName, folder: inv.context.dir))
         let service = Aria2Service(
             ledger: ledger, secret: secret, activity: { session.currentActivity() },
             // The transfers stop now; the server's stop at the end drains, so the reply ("OK") still goes out.
@@ -109,11 +113,13 @@ enum ServeCommand {
         return CLIError.success
     }
 
-    /// The refusal when another process downloads for this ledger, naming it as the lock file does.
-    static func runnerActive(_ ledger: Ledger) -> LedgerOpenError {
+    /// The refusal when another process downloads for this ledger (for `host`, on a PostgreSQL ledger), naming it
+    /// as the lock does.
+    static func runnerActive(_ ledger: Ledger, host: String) -> LedgerOpenError {
         if PostgresLocation.isPostgres(ledger.path), let location = try? PostgresLocation(ledger.path) {
             return .runnerActive(
-                pid: PostgresRunLock.holder(location), lockPath: PostgresRunLock.name(location))
+                pid: PostgresRunLock.holder(location, host: host),
+                lockPath: PostgresRunLock.name(location) + " for host \(host)")
         }
         let lockPath = ledger.path + ".lock"
         let pid = (try? String(contentsOfFile: lockPath, encoding: .utf8)).flatMap {

@@ -127,37 +127,56 @@ enum TaskCommands {
         CommandSpec(
             name: "limit",
             abstract: "Show or set the maximum number of simultaneous downloads (0 = no limit).",
-            usage: "limit [<n>]",
+            usage: "limit [<n> | default] [--host <name>]",
             arguments: [("<n>", "The new maximum; without it, the current one is shown.")],
+            options: [HostOptions.settingOption],
             json: true, writes: true,
             run: { inv in
-                try inv.showOrSet(
+                let host = try HostOptions.settingHost(inv)
+                return try inv.showOrSet(
                     "<n>",
                     shown: { list in
-                        let n = list.maxDownloads
-                        return (n, "downloads at a time: " + (n == 0 ? "no limit" : "at most \(n)"))
+                        let n = list.maxDownloads(for: host)
+                        return (
+                            n,
+                            HostOptions.prefix(host) + "downloads at a time: "
+                                + (n == 0 ? "no limit" : "at most \(n)")
+                        )
                     },
-                    set: {
-                        .setMaxDownloads(
-                            try inv.number($0, "the maximum download count", in: Numbers.downloads))
+                    set: { raw in
+                        let n = try HostOptions.value(raw, host: host) {
+                            Int64(try inv.number($0, "the maximum download count", in: Numbers.downloads))
+                        }
+                        guard let host else { return .setMaxDownloads(Int(n ?? 0)) }
+                        return .setForHost(host, .maxDownloads, n)
                     })
             }),
         CommandSpec(
             name: "speed-limit",
             abstract: "Show or set the speed limit for all downloads together (0 = none).",
-            usage: "speed-limit [<rate>]",
+            usage: "speed-limit [<rate> | default] [--host <name>]",
             arguments: [
                 ("<rate>", "Bytes per second: 500K, 2M, 1.5G (1024-based; 500KB: 1000-based), 0 for none.")
             ],
+            options: [HostOptions.settingOption],
             json: true, writes: true,
             run: { inv in
-                try inv.showOrSet(
+                let host = try HostOptions.settingHost(inv)
+                return try inv.showOrSet(
                     "<rate>",
                     shown: { list in
-                        let n = list.speedLimit
-                        return (Int(n), "speed limit: " + (n == 0 ? "none" : Format.rate(Double(n))))
+                        let n = list.speedLimit(for: host)
+                        return (
+                            Int(n),
+                            HostOptions.prefix(host) + "speed limit: "
+                                + (n == 0 ? "none" : Format.rate(Double(n)))
+                        )
                     },
-                    set: { .setSpeedLimit(try Format.parseRate($0)) })
+                    set: { raw in
+                        let n = try HostOptions.value(raw, host: host) { try Format.parseRate($0) }
+                        guard let host else { return .setSpeedLimit(n ?? 0) }
+                        return .setForHost(host, .speedLimit, n)
+                    })
             }),
         CommandSpec(
             name: "sort",

@@ -19,12 +19,13 @@ extension Output {
 
     /// The human table of a view, into `w`: a header per group, a line per task (with `urls`, the URL for the
     /// name), or `empty` when there is no group. Rows are written as bytes straight into the buffer, each task read
-    /// once, in place of a line string.
+    /// once, in place of a line string. With `hosts` (a shared ledger), a row names the host that has the task
+    /// (`on HOST`).
     static func table(
         _ groups: [ViewGroup], of list: DownloadList, into w: inout ConsoleLines,
         empty: String = "The list is empty. Add a URL with 'dledger add URL'.", urls: Bool = false,
         interrupted: Bool = false, connections: [TaskID: Int] = [:], onDisk: Bool = false,
-        live: [TaskID: TransferActivity] = [:]
+        live: [TaskID: TransferActivity] = [:], hosts: Bool = false
     ) {
         guard !groups.isEmpty else {
             w.text(empty)
@@ -47,7 +48,8 @@ extension Output {
                     guard let t = shown(id, in: list, onDisk: onDisk, live: live[id]) else { continue }
                     row(
                         t, idWidth: idWidth, trash: deleted, into: &w, url: urls, interrupted: interrupted,
-                        connections: live[id]?.connections ?? connections[id], retry: live[id]?.retry)
+                        connections: live[id]?.connections ?? connections[id], retry: live[id]?.retry,
+                        hosts: hosts)
                 } else {
                     // Lent in place, not copied: a row retains none of the task's strings. (Only a running
                     // transfer has connections: most rows hash no id.)
@@ -55,7 +57,7 @@ extension Output {
                         row(
                             t, idWidth: idWidth, trash: deleted, into: &w, url: urls,
                             interrupted: interrupted,
-                            connections: connections.isEmpty ? nil : connections[id])
+                            connections: connections.isEmpty ? nil : connections[id], hosts: hosts)
                     }
                 }
             }
@@ -64,7 +66,7 @@ extension Output {
 
     private static func row(
         _ t: borrowing DownloadTask, idWidth: Int, trash: TrashEntry?, into w: inout ConsoleLines, url: Bool,
-        interrupted: Bool, connections: Int?, retry: RetryWait? = nil
+        interrupted: Bool, connections: Int?, retry: RetryWait? = nil, hosts: Bool = false
     ) {
         // The task's state now, as the JSON says it (a deleted download's transfer stopped: it waits); the
         // state it had when deleted follows the row's 'from' note.
@@ -105,6 +107,7 @@ extension Output {
         w.spaces(2)
         w.text(url ? t.url : DownloadList.shownName(t))
         if t.state == .paused, t.connectionKept { w.styled("  (connection kept)", .dim) }
+        if hosts, let host = t.host { w.styled("  on \(host)", .dim) }
         // As the live lines show it: a split transfer's connections, none for one.
         if !cut, had == .downloading, let connections, connections > 1 {
             w.styled("  ×\(connections)", .dim)

@@ -48,8 +48,12 @@ enum Output {
                 ])
             } ?? .null,
         ])
+        guard case .object(var fields) = json else { return json }
+        // On a shared ledger, the host that has the task's file or partial (and holds its claim while it runs);
+        // absent for a task no host claimed, so a SQLite ledger's output is as before.
+        if let host = t.host { fields.append(("host", .string(host))) }
         // A running transfer's live figures, after the task's own (a list no downloader runs is as before).
-        guard let live, t.state == .downloading, case .object(let fields) = json else { return json }
+        guard let live, t.state == .downloading else { return .object(fields) }
         return .object(fields + liveFields(live))
     }
 

@@ -8,7 +8,8 @@ enum UICommand {
         abstract: "The list, full-screen and live: every key is a command, with history and undo.",
         usage: "ui [--watch]",
         options: [
-            ("--watch", "Do not run the downloader here (watch and steer the one 'dledger run' runs).")
+            ("--watch", "Do not run the downloader here (watch and steer the one 'dledger run' runs)."),
+            HostOptions.option,
         ],
         discussion:
             "Runs the downloader itself unless another 'dledger run' holds the ledger: then it watches and\n"
@@ -20,13 +21,15 @@ enum UICommand {
 
     static func run(_ inv: Invocation) async throws -> Int32 {
         try inv.require([])
+        let host = try HostOptions.hostName(inv)
         guard UITerminal.isInteractive else {
             throw CLIError.usage(
                 "'dledger ui' needs a terminal on stdin and stdout (use 'dledger ls' or 'run')")
         }
         let ledger = try inv.context.openForWriting()
         let session = try UISession(
-            ledger: ledger, color: inv.console.color, runDownloader: !inv.args.has("--watch"))
+            ledger: ledger, color: inv.console.color, runDownloader: !inv.args.has("--watch"), host: host,
+            folder: inv.context.dir)
         return await session.run()
     }
 }

@@ -42,7 +42,11 @@ final class UISession {
     /// Statistics for `ledger-bench ui`: screens composed, lines written.
     private(set) var frames = 0
 
-    init(ledger: Ledger, color: Bool, runDownloader: Bool) throws {
+    /// - Parameters:
+    ///   - host: the downloader's host name (`--host-name`); nil: the machine's.
+    ///   - folder: on a shared ledger, the folder the downloader puts every task in (`--dir`).
+    init(ledger: Ledger, color: Bool, runDownloader: Bool, host: String? = nil, folder: String? = nil) throws
+    {
         self.ledger = ledger
         self.runDownloader = runDownloader
         model = UIModel(color: color)
@@ -52,7 +56,8 @@ final class UISession {
         model.now = now
         model.utcOffsetSeconds = Format.utcOffset(at: now)
         if runDownloader {
-            session = try DownloaderSession(ledger: ledger, options: .init(handlesSignals: false))
+            session = try DownloaderSession(
+                ledger: ledger, options: .init(handlesSignals: false, host: host, folder: folder))
         } else {
             model.runner = .nobody
         }
