@@ -93,6 +93,15 @@ final class RunLock {
         return Int32(String(decoding: buffer[..<(n - 1)], as: UTF8.self))
     }
 
+    /// Whether this process holds the lock now. A PostgreSQL ledger's lock is taken again on a new session when the
+    /// server dropped the old one (``PostgresRunLock/ensureHeld()``): false when another downloader took it meanwhile.
+    /// A `flock` is never lost: true until released.
+    /// - Throws: `StoreError.cannotConnect` while the server cannot be reached.
+    func ensureHeld() throws -> Bool {
+        if let postgres { return try postgres.ensureHeld() }
+        return fd >= 0
+    }
+
     func release() {
         postgres?.release()
         postgres = nil

@@ -19,6 +19,8 @@ public final class PostgresRunLock {
     public let location: PostgresLocation
     /// The session that holds the lock; nil once released.
     private var connection: PostgresConnection?
+    /// When the lock may be tried again after its session was lost.
+    private var backoff = ReconnectBackoff()
 
     private init(location: PostgresLocation, connection: PostgresConnection) {
         self.location = location
@@ -37,12 +39,53 @@ public final class PostgresRunLock {
     /// - Returns: the held lock, or nil when another session holds it.
     /// - Throws: `StoreError.cannotConnect` when the server cannot be reached; `StoreError.server` for an SQL error.
     public static func acquire(_ location: PostgresLocation) throws -> PostgresRunLock? {
+        try takeOnNewSession(location).map { PostgresRunLock(location: location, connection: $0) }
+    }
+
+    /// A new session named `dledger run PID` that holds the lock, or nil when another session holds it. The session
+    /// is never made again by itself: a new one would not hold the lock.
+    private static func takeOnNewSession(_ location: PostgresLocation) throws -> PostgresConnection? {
         let connection = try PostgresConnection(location)
+        connection.reconnects = false
         var name = PostgresParameters()
         name.add(text: "dledger run \(getpid())")
         try connection.execute("SELECT set_config('application_name', $1, false)", name)
         guard try take(on: connection, location, "pg_try_advisory_lock") else { return nil }
-        return PostgresRunLock(location: location, connection: connection)
+        return connection
+    }
+
+    /// Whether this process holds the lock now. When the server dropped the lock's session (a restart, a lost
+    /// network), the lock is taken again on a new session, at once the first time and then no more often than
+    /// ``ReconnectBackoff`` allows.
+    /// - Returns: false when the lock was released, or another session took it while this one was gone (another
+    ///   downloader runs now).
+    /// - Throws: `StoreError.cannotConnect` while the server cannot be reached (or before the next try is due).
+    public func ensureHeld() throws -> Bool {
+        guard let connection else { return false }
+        // A round trip on the lock's session: a server that restarted closed it, a silent network fails it.
+        if (try? connection.execute("SELECT 1")) != nil { return true }
+        let now = ContinuousClock.now
+        guard backoff.mayTry(at: now) else {
+            throw StoreError.cannotConnect(location.masked, "the run lock's session was lost")
+        }
+        do {
+            // As ``RunLock`` does at the start: a few tries tell `isHeld`'s momentary shared probe from a downloader.
+            var session = try Self.takeOnNewSession(location)
+            for _ in 0..<10 where session == nil {
+                usleep(20_000)
+                session = try Self.takeOnNewSession(location)
+            }
+            guard let session else {
+                self.connection = nil
+                return false
+            }
+            backoff.succeeded()
+            self.connection = session
+            return true
+        } catch let error as StoreError where error.isConnectionLoss {
+            backoff.failed(at: now)
+            throw error
+        }
     }
 
     /// Whether a downloader holds the lock now: a shared lock taken for a moment and given back (it fails while
