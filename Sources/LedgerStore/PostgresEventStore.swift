@@ -172,7 +172,9 @@ public final class PostgresEventStore: EventStore {
         // The head this instance knows is usually the one to append after (its own last append); when the server
         // says otherwise, the counter row is read once and the append tried again.
         for attempt in 0..<2 {
-            let head = attempt == 0 ? try knownHead ?? readHead() : try readHead()
+            // A known head behind the caller's is stale (another connection appended, the caller read it): read.
+            let known = attempt == 0 ? knownHead.flatMap { $0.seq == expectingHead ? $0 : nil } : nil
+            let head = try known ?? readHead()
             guard head.seq == expectingHead else { throw StoreError.conflict(head: head.seq) }
             let commitTime = max(time, head.time)
             let parameters = chain(events, after: head, time: commitTime, vault: vault)

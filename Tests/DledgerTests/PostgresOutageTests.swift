@@ -1,0 +1,97 @@
+import Foundation
+import LoopbackHTTP
+import PostgresSupport
+import Testing
+
+/// Losing the database (issue 25): PostgreSQL stopped during a `run` and started again. The run's transfers go on,
+/// their facts wait in memory and are appended in order once the server is back; commands meanwhile fail in one
+/// line. The test has a cluster of its own (the shared one stays up for the other tests).
+struct PostgresOutageTests {
+    @Test func aRunOutlivesFiveSecondsWithoutItsDatabaseAndLosesNothing() async throws {
+        let cluster = try PostgresOwnCluster()
+        defer { cluster.remove() }
+        let box = try DledgerSandbox()
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        // At 100 kB/s: the small one ends while the server is stopped, the big ones go on after it is back, the
+        // fourth waits for a free slot (three at a time) and starts after the outage.
+        let sizes: [Int64] = [250_000, 900_000, 900_000, 400_000]
+        for (n, size) in sizes.enumerated() {
+            server.serve(
+                "/f\(n + 1).bin",
+                Resource(
+                    size: size, seed: UInt64(n + 11), etag: "\"f\(n + 1)\"",
+                    faults: Faults(throttleBytesPerSecond: 100_000)))
+        }
+        let uri = cluster.ledger("outage")
+        let added = try await box.run(
+            ["add", "--ledger", uri] + (1...sizes.count).map { server.url("/f\($0).bin") })
+        #expect(added.status == 0, "\(added.err)")
+        let run = try box.start("run", "--until-idle", "--ledger", uri)
+        defer { if run.process.isRunning { run.process.terminate() } }
+        let downloading = await eventually(30) { partialSize(box.partialPath(2)) > 0 }
+        #expect(downloading, "the run never wrote a partial file")
+
+        try cluster.stopServer()
+        let stoppedAt = Date()
+        // A command while the database is away: one line, at once (exit 65 as any server that cannot be reached).
+        let refused = try await box.run("add", "--ledger", uri, server.url("/never.bin"))
+        #expect(refused.status == 65, "\(refused.out) \(refused.err)")
+        #expect(refused.err.split(separator: "\n").count == 1, "\(refused.err)")
+        #expect(refused.err.hasPrefix("error: cannot connect to ledger "), "\(refused.err)")
+        let listed = try await box.run("ls", "--ledger", uri)
+        #expect(listed.status == 65 && listed.err.split(separator: "\n").count == 1, "\(listed.err)")
+        #expect(Date().timeIntervalSince(stoppedAt) < 4, "the commands took too long to fail")
+        // The transfers went on meanwhile: the small file was placed.
+        let placed = await eventually(20) { box.contents("f1.bin") != nil }
+        #expect(placed, "no transfer finished while the database was away")
+        try await Task.sleep(for: .seconds(max(0.5, 5 - Date().timeIntervalSince(stoppedAt))))
+        #expect(run.process.isRunning, "the run ended without its database: \(run.output)")
+        try cluster.startServer()
+
+        let finished = await run.wait()
+        #expect(finished.status == 0, "\(finished.out) \(finished.err)")
+        #expect(finished.out.contains("database unreachable, retrying"), "\(finished.out)")
+        #expect(finished.out.contains("database reachable again"), "\(finished.out)")
+        for (n, size) in sizes.enumerated() {
+            #expect(
+                box.contents("f\(n + 1).bin") == Body.generatedBytes(seed: UInt64(n + 11), in: 0..<size),
+                "f\(n + 1).bin")
+        }
+        #expect(box.contents("never.bin") == nil)
+        // The log: seqs 1…head without a gap, the head row on the last one, each task completed once, and the
+        // command refused during the outage nowhere.
+        let rows = try psql(
+            cluster.uri,
+            """
+            SELECT count(*), min(seq), max(seq), (SELECT seq FROM dledger_outage.head),
+                   (SELECT count(*) FROM dledger_outage.events WHERE kind = 'transferCompleted'),
+                   (SELECT count(DISTINCT tasks) FROM dledger_outage.events WHERE kind = 'transferCompleted'),
+                   (SELECT count(*) FROM dledger_outage.events WHERE kind = 'tasksAdded')
+            FROM dledger_outage.events
+            """)
+        let counts = rows.split(separator: "|").map { Int($0) ?? -1 }
+        #expect(counts.count == 7, "\(rows)")
+        if counts.count == 7 {
+            #expect(counts[0] == counts[2] && counts[1] == 1 && counts[3] == counts[2], "gaps: \(rows)")
+            #expect(counts[4] == sizes.count && counts[5] == sizes.count, "completions: \(rows)")
+            #expect(counts[6] == 1, "adds: \(rows)")
+        }
+        let verified = try await box.run("verify", "--ledger", uri)
+        #expect(verified.status == 0, "\(verified.out) \(verified.err)")
+        #expect(!FileManager.default.fileExists(atPath: box.partialPath(1)), "a recorded partial was left")
+    }
+
+    /// One query's result through `psql` (unaligned, tuples only).
+    private func psql(_ uri: String, _ sql: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["psql", "-X", "-q", "-A", "-t", "-d", uri, "-c", sql]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
