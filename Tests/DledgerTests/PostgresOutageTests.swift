@@ -13,9 +13,9 @@ struct PostgresOutageTests {
         let box = try DledgerSandbox()
         let server = try LoopbackServer()
         defer { server.stop() }
-        // At 100 kB/s: the small one ends while the server is stopped, the big ones go on after it is back, the
-        // fourth waits for a free slot (three at a time) and starts after the outage.
-        let sizes: [Int64] = [250_000, 900_000, 900_000, 400_000]
+        // At 100 kB/s: the first ends while the server is stopped, the next two go on after it is back, the fourth
+        // waits for a free slot (three at a time): none starts while the list may be behind the log.
+        let sizes: [Int64] = [450_000, 1_000_000, 1_000_000, 300_000]
         for (n, size) in sizes.enumerated() {
             server.serve(
                 "/f\(n + 1).bin",
@@ -29,8 +29,9 @@ struct PostgresOutageTests {
         #expect(added.status == 0, "\(added.err)")
         let run = try box.start("run", "--until-idle", "--ledger", uri)
         defer { if run.process.isRunning { run.process.terminate() } }
-        let downloading = await eventually(30) { partialSize(box.partialPath(2)) > 0 }
+        let downloading = await eventually(30) { partialSize(box.partialPath(1)) > 0 }
         #expect(downloading, "the run never wrote a partial file")
+        #expect(box.contents("f1.bin") == nil, "the first file was done before the server stopped")
 
         try cluster.stopServer()
         let stoppedAt = Date()
@@ -53,6 +54,9 @@ struct PostgresOutageTests {
         #expect(finished.status == 0, "\(finished.out) \(finished.err)")
         #expect(finished.out.contains("database unreachable, retrying"), "\(finished.out)")
         #expect(finished.out.contains("database reachable again"), "\(finished.out)")
+        let lost = finished.out.range(of: "database unreachable")?.lowerBound
+        let fourth = finished.out.range(of: "started  #4")?.lowerBound
+        #expect(lost != nil && fourth != nil && lost! < fourth!, "a transfer started during the outage")
         for (n, size) in sizes.enumerated() {
             #expect(
                 box.contents("f\(n + 1).bin") == Body.generatedBytes(seed: UInt64(n + 11), in: 0..<size),

@@ -25,8 +25,8 @@ final class Progress: Sendable {
         var loop: Task<Void, Never>?
         /// Tasks that failed while this display ran.
         var failed: Set<TaskID> = []
-        /// While the ledger's database is out of reach: the facts that waited at the last tick.
-        var outageWaiting: Int?
+        /// While the ledger's database is out of reach: since when.
+        var outageSince: ContinuousClock.Instant?
     }
 
     private let state: Mutex<State>
@@ -161,19 +161,15 @@ final class Progress: Sendable {
     /// try), and one when it answers again.
     private func outageLines(_ outage: OutageStatus?) -> [String] {
         state.withLock { state in
-            switch (state.outageWaiting, outage) {
+            switch (state.outageSince, outage) {
             case (nil, let outage?):
-                state.outageWaiting = outage.waitingFacts
+                state.outageSince = outage.since
                 return [console.style(outage.line(), .yellow) + ": " + outage.reason]
-            case (_?, let outage?):
-                state.outageWaiting = outage.waitingFacts
-                return []
-            case (let waited?, nil):
-                state.outageWaiting = nil
-                return [
-                    "database reachable again: the facts that waited are recorded (\(waited) at the last look)"
-                ]
-            case (nil, nil):
+            case (let since?, nil):
+                state.outageSince = nil
+                let seconds = Int(since.duration(to: .now) / .seconds(1))
+                return ["database reachable again after \(seconds) s: the facts that waited are recorded"]
+            default:
                 return []
             }
         }
