@@ -86,6 +86,35 @@ struct PostgresOutageTests {
         #expect(!FileManager.default.fileExists(atPath: box.partialPath(1)), "a recorded partial was left")
     }
 
+    /// A server that accepts the connection and never answers (a hung host, a dead network path the handshake
+    /// still crossed): a command gives up after libpq's `connect_timeout` (5 s unless the URI says otherwise), in one
+    /// line, instead of hanging.
+    @Test func aServerThatNeverAnswersFailsACommandWithinTheConnectTimeout() async throws {
+        let box = try DledgerSandbox()
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(listener >= 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                bind(listener, generic, length) == 0 && listen(listener, 8) == 0
+                    && getsockname(listener, generic, &length) == 0
+            }
+        }
+        #expect(bound)
+        let port = UInt16(bigEndian: address.sin_port)
+        let started = Date()
+        let r = try await box.run("ls", "--ledger", "postgresql://me@127.0.0.1:\(port)/db?sslmode=disable")
+        let took = Date().timeIntervalSince(started)
+        #expect(r.status == 65, "\(r.err)")
+        #expect(r.err.split(separator: "\n").count == 1 && r.err.contains("timeout expired"), "\(r.err)")
+        #expect(took >= 4 && took < 15, "gave up after \(took) s")
+        #expect(!FileManager.default.fileExists(atPath: box.ledger))
+    }
+
     /// One query's result through `psql` (unaligned, tuples only).
     private func psql(_ uri: String, _ sql: String) throws -> String {
         let process = Process()
