@@ -102,6 +102,9 @@ final class RunLock {
         return fd >= 0
     }
 
+    /// Whether a PostgreSQL ledger's lock session is gone (the server restarted): ``ensureHeld()`` takes it again.
+    var isSessionLost: Bool { postgres?.isSessionLost ?? false }
+
     func release() {
         postgres?.release()
         postgres = nil

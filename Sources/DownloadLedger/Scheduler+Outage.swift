@@ -119,6 +119,20 @@ extension Scheduler {
         }
     }
 
+    /// Watches the run lock's session every `interval` until cancelled: a server that restarted ended it, even when
+    /// no fact had to be written then; the run then treats it as an outage (no new transfer) until the store has
+    /// reconnected and the lock is taken again (or found taken by another downloader).
+    func watchRunLock(every interval: Duration) async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: interval)
+            guard !backlog.isInOutage, runLock.withLock({ $0?.isSessionLost ?? false }) else { continue }
+            enterOutage(
+                StoreError.cannotConnect(ledger.path, "the server ended the run lock's session"),
+                headBefore: nil)
+            mailbox.wakeUp.yield()
+        }
+    }
+
     /// Takes the run lock for `run`.
     /// - Throws: `LedgerOpenError.runnerActive` when another process holds it; `StoreError`.
     func takeRunLock() throws {

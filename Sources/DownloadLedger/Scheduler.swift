@@ -153,6 +153,9 @@ public final class Scheduler: Sendable {
                 }
             }
             group.addTask { [self] in
+                await watchRunLock(every: settings.tick)
+            }
+            group.addTask { [self] in
                 try await loop(untilIdle: untilIdle)
             }
             try await group.next()

@@ -163,6 +163,13 @@ final class PostgresConnection {
             PostgresLocation.maskSecrets(String(cString: PQerrorMessage(connection)), of: location.uri))
     }
 
+    /// Whether the connection is lost: the server closed it (a restart ends every session), read from the socket
+    /// without blocking; never made again here.
+    var isLost: Bool {
+        if PQstatus(connection) == CONNECTION_OK { _ = PQconsumeInput(connection) }
+        return PQstatus(connection) != CONNECTION_OK
+    }
+
     /// How many notifications arrived since the last call, read from the socket without blocking.
     /// - Throws: `StoreError.cannotConnect` when the connection is lost and cannot be made again now.
     func notificationsArrived() throws -> Int {

@@ -54,6 +54,10 @@ public final class PostgresRunLock {
         return connection
     }
 
+    /// Whether the lock's session is gone: the server closed it (a restart), read without blocking or a round trip.
+    /// ``ensureHeld()`` then takes the lock again. False once released.
+    public var isSessionLost: Bool { connection?.isLost ?? false }
+
     /// Whether this process holds the lock now. When the server dropped the lock's session (a restart, a lost
     /// network), the lock is taken again on a new session, at once the first time and then no more often than
     /// ``ReconnectBackoff`` allows.

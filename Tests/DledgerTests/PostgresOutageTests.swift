@@ -86,6 +86,42 @@ struct PostgresOutageTests {
         #expect(!FileManager.default.fileExists(atPath: box.partialPath(1)), "a recorded partial was left")
     }
 
+    /// The run lock's session ends with the server: once it is back the run takes the lock again, so a second
+    /// `run` is still refused, naming the first; the first then finishes the file.
+    @Test func afterARestartTheRunHoldsItsLockAgain() async throws {
+        let cluster = try PostgresOwnCluster()
+        defer { cluster.remove() }
+        let box = try DledgerSandbox()
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let size: Int64 = 2_000_000
+        server.serve(
+            "/slow.bin",
+            Resource(size: size, seed: 9, etag: "\"s\"", faults: Faults(throttleBytesPerSecond: 100_000)))
+        let uri = cluster.ledger("relock")
+        #expect(try await box.run("add", "--ledger", uri, server.url("/slow.bin")).status == 0)
+        let first = try box.start("run", "--until-idle", "--ledger", uri)
+        defer { if first.process.isRunning { first.process.terminate() } }
+        let downloading = await eventually(30) { partialSize(box.partialPath(1)) > 0 }
+        #expect(downloading, "the run never wrote its partial file")
+        try cluster.stopServer()
+        try await Task.sleep(for: .seconds(1))
+        try cluster.startServer()
+        // The run notices within a tick and takes the lock again once its store reconnected (at most 5 s apart).
+        try await Task.sleep(for: .seconds(7))
+        #expect(first.process.isRunning, "the first run ended: \(first.output)")
+        let second = try await box.run("run", "--until-idle", "--ledger", uri)
+        #expect(second.status != 0, "\(second.out) \(second.err)")
+        #expect(
+            second.err.contains("another downloader (pid \(first.process.processIdentifier))"),
+            "\(second.err)")
+        let finished = await first.wait()
+        #expect(finished.status == 0, "\(finished.out) \(finished.err)")
+        #expect(box.contents("slow.bin") == Body.generatedBytes(seed: 9, in: 0..<size))
+        let verified = try await box.run("verify", "--ledger", uri)
+        #expect(verified.status == 0, "\(verified.out) \(verified.err)")
+    }
+
     /// A server that accepts the connection and never answers (a hung host, a dead network path the handshake
     /// still crossed): a command gives up after libpq's `connect_timeout` (5 s unless the URI says otherwise), in one
     /// line, instead of hanging.
