@@ -91,6 +91,18 @@ final class RunLock {
         return Int32(String(decoding: buffer[..<(n - 1)], as: UTF8.self))
     }
 
+    /// Whether this process holds the lock now. A PostgreSQL ledger's lock is taken again on a new session when the
+    /// server dropped the old one (``PostgresRunLock/ensureHeld()``): false when another downloader took it meanwhile.
+    /// A `flock` is never lost: true until released.
+    /// - Throws: `StoreError.cannotConnect` while the server cannot be reached.
+    func ensureHeld() throws -> Bool {
+        if let postgres { return try postgres.ensureHeld() }
+        return fd >= 0
+    }
+
+    /// Whether a PostgreSQL ledger's lock session is gone (the server restarted): ``ensureHeld()`` takes it again.
+    var isSessionLost: Bool { postgres?.isSessionLost ?? false }
+
     func release() {
         postgres?.release()
         postgres = nil

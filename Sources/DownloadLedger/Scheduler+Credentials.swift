@@ -16,6 +16,11 @@ extension Scheduler {
             return try TransferRequest(task: task, in: list) { sealed, place in
                 try ledger.openCredential(sealed, task: task.id, context: place)
             }
+        } catch let error where StoreError.isConnectionLoss(error) {
+            // The vault is in the database, out of reach: the task waits for the next pass after the outage.
+            finish(task.id)
+            enterOutage(error, headBefore: nil)
+            return nil
         } catch {
             let detail = (error as? VaultError)?.reason ?? "\(error)"
             let reason = TaskFailure(code: Self.credentialFailure, detail: detail, retryable: false)

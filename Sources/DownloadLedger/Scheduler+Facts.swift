@@ -9,25 +9,17 @@ extension Scheduler {
     /// than `factDelay` are pending.
     func flush(force: Bool) {
         let events = mailbox.takeDueEvents(force: force)
-        guard !events.isEmpty else { return }
+        // Facts that wait for the database are tried again on every pass.
+        guard !events.isEmpty || backlog.count > 0 else { return }
         var facts: [Event] = []
         var ended: [TaskID] = []
         for event in events {
             if let fact = fact(for: event) { facts.append(fact) }
             if event.isTerminal { ended.append(event.id) }
         }
-        do {
-            if !facts.isEmpty {
-                mailbox.appended(facts.count, endingAt: try ledger.record(facts))
-                for fact in facts { startHook(after: fact) }
-            }
-            // Recorded: the completed partials (second links to the placed files) can go.
-            for case .completed(let id, _, _, _) in events {
-                if let t = ledger.list.tasks[id] { FileOwnership.removePartial(of: t) }
-            }
-        } catch {
-            mailbox.noteFailure(error)
-        }
+        // Recorded, or kept in order while the database is out of reach (`Scheduler+Outage.swift`); once recorded,
+        // their hooks start and the completed partials (second links to the placed files) go.
+        recordFacts(facts)
         for id in ended { finish(id) }
     }
 

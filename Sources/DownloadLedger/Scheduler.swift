@@ -1,6 +1,7 @@
 import Foundation
 import LedgerCore
 import LedgerTransfer
+import Synchronization
 
 /// The downloader: it follows the ledger's projection and moves the bytes.
 ///
@@ -42,6 +43,10 @@ public final class Scheduler: Sendable {
     /// (``Ledger/claim(_:host:renewing:)``) and the run lock is per host.
     let shared: Bool
     let hookRunner: HookRunner
+    /// Facts waiting while the ledger's database is out of reach (`Scheduler+Outage.swift`).
+    let backlog = FactBacklog()
+    /// The downloader's lock on the ledger while `run` runs.
+    let runLock = Mutex<RunLock?>(nil)
 
     /// The largest file a transfer of this run may become, over the ledger's `max-size` setting
     /// (`dledger get/run --max-size`); nil follows the ledger.
@@ -133,8 +138,8 @@ public final class Scheduler: Sendable {
     /// answering then).
     /// - Throws: `LedgerOpenError.runnerActive` when another process runs transfers for this ledger; store errors.
     public func run(untilIdle: Bool = false, whenLocked: () -> Void = {}) async throws {
-        let runLock = try RunLock(ledgerPath: ledger.path, host: host)
-        defer { runLock.release() }
+        try takeRunLock()
+        defer { releaseRunLock() }
         whenLocked()
         let settings = mailbox.settings
         let publisher = ActivityPublisher(
@@ -176,6 +181,9 @@ public final class Scheduler: Sendable {
                 }
             }
             group.addTask { [self] in
+                await watchRunLock(every: settings.tick)
+            }
+            group.addTask { [self] in
                 try await loop(untilIdle: untilIdle)
             }
             try await group.next()
@@ -191,7 +199,7 @@ public final class Scheduler: Sendable {
         while true {
             flush(force: false)
             if mailbox.shouldEnd { break }
-            if mailbox.takeMatch() {
+            if mailbox.takeMatch() && !holdsBackForOutage() {
                 let idle = try step()
                 if untilIdle && idle { break }
             }
@@ -199,6 +207,7 @@ public final class Scheduler: Sendable {
         }
         flush(force: true)
         try await drain(&wakes)
+        try await recordBacklogBeforeExit()
         // Their facts are the run's too: each ends by its time limit.
         await hookRunner.idle()
     }
@@ -219,7 +228,12 @@ public final class Scheduler: Sendable {
     /// pass that changed nothing ended with would change nothing again: it is skipped, so an idle downloader's
     /// pass costs a look at the log, not a walk over every task of a long history.
     func step() throws -> Bool {
-        try ledger.refresh()
+        do {
+            try ledger.refresh()
+        } catch let error where StoreError.isConnectionLoss(error) {
+            enterOutage(error, headBefore: nil)
+            return false
+        }
         let list = ledger.list
         // On a shared ledger, this host's own maximum when it has one (``DownloadList/maxDownloads(for:)``).
         let limit = maxDownloads ?? list.maxDownloads(for: shared ? host : nil)

@@ -45,4 +45,13 @@ public protocol EventStoreUpkeep: EventStore {
     /// - Throws: `StoreError.cannotBackUp(destination, …)`: something is at `destination`, the copy cannot be
     ///   written, or the store has nothing to copy to a file (in memory).
     func backup(to destination: String) throws -> Int64
+
+    /// Why the store's server is out of reach and when it is tried again; nil while it is reachable, and for a
+    /// store that has no server (the default).
+    var outage: StoreOutage? { get }
+}
+
+extension EventStoreUpkeep {
+    /// No server to lose: nil.
+    public var outage: StoreOutage? { nil }
 }

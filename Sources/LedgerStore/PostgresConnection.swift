@@ -1,19 +1,38 @@
 import CPostgres
+import Glibc
 
 /// One libpq connection: statements with bound parameters (`PQexecParams`, binary in and out), LISTEN and the
 /// notifications that arrived, read without blocking. Not thread-safe: one thread at a time, like a SQLite
 /// connection.
+///
+/// A connection the server dropped (a restart, the network) is made again by the next call (`PQreset`), outside a
+/// transaction only, at once the first time and then no more often than ``ReconnectBackoff`` allows: a call before
+/// the next try is due fails at once with `.cannotConnect`. After a reconnect ``afterReconnect`` sets the new
+/// session up (its `search_path`, LISTEN…) before the call goes on.
 final class PostgresConnection {
     let location: PostgresLocation
     /// libpq's connection (`PostgresConnection+Copy.swift` reaches it too).
     let connection: OpaquePointer
+    /// When a lost connection may be made again.
+    private var backoff = ReconnectBackoff()
+    /// When the connection was found lost, and the last reason a reconnect failed; nil while connected.
+    private var lost: (since: ContinuousClock.Instant, reason: String)?
+    /// Open transactions (``transaction(_:)``): a connection lost inside one is not made again until it ends, so no
+    /// statement of it runs outside it.
+    private var transactionDepth = 0
+    /// Whether a lost connection is made again by the next call; false for a session whose state cannot be made
+    /// again (the run lock's: a new session does not hold the lock).
+    var reconnects = true
+    /// Sets a new session up after a reconnect, before the call that made it goes on; a throw counts as a failed try.
+    var afterReconnect: (() throws -> Void)?
 
-    /// Connects to the server `location` names.
+    /// Connects to the server `location` names. Unless the URI or `$PGCONNECT_TIMEOUT` says otherwise, a connect
+    /// gives up after ``connectTimeout`` seconds, and TCP keepalives notice a silent server within about a minute.
     /// - Throws: `StoreError.cannotConnect` (server unreachable, login refused, no such database), with the URI's
     ///   password masked in the message.
     init(_ location: PostgresLocation) throws {
         self.location = location
-        guard let connection = PQconnectdb(location.conninfo) else {
+        guard let connection = Self.connect(location.conninfo) else {
             throw StoreError.cannotConnect(location.masked, "libpq could not allocate a connection")
         }
         guard PQstatus(connection) == CONNECTION_OK else {
@@ -29,6 +48,76 @@ final class PostgresConnection {
 
     deinit { PQfinish(connection) }
 
+    /// How long a connect (or a reconnect) may take, in seconds, unless the URI or `$PGCONNECT_TIMEOUT` sets it.
+    static let connectTimeout = 5
+
+    /// `PQconnectdbParams` with our defaults first and the user's conninfo after them (libpq keeps the last value of
+    /// a keyword, so the URI's own `connect_timeout` or `keepalives_*` win); a default an environment variable sets
+    /// is left to it.
+    private static func connect(_ conninfo: String) -> OpaquePointer? {
+        var settings: [(String, String)] = [
+            ("keepalives_idle", "30"), ("keepalives_interval", "10"), ("keepalives_count", "3"),
+        ]
+        if getenv("PGCONNECT_TIMEOUT") == nil { settings.append(("connect_timeout", "\(connectTimeout)")) }
+        settings.append(("dbname", conninfo))
+        let keywords: [UnsafeMutablePointer<CChar>?] = settings.map { strdup($0.0) } + [nil]
+        let values: [UnsafeMutablePointer<CChar>?] = settings.map { strdup($0.1) } + [nil]
+        defer {
+            for pointer in keywords + values { free(pointer) }
+        }
+        let k = keywords.map { $0.map { UnsafePointer($0) } }
+        let v = values.map { $0.map { UnsafePointer($0) } }
+        return PQconnectdbParams(k, v, 1)
+    }
+
+    /// Why the server is out of reach and when the next try is due; nil while connected.
+    var outage: StoreOutage? {
+        lost.map {
+            StoreOutage(
+                reason: $0.reason, since: $0.since, nextTry: backoff.nextTry, failedTries: backoff.failures)
+        }
+    }
+
+    /// Makes a lost connection again when a try is due (see the type's notes).
+    /// - Throws: `StoreError.cannotConnect` while the server cannot be reached, inside a transaction, or before the
+    ///   next try is due.
+    func ensureConnected() throws {
+        guard PQstatus(connection) != CONNECTION_OK else { return }
+        let now = ContinuousClock.now
+        let reason = noteLost(at: now)
+        guard reconnects, transactionDepth == 0, backoff.mayTry(at: now) else {
+            throw StoreError.cannotConnect(location.masked, reason)
+        }
+        PQreset(connection)
+        if PQstatus(connection) == CONNECTION_OK {
+            do {
+                try afterReconnect?()
+            } catch {
+                backoff.failed(at: now)
+                lost = (lost?.since ?? now, PostgresLocation.oneLine("\(error)"))
+                throw error
+            }
+            // A reconnect that is lost again at once still counts as a failure (the server is going down again).
+            if PQstatus(connection) == CONNECTION_OK {
+                backoff.succeeded()
+                lost = nil
+                return
+            }
+        }
+        backoff.failed(at: now)
+        lost = (lost?.since ?? now, connectionMessage)
+        throw StoreError.cannotConnect(location.masked, connectionMessage)
+    }
+
+    /// Notes that the connection is lost (once), and returns the reason.
+    @discardableResult
+    private func noteLost(at now: ContinuousClock.Instant = .now) -> String {
+        if let lost { return lost.reason }
+        let reason = connectionMessage
+        lost = (now, reason.isEmpty ? "the connection was lost" : reason)
+        return lost!.reason
+    }
+
     /// Runs `sql` with `parameters` bound; results come back in binary.
     /// - Throws: `StoreError.server` with the SQLSTATE when the statement fails, `.cannotConnect` when the
     ///   connection is lost.
@@ -36,6 +125,7 @@ final class PostgresConnection {
     func execute(_ sql: String, _ parameters: PostgresParameters = PostgresParameters()) throws
         -> PostgresResult
     {
+        try ensureConnected()
         let result = parameters.withLibpqArrays { types, values, lengths, formats in
             PQexecParams(connection, sql, Int32(parameters.count), types, values, lengths, formats, 1)
         }
@@ -44,11 +134,13 @@ final class PostgresConnection {
 
     /// Runs `sql`, which has no parameters and may hold several statements (a migration, LISTEN).
     func executeScript(_ sql: String) throws {
+        try ensureConnected()
         _ = try check(PQexec(connection, sql))
     }
 
     func check(_ result: OpaquePointer?) throws -> PostgresResult {
         guard let result else {
+            if PQstatus(connection) != CONNECTION_OK { noteLost() }
             throw StoreError.cannotConnect(location.masked, connectionMessage)
         }
         let status = PQresultStatus(result)
@@ -59,6 +151,7 @@ final class PostgresConnection {
                 ?? String(cString: PQresultErrorMessage(result))
             PQclear(result)
             if PQstatus(connection) != CONNECTION_OK {
+                noteLost()
                 throw StoreError.cannotConnect(location.masked, connectionMessage)
             }
             throw StoreError.server(location.masked, state, PostgresLocation.oneLine(message))
@@ -71,9 +164,21 @@ final class PostgresConnection {
             PostgresLocation.maskSecrets(String(cString: PQerrorMessage(connection)), of: location.uri))
     }
 
+    /// Whether the connection is lost: the server closed it (a restart ends every session), read from the socket
+    /// without blocking; never made again here.
+    var isLost: Bool {
+        if PQstatus(connection) == CONNECTION_OK { _ = PQconsumeInput(connection) }
+        return PQstatus(connection) != CONNECTION_OK
+    }
+
     /// How many notifications arrived since the last call, read from the socket without blocking.
-    func notificationsArrived() -> Int {
-        _ = PQconsumeInput(connection)
+    /// - Throws: `StoreError.cannotConnect` when the connection is lost and cannot be made again now.
+    func notificationsArrived() throws -> Int {
+        try ensureConnected()
+        if PQconsumeInput(connection) == 0 && PQstatus(connection) != CONNECTION_OK {
+            noteLost()
+            throw StoreError.cannotConnect(location.masked, connectionMessage)
+        }
         var count = 0
         while let notification = PQnotifies(connection) {
             count += 1
@@ -88,12 +193,15 @@ final class PostgresConnection {
     /// Runs `body` in a transaction: COMMIT when it returns, ROLLBACK when it throws.
     func transaction<T>(_ body: () throws -> T) throws -> T {
         try executeScript("BEGIN")
+        transactionDepth += 1
+        defer { transactionDepth -= 1 }
         do {
             let value = try body()
             try executeScript("COMMIT")
             return value
         } catch {
-            try? executeScript("ROLLBACK")
+            // A lost connection took the transaction with it.
+            if PQstatus(connection) == CONNECTION_OK { try? executeScript("ROLLBACK") }
             throw error
         }
     }

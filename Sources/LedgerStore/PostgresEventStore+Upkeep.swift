@@ -5,6 +5,7 @@ extension PostgresEventStore: EventStoreUpkeep {
     /// crash may lose the last moments of facts, never leave a gap or a broken chain.
     public func setDurability(_ durability: CommitDurability) throws {
         try connection.executeScript("SET synchronous_commit = \(durability == .full ? "on" : "off")")
+        self.durability = durability
     }
 
     /// Nothing to fold: every committed event is in the server's storage (true).

@@ -23,6 +23,8 @@ public final class PostgresEventStore: EventStore {
     var knownHead: (seq: Int64, time: Int64, hash: [UInt8])?
     /// Notifications received on the ledger's channel: the change token.
     private var notifications: Int64 = 0
+    /// The durability ``setDurability(_:)`` last asked for: a new session after a reconnect gets it again.
+    var durability = CommitDurability.full
     /// Audit links of the append in progress, reused.
     var linkTasks: [Int64] = []
     var linkSeqs: [Int64] = []
@@ -42,11 +44,14 @@ public final class PostgresEventStore: EventStore {
         self.location = location
         self.isReadOnly = readOnly
         connection = try PostgresConnection(location)
-        let schema = PostgresConnection.identifier(location.schema)
-        try connection.executeScript("SET search_path TO \(schema)")
-        if readOnly { try connection.executeScript("SET default_transaction_read_only = on") }
-        // Listening from the start: a commit on any connection after this one opened changes the token.
-        try connection.executeScript("LISTEN \(PostgresConnection.identifier(location.channel))")
+        try setUpSession()
+        // A server that restarted leaves a new session to set up; what it missed meanwhile is read again.
+        connection.afterReconnect = { [unowned self] in
+            try setUpSession()
+            if durability != .full { try setDurability(durability) }
+            knownHead = nil
+            notifications += 1
+        }
         let found = try schemaVersion()
         if found > Self.latestVersion {
             throw StoreError.newerSchema(found: found, supported: Self.latestVersion)
@@ -56,6 +61,17 @@ public final class PostgresEventStore: EventStore {
         }
         if found > 0 && !readOnly { try migrate() }
     }
+
+    /// The session's settings: the ledger's schema first in the `search_path`, read-only when asked, and LISTEN on
+    /// its channel (from the start: a commit on any connection after this one opened changes the token).
+    private func setUpSession() throws {
+        try connection.executeScript("SET search_path TO \(PostgresConnection.identifier(location.schema))")
+        if isReadOnly { try connection.executeScript("SET default_transaction_read_only = on") }
+        try connection.executeScript("LISTEN \(PostgresConnection.identifier(location.channel))")
+    }
+
+    /// Why the server is out of reach and when the next try to reconnect is due; nil while connected.
+    public var outage: StoreOutage? { connection.outage }
 
     /// The words for a ledger that is not in the database.
     static func noLedger(_ location: PostgresLocation) -> String {
@@ -128,8 +144,10 @@ public final class PostgresEventStore: EventStore {
 
     /// Counts the notifications that arrived on the ledger's channel, reading the socket without blocking: every
     /// append NOTIFYs in its transaction, so the token changes once another connection (or this one) committed.
+    /// A reconnect changes it too (what was committed while the connection was lost sent no notification here).
+    /// - Throws: `StoreError.cannotConnect` while the server is out of reach.
     public func changeToken() throws -> Int64 {
-        notifications += Int64(connection.notificationsArrived())
+        notifications += Int64(try connection.notificationsArrived())
         return notifications
     }
 

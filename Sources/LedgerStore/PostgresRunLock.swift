@@ -23,6 +23,8 @@ public final class PostgresRunLock {
     public let host: String
     /// The session that holds the lock; nil once released.
     private var connection: PostgresConnection?
+    /// When the lock may be tried again after its session was lost.
+    private var backoff = ReconnectBackoff()
 
     private init(location: PostgresLocation, connection: PostgresConnection, host: String) {
         self.location = location
@@ -42,12 +44,53 @@ public final class PostgresRunLock {
     /// - Returns: the held lock, or nil when another session holds it.
     /// - Throws: `StoreError.cannotConnect` when the server cannot be reached; `StoreError.server` for an SQL error.
     public static func acquire(_ location: PostgresLocation, host: String) throws -> PostgresRunLock? {
+        try takeOnNewSession(location, host: host).map {
+            PostgresRunLock(location: location, connection: $0, host: host)
+        }
+    }
+
+    /// A new session named `dledger run PID HOST` that holds the lock of `host`, or nil when another session holds
+    /// it. The session is never made again by itself: a new one would not hold the lock.
+    private static func takeOnNewSession(_ location: PostgresLocation, host: String) throws -> PostgresConnection? {
         let connection = try PostgresConnection(location)
+        connection.reconnects = false
         var name = PostgresParameters()
         name.add(text: "dledger run \(getpid()) \(host)")
         try connection.execute("SELECT set_config('application_name', $1, false)", name)
         guard try take(on: connection, location, host: host, "pg_try_advisory_lock") else { return nil }
-        return PostgresRunLock(location: location, connection: connection, host: host)
+        return connection
+    }
+
+    /// Whether the lock's session is gone: the server closed it (a restart), read without blocking or a round trip.
+    /// ``ensureHeld()`` then takes the lock again. False once released.
+    public var isSessionLost: Bool { connection?.isLost ?? false }
+
+    /// Whether this process holds the lock now. When the server dropped the lock's session (a restart, a lost
+    /// network), the lock is taken again on a new session, at once the first time and then no more often than
+    /// ``ReconnectBackoff`` allows.
+    /// - Returns: false when the lock was released, or another session took it while this one was gone (another
+    ///   downloader runs now).
+    /// - Throws: `StoreError.cannotConnect` while the server cannot be reached (or before the next try is due).
+    public func ensureHeld() throws -> Bool {
+        guard let connection else { return false }
+        // A round trip on the lock's session: a server that restarted closed it, a silent network fails it.
+        if (try? connection.execute("SELECT 1")) != nil { return true }
+        let now = ContinuousClock.now
+        guard backoff.mayTry(at: now) else {
+            throw StoreError.cannotConnect(location.masked, "the run lock's session was lost")
+        }
+        do {
+            guard let session = try Self.takeOnNewSession(location, host: host) else {
+                self.connection = nil
+                return false
+            }
+            backoff.succeeded()
+            self.connection = session
+            return true
+        } catch let error as StoreError where error.isConnectionLoss {
+            backoff.failed(at: now)
+            throw error
+        }
     }
 
     /// Whether a downloader (of any host name, or of `host` when given) holds its lock now: read from

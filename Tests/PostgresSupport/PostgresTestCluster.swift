@@ -36,33 +36,54 @@ public enum PostgresTestCluster {
     }()
 
     /// Runs `tools/pg-cluster start --watch PID` and returns the first line it prints, the URI.
-    /// posix_spawn and waitpid, not Process: this runs inside a lazy global's initialiser, which many tests reach
-    /// at once, and Foundation's Process never saw the script end there (its watcher outlives it).
-    static func start() throws -> String {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let outputPath = NSTemporaryDirectory() + "pg-cluster-\(getpid()).out"
-        let errorPath = NSTemporaryDirectory() + "pg-cluster-\(getpid()).err"
+    static func start() throws -> String { try startCluster().uri }
+
+    /// The repository's `tools/pg-cluster`.
+    static var script: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("tools/pg-cluster").path
+    }
+
+    /// Runs `tools/pg-cluster start --watch PID` and returns the two lines it prints: the URI and the folder.
+    static func startCluster() throws -> (uri: String, folder: String) {
+        let (output, _) = try runScript(["start", "--watch", "\(getpid())"], limit: startLimit)
+        let lines = output.split(separator: "\n")
+        guard lines.count >= 2 else {
+            throw PostgresClusterError(
+                description: "tools/pg-cluster start printed no URI and folder: \(output)")
+        }
+        return (String(lines[0]), String(lines[1]))
+    }
+
+    /// Runs `tools/pg-cluster ARGUMENTS` and returns what it printed on stdout (and stderr), given up on (its
+    /// process group killed) after `limit` seconds. posix_spawn and waitpid, not Process: this runs inside a lazy
+    /// global's initialiser, which many tests reach at once, and Foundation's Process never saw the script end
+    /// there (the servers and watchers it starts outlive it).
+    /// - Throws: `PostgresClusterError` when it fails or does not end in time, with the last lines of its stderr.
+    static func runScript(_ arguments: [String], limit: TimeInterval) throws -> (out: String, err: String) {
+        let name = NSTemporaryDirectory() + "pg-cluster-\(getpid())-\(UUID().uuidString)"
+        let outputPath = name + ".out"
+        let errorPath = name + ".err"
         defer {
             unlink(outputPath)
             unlink(errorPath)
         }
-        let script = root.appendingPathComponent("tools/pg-cluster").path
-        let command = "exec '\(script)' start --watch \(getpid()) > '\(outputPath)' 2> '\(errorPath)'"
+        let words = arguments.map { "'\($0)'" }.joined(separator: " ")
+        let command = "exec '\(script)' \(words) > '\(outputPath)' 2> '\(errorPath)' < /dev/null"
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        // A process group of its own, so that a start that takes too long is killed with everything it began.
+        // A process group of its own, so that a run that takes too long is killed with everything it began.
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
         posix_spawnattr_setpgroup(&attributes, 0)
         var pid: pid_t = 0
-        let arguments = ["/bin/sh", "-c", command]
-        var argv = arguments.map { strdup($0) } + [nil]
+        let shell = ["/bin/sh", "-c", command]
+        var argv = shell.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         guard posix_spawn(&pid, "/bin/sh", nil, &attributes, &argv, environ) == 0 else {
             throw PostgresClusterError(description: "cannot run tools/pg-cluster")
         }
-        let deadline = Date().addingTimeInterval(startLimit)
+        let deadline = Date().addingTimeInterval(limit)
         var status: Int32 = 0
         while true {
             let ended = waitpid(pid, &status, WNOHANG)
@@ -74,21 +95,19 @@ public enum PostgresTestCluster {
                 kill(-pid, SIGKILL)
                 while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
                 throw PostgresClusterError(
-                    description: "tools/pg-cluster start did not end within \(Int(startLimit)) s")
+                    description: "tools/pg-cluster \(arguments[0]) did not end within \(Int(limit)) s")
             }
             usleep(20_000)
         }
         let output = String(
             decoding: FileManager.default.contents(atPath: outputPath) ?? Data(), as: UTF8.self)
-        let exited = status & 0x7f == 0 && (status >> 8) & 0xff == 0
-        guard exited, let first = output.split(separator: "\n").first else {
-            let message = String(
-                decoding: FileManager.default.contents(atPath: errorPath) ?? Data(), as: UTF8.self
-            )
-            .split(separator: "\n").suffix(3).joined(separator: "; ")
+        let errors = String(
+            decoding: FileManager.default.contents(atPath: errorPath) ?? Data(), as: UTF8.self)
+        guard status & 0x7f == 0 && (status >> 8) & 0xff == 0 else {
+            let message = errors.split(separator: "\n").suffix(3).joined(separator: "; ")
             throw PostgresClusterError(
-                description: "tools/pg-cluster start failed (wait status \(status)): \(message)")
+                description: "tools/pg-cluster \(arguments[0]) failed (wait status \(status)): \(message)")
         }
-        return String(first)
+        return (output, errors)
     }
 }

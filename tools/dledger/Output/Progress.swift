@@ -25,6 +25,8 @@ final class Progress: Sendable {
         var loop: Task<Void, Never>?
         /// Tasks that failed while this display ran.
         var failed: Set<TaskID> = []
+        /// While the ledger's database is out of reach: since when.
+        var outageSince: ContinuousClock.Instant?
     }
 
     private let state: Mutex<State>
@@ -69,11 +71,14 @@ final class Progress: Sendable {
 
     private func tick(live: Bool = true) {
         let list = ledger.list
-        for line in transitions(list) where !console.quiet {
+        let outage = scheduler?.outageStatus
+        for line in transitions(list) + outageLines(outage) where !console.quiet {
             if json { console.err(line) } else { console.out(line) }
         }
         guard console.isTTY, !console.quiet, !json, live else { return }
-        console.setLive(liveLines(list, activity: scheduler?.currentActivity() ?? []))
+        var lines = liveLines(list, activity: scheduler?.currentActivity() ?? [])
+        if let outage { lines.append(console.style(outage.line(), .yellow)) }
+        console.setLive(lines)
     }
 
     /// Plain lines for the tasks whose state changed since the last tick, in list order, and for those that went to
@@ -149,6 +154,24 @@ final class Progress: Sendable {
                 }
             }
             return lines
+        }
+    }
+
+    /// A plain line when the ledger's database goes out of reach (the live region then says how long until the next
+    /// try), and one when it answers again.
+    private func outageLines(_ outage: OutageStatus?) -> [String] {
+        state.withLock { state in
+            switch (state.outageSince, outage) {
+            case (nil, let outage?):
+                state.outageSince = outage.since
+                return [console.style(outage.line(), .yellow) + ": " + outage.reason]
+            case (let since?, nil):
+                state.outageSince = nil
+                let seconds = Int(since.duration(to: .now) / .seconds(1))
+                return ["database reachable again after \(seconds) s: the facts that waited are recorded"]
+            default:
+                return []
+            }
         }
     }
 
