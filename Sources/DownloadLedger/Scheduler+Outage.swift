@@ -63,7 +63,7 @@ extension Scheduler {
         let list = ledger.list
         for fact in facts {
             startHook(after: fact)
-            if case .transferCompleted(let id, _, _, _, _) = fact, let t = list.tasks[id] {
+            if case .transferCompleted(let id, _, _, _, _, _, _) = fact, let t = list.tasks[id] {
                 FileOwnership.removePartial(of: t)
             }
         }

@@ -6,18 +6,29 @@
 /// read while one of them waits for a result would sit in libpq's queue with the socket no longer readable.
 final class PostgresChangeListener: ChangeListener {
     private let connection: PostgresConnection
+    /// Set once a read found the connection gone: the waiter then makes a new listener (this one never reconnects
+    /// by itself, so that the waiter knows to read the new socket).
+    private var lost = false
 
     /// Connects to `location`'s server and listens on its ledger's channel.
     /// - Throws: `StoreError.cannotConnect`, `.server`.
     init(_ location: PostgresLocation) throws {
         connection = try PostgresConnection(location)
+        connection.reconnects = false
         try connection.executeScript("LISTEN \(PostgresConnection.identifier(location.channel))")
     }
 
     var descriptor: Int32 { connection.socket }
 
-    func drain() -> Bool { connection.notificationsArrived() > 0 }
+    func drain() -> Bool {
+        do {
+            return try connection.notificationsArrived() > 0
+        } catch {
+            lost = true
+            return false
+        }
+    }
 
-    /// libpq closes the socket of a connection that dropped (`PQsocket` is then -1).
-    var isLost: Bool { connection.socket < 0 }
+    /// Whether the last read found the connection gone (libpq also closes its socket: `PQsocket` is then -1).
+    var isLost: Bool { lost || connection.socket < 0 }
 }

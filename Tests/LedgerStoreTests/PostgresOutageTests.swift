@@ -64,9 +64,9 @@ struct PostgresOutageTests {
         let cluster = try PostgresOwnCluster()
         defer { cluster.remove() }
         let location = try PostgresLocation(cluster.ledger("lock"))
-        let lock = try #require(try PostgresRunLock.acquire(location))
+        let lock = try #require(try PostgresRunLock.acquire(location, host: "nas"))
         #expect(try lock.ensureHeld())
-        #expect(try PostgresRunLock.acquire(location) == nil)
+        #expect(try PostgresRunLock.acquire(location, host: "nas") == nil)
 
         try cluster.stopServer()
         #expect(throws: StoreError.self) { try lock.ensureHeld() }
@@ -78,12 +78,12 @@ struct PostgresOutageTests {
             if held == nil { usleep(100_000) }
         }
         #expect(held == true)
-        #expect(try PostgresRunLock.acquire(location) == nil, "the lock was taken again")
+        #expect(try PostgresRunLock.acquire(location, host: "nas") == nil, "the lock was taken again")
 
         // Another downloader takes it while this one's session is gone.
         try cluster.stopServer()
         try cluster.startServer()
-        let other = try #require(try PostgresRunLock.acquire(location))
+        let other = try #require(try PostgresRunLock.acquire(location, host: "nas"))
         defer { other.release() }
         #expect(try lock.ensureHeld() == false)
         #expect(try other.ensureHeld())
