@@ -22,6 +22,9 @@ let usage = """
       postgres [events] [--uri URI]
                        PostgreSQL store: durable single append vs a raw INSERT, batched append vs COPY,
                        replay vs a raw SELECT (default 1,000,000 events; a throwaway cluster without --uri)
+      claims [files] [--uri URI]
+                       PostgreSQL ledger shared by hosts: claim latency vs one fact; three hosts vs one on
+                       300 small files from a throttled server
     """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -33,6 +36,9 @@ do {
     case "postgres":
         print("ledger-bench postgres")
         try PostgresBench.run(arguments: Array(arguments.dropFirst()))
+    case "claims":
+        print("ledger-bench claims")
+        try await ClaimsBench.run(arguments: Array(arguments.dropFirst()))
     case "postgres-writer":
         try PostgresBench.writer(arguments: Array(arguments.dropFirst()))
     case "ledger":
