@@ -36,6 +36,7 @@ import Testing
                 + "max-size                   default (16 GiB without an announced size)\n"
                 + "max-connection-per-server  default (16)\nmin-split-size             default (1 MiB)\n"
                 + "user-agent                 default\npause-hold                 default (60 s)\n"
+                + "claim-lease                default (30 s)\n"
                 + "on-download-complete       none\non-download-error          none\n")
         #expect(try await box.run("rm", "2").out.hasPrefix("deleted #2 at once"))
         #expect(try await box.run("set", "trash", "on").status == 0)
@@ -45,7 +46,7 @@ import Testing
             (
                 ["set", "colour", "on"],
                 "error: unknown setting 'colour' (dir, trash, auto-remove-sections, max-size, "
-                    + "max-connection-per-server, min-split-size, user-agent, pause-hold, "
+                    + "max-connection-per-server, min-split-size, user-agent, pause-hold, claim-lease, "
                     + "on-download-complete, on-download-error)\n"
             ),
             (["rm", "4", "--now", "--mode", "file"], "error: --now does not apply to --mode file"),

@@ -24,6 +24,9 @@ let usage = """
                        replay vs a raw SELECT (default 1,000,000 events; a throwaway cluster without --uri),
                        NOTIFY to changes() and fan-out to 1/10/50 listeners, 1/4/8 writer processes,
                        open of an N-task ledger vs SQLite (default 100,000; 0 skips it)
+      claims [files] [--uri URI]
+                       PostgreSQL ledger shared by hosts: claim latency vs one fact; three hosts vs one on
+                       300 small files from a throttled server
     """
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -35,6 +38,9 @@ do {
     case "postgres":
         print("ledger-bench postgres")
         try PostgresBench.run(arguments: Array(arguments.dropFirst()))
+    case "claims":
+        print("ledger-bench claims")
+        try await ClaimsBench.run(arguments: Array(arguments.dropFirst()))
     case "postgres-writer":
         try PostgresBench.writer(arguments: Array(arguments.dropFirst()))
     case "ledger":

@@ -78,6 +78,15 @@ enum SettingCommand {
                     + "connection or all of a split download's; past it the connections close and the resume asks again.",
                 shown: { $0.isDefault ? "default (\(Int(TransferConfig().holdLimit)) s)" : "\($0.number) s" },
                 parse: { .number(try Numbers.whole($0, "pause-hold", in: DownloadList.pauseHoldRange)) })
+        case .claimLease:
+            ValueSetting(
+                setting: setting, placeholder: "<seconds>",
+                help:
+                    "How long a downloader's claim on a task of a shared (PostgreSQL) ledger lasts unrenewed,\n"
+                    + "1 to 3600 seconds, or 'default' (\(DownloadList.defaultClaimLease) s): a host that dies loses its\n"
+                    + "tasks to the others that long after its last renewal.",
+                shown: { $0.isDefault ? "default (\(DownloadList.defaultClaimLease) s)" : "\($0.number) s" },
+                parse: { .number(try Numbers.whole($0, "claim-lease", in: DownloadList.claimLeaseRange)) })
         default:
             ValueSetting(
                 setting: setting, placeholder: placeholder(setting.spec.unit), help: setting.spec.help,
