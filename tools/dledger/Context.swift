@@ -70,7 +70,11 @@ struct Context: Sendable {
     /// for a command that hands the ledger to another process (`service enable`).
     /// - Returns: the ledger and whether this call created it.
     func openCreatingNow() throws -> (ledger: Ledger, created: Bool) {
-        let existed = FileManager.default.fileExists(atPath: ledgerPath)
+        // A ledger in PostgreSQL exists when its schema does: a read-only open says so and creates nothing.
+        let existed =
+            PostgresLocation.isPostgres(ledgerPath)
+            ? (try? Ledger(path: ledgerPath, creatingWithDirectory: nil, readOnly: true)) != nil
+            : FileManager.default.fileExists(atPath: ledgerPath)
         let ledger = opened.add(
             try Ledger(
                 path: ledgerPath,

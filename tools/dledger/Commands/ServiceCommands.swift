@@ -1,3 +1,4 @@
+import DownloadLedger
 import Foundation
 
 /// `dledger service units DIR`, `service enable [COMMAND]`, `service disable [COMMAND]`: dledger's long-lived
@@ -31,18 +32,32 @@ enum ServiceCommands {
     static func enable(_ inv: Invocation) throws -> Int32 {
         let unit = try ServiceUnit.named(try single(inv))
         let ledger = inv.context.ledgerPath
+        // A ledger in PostgreSQL is named by its URI, which the drop-in keeps in clear: no password in it.
+        let shown = PostgresLocation.isPostgres(ledger) ? PostgresLocation.mask(ledger) : ledger
+        if shown != ledger {
+            throw CLIError.usage(
+                "the ledger's URI holds a password, which the service's drop-in would keep in clear: "
+                    + "put it in ~/.pgpass (or a passfile= parameter) and give the URI without it")
+        }
+        // The service's downloader takes this host name on a shared ledger, as this shell's commands do.
+        let host = inv.context.environment[HostOptions.variable]
+        if let host, !Validation.isHostName(host) {
+            throw CLIError.usage(
+                "$\(HostOptions.variable) '\(host)' is not a host name (1 to 64 letters, digits, '.', '-', '_')"
+            )
+        }
         let systemctl = try userManager()
         let path = unit.dropInPath(environment: inv.context.environment)
         let previous = FileManager.default.contents(atPath: path)
         if let previous, !String(decoding: previous, as: UTF8.self).hasPrefix(ServiceUnit.dropInMarker) {
             throw CLIError.failed("\(path) exists and was not written by dledger: not replacing it")
         }
-        let content = try ServiceUnit.ledgerDropIn(ledger: ledger)
+        let content = try ServiceUnit.ledgerDropIn(ledger: ledger, host: host)
         // Right after tools/install.sh there is no ledger yet: the service gets a new one, empty.
         let opened = try inv.context.openCreatingNow()
         if opened.created {
             inv.console.info(
-                "created the ledger \(ledger): downloads will go to \(opened.ledger.list.directory)")
+                "created the ledger \(shown): downloads will go to \(opened.ledger.list.directory)")
         }
         let folder = (path as NSString).deletingLastPathComponent
         let createdFolder = !FileManager.default.fileExists(atPath: folder)
@@ -65,7 +80,8 @@ enum ServiceCommands {
             throw error
         }
         inv.console.info(
-            "enabled \(unit.name): 'dledger \(unit.arguments.joined(separator: " "))' on \(ledger)")
+            "enabled \(unit.name): 'dledger \(unit.arguments.joined(separator: " "))' on \(shown)"
+                + (host.map { " as host \($0)" } ?? ""))
         inv.console.info("its output: journalctl --user -u \(unit.name)")
         return CLIError.success
     }

@@ -64,14 +64,12 @@ struct ServiceUnit: Sendable {
         return (head + conflicts + body).joined(separator: "\n")
     }
 
-    /// The drop-in `service enable` writes: the ledger the service runs on.
-    static func ledgerDropIn(ledger: String) throws -> String {
-        [
-            dropInMarker,
-            "[Service]",
-            "Environment=" + (try quoted("DLEDGER_LEDGER=" + ledger)),
-            "",
-        ].joined(separator: "\n")
+    /// The drop-in `service enable` writes: the ledger the service runs on, and the host name its downloader takes
+    /// on a shared ledger when one was given (`$DLEDGER_HOST_NAME`).
+    static func ledgerDropIn(ledger: String, host: String? = nil) throws -> String {
+        var lines = [dropInMarker, "[Service]", "Environment=" + (try quoted("DLEDGER_LEDGER=" + ledger))]
+        if let host { lines.append("Environment=" + (try quoted("DLEDGER_HOST_NAME=" + host))) }
+        return (lines + [""]).joined(separator: "\n")
     }
 
     static let dropInMarker = "# Written by 'dledger service enable'; 'dledger service disable' removes it."
