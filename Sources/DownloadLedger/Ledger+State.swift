@@ -32,6 +32,8 @@ extension Ledger {
         var factDurability = false
         /// Whether changes are published (set by the first ``Ledger/latestList``).
         var publishes = false
+        /// Whether folds keep the undo history up: false only for a read-only ledger whose history is never shown.
+        var keepsUndo = true
 
         init(
             path: String, isReadOnly: Bool, clock: @escaping @Sendable () -> Int64,
@@ -61,13 +63,16 @@ extension Ledger {
         }
 
         /// The ledger file at `path`: its latest snapshot and the events after it.
+        /// Without `keepingUndo` (read-only only), the events after the snapshot are folded without their inverses.
         static func opening(
-            path: String, readOnly: Bool, reader: LoggedEventReader, clock: @escaping @Sendable () -> Int64
+            path: String, readOnly: Bool, keepingUndo: Bool = true, reader: LoggedEventReader,
+            clock: @escaping @Sendable () -> Int64
         ) throws -> State {
             let store = try StoreFactory.open(path: path, readOnly: readOnly)
             let list = try LedgerLog.startingPoint(store, atOrBefore: nil, reader: reader)
             var state = State(
                 path: path, isReadOnly: readOnly, clock: clock, store: store, reader: reader, list: list)
+            state.keepsUndo = keepingUndo || !readOnly
             state.lastSnapshotSeq = list.head
             state.lastToken = try store.changeToken()
             try state.fold()
@@ -96,7 +101,7 @@ extension Ledger {
         @discardableResult
         mutating func fold() throws -> Bool {
             let before = list.head
-            workSinceSnapshot += try LedgerLog.fold(store, into: &list, through: nil)
+            workSinceSnapshot += try LedgerLog.fold(store, into: &list, through: nil, keepingUndo: keepsUndo)
             return list.head != before
         }
 
