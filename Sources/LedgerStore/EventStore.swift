@@ -87,6 +87,9 @@ public protocol EventStore: AnyObject {
         ) throws -> T
     ) throws -> T?
 
+    /// The seqs that have an add index saved, whether or not its seal holds (`verify` checks each).
+    func addIndexSeqs() throws -> [Int64]
+
     /// The commit time of event `seq` (ms since the Unix epoch), nil when there is none; its payload is not read.
     func commitTime(of seq: Int64) throws -> Int64?
 
@@ -171,6 +174,9 @@ extension EventStore {
 
     /// Keeps no add index: every add is read whole.
     public func saveAddIndex(seq: Int64, bytes: [UInt8]) throws {}
+
+    /// Keeps no add index.
+    public func addIndexSeqs() throws -> [Int64] { [] }
 
     /// Keeps no add index.
     public func withAddIndex<T>(

@@ -32,6 +32,17 @@ extension SQLiteEventStore {
         }
     }
 
+    public func addIndexSeqs() throws -> [Int64] {
+        guard hasAddIndex else { return [] }
+        return try translatingErrors {
+            let statement = try db.cachedStatement("SELECT seq FROM add_index ORDER BY seq")
+            defer { statement.reset() }
+            var seqs: [Int64] = []
+            while try statement.step() { seqs.append(statement.int64(at: 0)) }
+            return seqs
+        }
+    }
+
     public func withAddIndex<T>(
         seq: Int64,
         _ body: (

@@ -34,8 +34,15 @@ public struct AddIndex: Sendable, Equatable {
     /// The index of `payload`, the logged form of `entry`; nil for an event that is not an add, a payload under
     /// ``minimumPayload``, or one not laid out as this build writes an add (a key given twice, no task).
     public init?(entry: Entry, payload: UnsafeRawBufferPointer) {
-        guard payload.count >= Self.minimumPayload, let outline = AddOutline(entry.event),
-            let found = try? Self.taskLists(in: payload), found.count == outline.groups.count
+        guard payload.count >= Self.minimumPayload, let outline = AddOutline(entry.event) else { return nil }
+        self.init(outline: outline, payload: payload)
+    }
+
+    /// The index of `payload`, an add whose outline is `outline` (what ``Entry/decode(kind:payload:keepingOnly:)``
+    /// gives without making its tasks: `verify` builds the index of a logged add again to compare it).
+    public init?(outline: AddOutline, payload: UnsafeRawBufferPointer) {
+        guard payload.count >= Self.minimumPayload, let found = try? Self.taskLists(in: payload),
+            found.count == outline.groups.count
         else { return nil }
         var lists: [TaskList] = []
         var skeleton: [UInt8] = []
