@@ -199,6 +199,13 @@ extension Ledger.State {
             list.apply(LoggedEntry(seq: seq, time: committed, entry: entry))
             workSinceSnapshot += Ledger.work(
                 of: entry.event, payload: events[n].payload.count, liveCount: list.liveCount)
+            // A big add's index, so that `audit` of one of its tasks reads that task's part alone. A cache: if it
+            // is not saved, the add is read whole.
+            if events[n].payload.count >= AddIndex.minimumPayload,
+                let index = events[n].payload.withUnsafeBytes({ AddIndex(entry: entry, payload: $0) })
+            {
+                try? store.saveAddIndex(seq: seq, bytes: index.encoded())
+            }
         }
         return (last, committed)
     }

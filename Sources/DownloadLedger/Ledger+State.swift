@@ -34,6 +34,8 @@ extension Ledger {
         var publishes = false
         /// This process's host name on a shared ledger (``Ledger/hostName``); nil: the machine's.
         var hostName: String?
+        /// Whether folds keep the undo history up: false only for a read-only ledger whose history is never shown.
+        var keepsUndo = true
 
         init(
             path: String, isReadOnly: Bool, clock: @escaping @Sendable () -> Int64,
@@ -63,13 +65,16 @@ extension Ledger {
         }
 
         /// The ledger file at `path`: its latest snapshot and the events after it.
+        /// Without `keepingUndo` (read-only only), the events after the snapshot are folded without their inverses.
         static func opening(
-            path: String, readOnly: Bool, reader: LoggedEventReader, clock: @escaping @Sendable () -> Int64
+            path: String, readOnly: Bool, keepingUndo: Bool = true, reader: LoggedEventReader,
+            clock: @escaping @Sendable () -> Int64
         ) throws -> State {
             let store = try StoreFactory.open(path: path, readOnly: readOnly)
             let list = try LedgerLog.startingPoint(store, atOrBefore: nil, reader: reader)
             var state = State(
                 path: path, isReadOnly: readOnly, clock: clock, store: store, reader: reader, list: list)
+            state.keepsUndo = keepingUndo || !readOnly
             state.lastSnapshotSeq = list.head
             state.lastToken = try store.changeToken()
             try state.fold()
@@ -98,7 +103,7 @@ extension Ledger {
         @discardableResult
         mutating func fold() throws -> Bool {
             let before = list.head
-            workSinceSnapshot += try LedgerLog.fold(store, into: &list, through: nil)
+            workSinceSnapshot += try LedgerLog.fold(store, into: &list, through: nil, keepingUndo: keepsUndo)
             return list.head != before
         }
 

@@ -86,12 +86,16 @@ public final class Ledger: Sendable {
     ///   - deferringCreation: keep a new ledger in memory until the first command succeeds: then its file appears
     ///     holding the creation and that command; a failed command, or none, leaves nothing on disk (the CLI).
     ///   - readOnly: never write to the file (offline inspection); commands then fail.
+    ///   - keepingUndo: false for a read-only ledger whose undo history is never shown (`ls` in words): the events
+    ///     after its snapshot are folded without working out their inverses, and ``list``'s undo and redo stacks
+    ///     are the snapshot's. Ignored when not `readOnly`.
     /// - Throws: `StoreError` (not a ledger — also any existing file that is not one, empty or not, which is left
     ///   untouched —, corrupt, locked, newer schema), `LedgerOpenError`.
     /// - Complexity: loads the latest snapshot and folds the events after it: start-up does not grow with the log.
     public init(
         path: String, creatingWithDirectory directory: String? = nil, readOnly: Bool = false,
-        deferringCreation: Bool = false, clock: @escaping @Sendable () -> Int64 = Ledger.wallClock
+        keepingUndo: Bool = true, deferringCreation: Bool = false,
+        clock: @escaping @Sendable () -> Int64 = Ledger.wallClock
     ) throws {
         self.path = path
         self.isReadOnly = readOnly
@@ -113,7 +117,8 @@ public final class Ledger: Sendable {
                 try state.openCreatedFile()
             }
         } else {
-            state = try State.opening(path: path, readOnly: readOnly, reader: source.reader, clock: clock)
+            state = try State.opening(
+                path: path, readOnly: readOnly, keepingUndo: keepingUndo, reader: source.reader, clock: clock)
             if state.list.head == 0, let directory, !readOnly {
                 try state.appendCreation(directory: try Self.acceptedDirectory(directory))
             }

@@ -45,10 +45,19 @@ extension LedgerLog {
         _ id: TaskID, in store: EventStore, head: Int64, indexed: Bool, outliningAdds: Bool
     ) throws -> FoundTrail {
         var found = FoundTrail()
-        try store.scan(touching: id, indexed: indexed) { view, listsTask in
+        var failed: Int64?
+        // The adds whose payload the scan left out (they have an add index): where each goes in the trail.
+        var leftOut: [(at: Int, seq: Int64, time: Int64, kind: [UInt8])] = []
+        try store.scan(touching: id, indexed: indexed, leavingOutIndexedAdds: outliningAdds) {
+            view, listsTask, isLeftOut in
             if view.seq <= head { found.upToHead += 1 }
             if !listsTask { found.allListIt = false }
             guard found.failure == nil else { return }
+            if isLeftOut {
+                leftOut.append((found.entries.count, view.seq, view.time, Array(view.kind)))
+                found.entries.append(LoggedEntry(seq: view.seq, time: view.time, entry: Self.leftOutAdd))
+                return
+            }
             do {
                 if outliningAdds {
                     let (entry, outline) = try Entry.decode(
@@ -61,8 +70,45 @@ extension LedgerLog {
                 }
             } catch {
                 found.failure = .unreadableEvent(seq: view.seq, detail: "\(error)")
+                failed = view.seq
+            }
+        }
+        for add in leftOut where add.seq < failed ?? .max {
+            do {
+                let (entry, outline) = try Self.taskOfAdd(id, at: add.seq, kind: add.kind, in: store)
+                found.outlines[add.seq] = outline
+                found.entries[add.at] = LoggedEntry(seq: add.seq, time: add.time, entry: entry)
+            } catch {
+                // The first event that does not read is the one named, as when every payload is read in order.
+                found.failure =
+                    error as? LedgerOpenError ?? .unreadableEvent(seq: add.seq, detail: "\(error)")
+                break
             }
         }
         return found
+    }
+
+    /// Stands in the trail for an add read after the scan (never returned).
+    private static let leftOutAdd = Entry(.tasksAdded(tasks: [], section: 0, index: 0, newSectionTitle: nil))
+
+    /// Task `id`'s entry in the add at `seq` and the add's outline, read through the add's index (that task's part
+    /// of the payload alone) when it holds and what it reads is what was indexed; else from the whole payload.
+    /// - Throws: what ``Entry/decode(kind:payload:keepingOnly:)`` throws for the whole payload.
+    static func taskOfAdd(_ id: TaskID, at seq: Int64, kind: [UInt8], in store: EventStore) throws -> (
+        Entry, AddOutline?
+    ) {
+        let indexed =
+            try store.withAddIndex(seq: seq) { bytes, length, piece -> (entry: Entry, outline: AddOutline)? in
+                guard let index = try? AddIndex(encoded: bytes), index.payloadLength == length else {
+                    return nil
+                }
+                return kind.withUnsafeBytes { index.entry(kind: $0, for: id, piece: piece) }
+            } ?? nil
+        if let indexed { return (indexed.entry, indexed.outline) }
+        guard let stored = try store.events(after: seq - 1, through: seq, limit: 1).first, stored.seq == seq
+        else { throw LedgerOpenError.unreadableEvent(seq: seq, detail: "it is no longer in the log") }
+        return try kind.withUnsafeBytes { kind in
+            try stored.payload.withUnsafeBytes { try Entry.decode(kind: kind, payload: $0, keepingOnly: id) }
+        }
     }
 }

@@ -32,15 +32,16 @@ extension LedgerLog {
 
     /// ``list(in:through:reader:)`` for words about events that name only `whole` (`dledger log`): every other task
     /// is kept as its figures, and only when an event folded before `seq` names it (the fold reads no other task);
-    /// the sections, the to-delete list and the undo history are the whole list's.
+    /// the sections, the to-delete list and (with `keepingUndo`) the undo history are the whole list's.
     static func list(
         in store: any EventStore, through seq: Int64, keepingWhole whole: Set<TaskID>,
+        keepingUndo: Bool = true,
         reader: LoggedEventReader?
     ) throws -> DownloadList {
         var list = try startingPoint(
             store, atOrBefore: seq, reader: reader, keepingOnly: DownloadList.noTask, keepingWhole: whole,
             namesAfter: { try store.tasksNamed(after: $0, through: seq) })
-        try fold(store, into: &list, through: seq)
+        try fold(store, into: &list, through: seq, keepingUndo: keepingUndo)
         return list
     }
 

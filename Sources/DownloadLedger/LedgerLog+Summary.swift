@@ -17,7 +17,7 @@ extension LedgerLog {
     /// decoded. Otherwise the snapshot's list is folded and, when the events after it name at most
     /// ``recountReach`` tasks, only those are counted again, before and after (``countTail(_:into:from:)``); else,
     /// or when no snapshot has a summary whose seal holds, the list is loaded (snapshot and tail) and counted.
-    /// - Throws: what ``Ledger/init(path:creatingWithDirectory:readOnly:deferringCreation:clock:)`` throws for this path.
+    /// - Throws: what ``Ledger/init(path:creatingWithDirectory:readOnly:keepingUndo:deferringCreation:clock:)`` throws for this path.
     /// - Complexity: O(events after the snapshot) when the summary serves; plus reading the snapshot when the tail
     ///   names tasks; else what opening the ledger costs and a count of the list.
     public static func stats(path: String) throws -> Stats {

@@ -5,7 +5,7 @@ import Synchronization
 /// task's audit trail, `verify`, the summary `stats` prints (`LedgerLog+*.swift`). Reading the first events of a log
 /// of a million, or the events after a seq, costs what is read, not the whole history (`dledger log`).
 ///
-/// An instance opens the file read-only, like ``Ledger/init(path:creatingWithDirectory:readOnly:deferringCreation:clock:)``
+/// An instance opens the file read-only, like ``Ledger/init(path:creatingWithDirectory:readOnly:keepingUndo:deferringCreation:clock:)``
 /// with `readOnly`, and never creates it. The same reads run on an open ``Ledger``'s own store through its read
 /// calls (`Ledger+Reading.swift`), which call the static forms here. Thread-safe: the store is in a `Mutex`, so
 /// calls are serialised.
@@ -50,9 +50,15 @@ public final class LedgerLog: Sendable {
     /// sections, the to-delete list, the undo history and those tasks are the whole list's; any other task is kept
     /// as its state, bytes and size alone, or not at all. A list to word events with, never one to decide on.
     /// - Complexity: reading the snapshot past every task (building only `whole`), and the events since it.
-    public func list(through seq: Int64, keepingWhole whole: Set<TaskID>) throws -> DownloadList {
+    /// Without `keepingUndo`, the undo history is the snapshot's (no inverse is worked out for the events after
+    /// it): for words about events none of which is an undo (an undo's words name the action it undid).
+    public func list(through seq: Int64, keepingWhole whole: Set<TaskID>, keepingUndo: Bool = true) throws
+        -> DownloadList
+    {
         let reader = self.reader
-        return try locked { try Self.list(in: $0, through: seq, keepingWhole: whole, reader: reader) }
+        return try locked {
+            try Self.list(in: $0, through: seq, keepingWhole: whole, keepingUndo: keepingUndo, reader: reader)
+        }
     }
 
     /// Reads the event at a seq for an undo step a list from here holds by reference, through the mutex (never

@@ -65,6 +65,31 @@ public protocol EventStore: AnyObject {
     )
         throws
 
+    /// ``scan(touching:indexed:_:)``, leaving out (with `leavingOutIndexedAdds`) the payload of each add that has an
+    /// add index (``withAddIndex(seq:_:)``): `body` then sees an empty payload and `leftOut` true. A store without
+    /// add indexes reads every payload.
+    func scan(
+        touching task: Int64, indexed: Bool, leavingOutIndexedAdds: Bool,
+        _ body: (_ event: RawEventView, _ listsTask: Bool, _ leftOut: Bool) throws -> Void
+    ) throws
+
+    /// Saves the index of the add logged at `seq` (`AddIndex`'s bytes), sealed to the chain's hash there: a cache,
+    /// like a snapshot. A store without add indexes (an older schema, read-only) does nothing.
+    func saveAddIndex(seq: Int64, bytes: [UInt8]) throws
+
+    /// The index of the add at `seq` when there is one whose seal holds: `body` sees its bytes, the length of that
+    /// event's payload as stored, and a reader of the payload's bytes in a range (nil for a range past its end),
+    /// which reads that part alone. Nil when there is none (or the store keeps none).
+    func withAddIndex<T>(
+        seq: Int64,
+        _ body: (
+            _ index: UnsafeRawBufferPointer, _ payloadLength: Int, _ piece: (Range<Int>) throws -> [UInt8]?
+        ) throws -> T
+    ) throws -> T?
+
+    /// The seqs that have an add index saved, whether or not its seal holds (`verify` checks each).
+    func addIndexSeqs() throws -> [Int64]
+
     /// The commit time of event `seq` (ms since the Unix epoch), nil when there is none; its payload is not read.
     func commitTime(of seq: Int64) throws -> Int64?
 
@@ -145,6 +170,28 @@ public protocol EventStore: AnyObject {
 extension EventStore {
     /// None by default: followers poll ``changeToken()``.
     public func changeListener() -> (@Sendable () throws -> any ChangeListener)? { nil }
+
+    /// Every payload read (a store that keeps no add index).
+    public func scan(
+        touching task: Int64, indexed: Bool, leavingOutIndexedAdds: Bool,
+        _ body: (_ event: RawEventView, _ listsTask: Bool, _ leftOut: Bool) throws -> Void
+    ) throws {
+        try scan(touching: task, indexed: indexed) { view, lists in try body(view, lists, false) }
+    }
+
+    /// Keeps no add index: every add is read whole.
+    public func saveAddIndex(seq: Int64, bytes: [UInt8]) throws {}
+
+    /// Keeps no add index.
+    public func addIndexSeqs() throws -> [Int64] { [] }
+
+    /// Keeps no add index.
+    public func withAddIndex<T>(
+        seq: Int64,
+        _ body: (
+            _ index: UnsafeRawBufferPointer, _ payloadLength: Int, _ piece: (Range<Int>) throws -> [UInt8]?
+        ) throws -> T
+    ) throws -> T? { nil }
 
     /// Caches a snapshot without a summary.
     public func saveSnapshot(seq: Int64, reducerVersion: Int, bytes: [UInt8]) throws {

@@ -60,7 +60,22 @@ extension SQLiteEventStore {
     public func scan(
         touching task: Int64, indexed: Bool, _ body: (_ event: RawEventView, _ listsTask: Bool) throws -> Void
     ) throws {
-        let columns = "SELECT seq, time, kind, payload, tasks FROM events"
+        try scan(touching: task, indexed: indexed, leavingOutIndexedAdds: false) { view, lists, _ in
+            try body(view, lists)
+        }
+    }
+
+    public func scan(
+        touching task: Int64, indexed: Bool, leavingOutIndexedAdds: Bool,
+        _ body: (_ event: RawEventView, _ listsTask: Bool, _ leftOut: Bool) throws -> Void
+    ) throws {
+        // An add with an index is not read (the CASE reads the payload only for the others).
+        let leavingOut = leavingOutIndexedAdds && hasAddIndex
+        let columns =
+            leavingOut
+            ? "SELECT seq, time, kind, CASE WHEN seq IN (SELECT seq FROM add_index) THEN NULL ELSE payload END,"
+                + " tasks, seq IN (SELECT seq FROM add_index) FROM events"
+            : "SELECT seq, time, kind, payload, tasks, 0 FROM events"
         // An add of 100,000 tasks spans thousands of overflow pages: read through a memory map, as a snapshot is
         // (one copy into SQLite's buffer for the row, no pread per page), and only for this read.
         try translatingErrors { try db.execute("PRAGMA mmap_size = \(Self.snapshotMapSize)") }
@@ -84,7 +99,7 @@ extension SQLiteEventStore {
                 RawEventView(
                     seq: seq, time: statement.int64(at: 1), kind: statement.rawBytes(at: 2),
                     payload: statement.rawBytes(at: 3)),
-                lists)
+                lists, statement.int64(at: 5) != 0)
         }
     }
 

@@ -60,7 +60,7 @@ extension SQLiteEventStore {
     }
 
     /// Calls `body` with the chain's hash at `seq` (32 zero bytes for 0). Caller is inside a transaction.
-    private func withChainHash<T>(at seq: Int64, _ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {
+    func withChainHash<T>(at seq: Int64, _ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {
         guard seq > 0 else { return try ChainHasher.zeroHash.withUnsafeBytes(body) }
         let statement = try db.cachedStatement("SELECT hash FROM events WHERE seq = ?")
         defer { statement.reset() }

@@ -42,6 +42,8 @@ public final class SQLiteEventStore: EventStoreUpkeep {
     let hasSnapshotSummaries: Bool
     /// Whether the file has the vault (schema 4 on): without it no credential can be sealed or opened.
     let hasVault: Bool
+    /// Whether the file has the add index (schema 6 on): without it every add is read whole.
+    let hasAddIndex: Bool
     let hasher = ChainHasher()
     /// (task, seq) pairs of the append in progress, reused.
     var links: [Int64] = []
@@ -109,6 +111,7 @@ public final class SQLiteEventStore: EventStoreUpkeep {
                 try db.int64("SELECT count(*) FROM pragma_table_info('snapshots') WHERE name = 'summary'")
                 == 1
             hasVault = try Self.hasTable("vault_keys", in: db)
+            hasAddIndex = try Self.hasTable("add_index", in: db)
         } catch let error as DatabaseError where !readOnly && Self.cannotWrite(path, error) {
             // SQLite opened the file read-only by itself (no write permission on it, or on its folder for the
             // -wal): a command that writes cannot run, and says why.

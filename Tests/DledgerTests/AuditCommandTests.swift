@@ -44,6 +44,42 @@ import Testing
         }
     }
 
+    /// The add's index (saved by the add, its payload being over 64 KiB) serves `audit`, `audit --json` and
+    /// `log --task`: each says what it says with the index gone, when the add is read whole.
+    @Test func anAuditThroughTheAddIndexSaysWhatTheWholeAddSays() async throws {
+        let box = try DledgerSandbox()
+        try await bigAdd(box)
+        #expect(try query(box.ledger, "SELECT seq FROM add_index") == "2")
+        let commands = [1, 64, 65, 600, 1200, 1201, 1265, 2000].flatMap { id in
+            [["audit", "\(id)"], ["audit", "\(id)", "--json"], ["log", "--task", "\(id)"]]
+        }
+        var indexed: [[String]: String] = [:]
+        for command in commands {
+            let r = try await box.run(command)
+            #expect(r.status == 0, "\(command): \(r.err)")
+            indexed[command] = r.out
+        }
+        try sqlite3(box.ledger, "DELETE FROM add_index")
+        #expect(try query(box.ledger, "SELECT count(*) FROM add_index") == "0")
+        for command in commands {
+            let r = try await box.run(command)
+            #expect(r.status == 0 && r.out == indexed[command], "\(command)")
+        }
+    }
+
+    /// The output of the sqlite3 shell for `sql`, trimmed.
+    private func query(_ path: String, _ sql: String) throws -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        p.arguments = [path, sql]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// Another task's part of the add edited so it no longer reads (its URL removed): the audit of task 1 refuses
     /// the add in words as in JSON, though it makes nothing of the edited task.
     @Test func anAddDamagedInAnotherTasksPartIsStillRefused() async throws {

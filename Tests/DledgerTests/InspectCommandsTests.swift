@@ -151,6 +151,42 @@ import Testing
         }
     }
 
+    /// `ls` in words folds the events after the snapshot without the undo history, which it never shows: each
+    /// section, and the whole list, print what a replay from the first event prints (the snapshots deleted), in
+    /// words and in JSON, after a tail with moves, an undo and a redo, a delete and a restore.
+    @Test func lsAfterATailSaysWhatAFullReplaySays() async throws {
+        let box = try DledgerSandbox()
+        let list = (1...8000).map { "https://example.com/pub/file-\($0).iso" }.joined(separator: "\n")
+        try list.write(toFile: box.root + "/urls.txt", atomically: true, encoding: .utf8)
+        try await box.run("add", "--from-file", box.root + "/urls.txt", "-q")
+        for command in [
+            ["section", "add", "Later"], ["mv", "7", "4000", "--to", "1:0"], ["rename", "7", "seven.iso"],
+            ["pause", "12"], ["rm", "13"], ["mv", "20", "21", "--to", "1:1"], ["undo"], ["redo"], ["undo"],
+            ["mv", "8", "--to", "1:1"], ["restore", "13"], ["section", "add", "Last"],
+            ["mv", "9", "--to", "2:0"],
+            ["resume", "12"], ["rm", "14"],
+        ] {
+            #expect(try await box.run(command).status == 0, "\(command)")
+        }
+        let stats = try #require(try await box.run("stats", "--json").json as? [String: Any])
+        #expect(stats["snapshotSeq"] as? Int == 2)
+        let commands = [["ls"], ["ls", "--json"]].flatMap { ls in
+            [ls] + (0...2).map { ls + ["--section", "\($0)"] }
+        }
+        var fromSnapshot: [[String]: String] = [:]
+        for command in commands {
+            let r = try await box.run(command)
+            #expect(r.status == 0, "\(command): \(r.err)")
+            fromSnapshot[command] = r.out
+        }
+        #expect(fromSnapshot[["ls", "--section", "1"]]?.contains("#8 ") == true)
+        try sqlite3(box.ledger, "DELETE FROM snapshots")
+        for command in commands {
+            let r = try await box.run(command)
+            #expect(r.status == 0 && r.out == fromSnapshot[command], "\(command)")
+        }
+    }
+
     func finishedLedger() async throws -> (DledgerSandbox, LoopbackServer) {
         let box = try DledgerSandbox()
         let server = try LoopbackServer()

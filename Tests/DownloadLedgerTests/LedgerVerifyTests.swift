@@ -55,6 +55,37 @@ import Testing
         #expect(report.problems.contains("replay from zero differs from the live projection"))
     }
 
+    /// The index a command saved for a big add verifies; one sealed over another add (its seal holds, its content is
+    /// not the add's: `audit` would say another section) is named, and one whose bytes changed under its seal too.
+    @Test func anAddIndexResealedOverAnotherAddIsNamed() throws {
+        let box = try Sandbox()
+        let ledger = try box.ledger()
+        try ledger.add((1...2000).map { "https://example.com/big/\($0).iso" })
+        let store = try SQLiteEventStore(path: box.ledgerPath)
+        #expect(try store.addIndexSeqs() == [2])
+        #expect(try Ledger.verify(path: box.ledgerPath, checkFiles: false).isValid)
+        let stored = try #require(try store.events(after: 1, through: 2, limit: 1).first)
+        var entry = try Entry.decode(kind: stored.kind, payload: stored.payload)
+        switch entry.event {
+        case .tasksAdded(let tasks, _, let index, let title):
+            entry.event = .tasksAdded(tasks: tasks, section: 3, index: index, newSectionTitle: title)
+        case .groupsAdded(var groups):
+            groups[0].section = 3
+            entry.event = .groupsAdded(groups)
+        default:
+            Issue.record("not an add: \(stored.kind)")
+        }
+        let forged = try #require(
+            entry.encodedPayload().withUnsafeBytes { AddIndex(entry: entry, payload: $0) })
+        try store.saveAddIndex(seq: 2, bytes: forged.encoded())
+        let report = try Ledger.verify(path: box.ledgerPath, checkFiles: false)
+        #expect(report.problems == ["add index at #2 differs from the add it was saved for"])
+        try sqlite3(box.ledgerPath, "UPDATE add_index SET bytes = substr(bytes, 1, 100) WHERE seq = 2")
+        let changed = try Ledger.verify(path: box.ledgerPath, checkFiles: false)
+        #expect(changed.problems.count == 1, "\(changed.problems)")
+        #expect(changed.problems.first?.hasPrefix("add index at #2: not loaded") == true)
+    }
+
     /// The newest snapshot as a list, read from the store at `path`, with its seq.
     static func latestSnapshot(_ store: SQLiteEventStore) throws -> (seq: Int64, list: DownloadList) {
         let version = DownloadList.reducerVersion

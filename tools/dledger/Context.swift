@@ -44,8 +44,9 @@ struct Context: Sendable {
     }
 
     /// Opens the ledger for inspection: never creates it and never writes to it.
-    func openForReading() throws -> Ledger {
-        try Ledger(path: ledgerPath, creatingWithDirectory: nil, readOnly: true)
+    /// Without `keepingUndo`, the ledger's undo history is not kept up (a command that never shows it).
+    func openForReading(keepingUndo: Bool = true) throws -> Ledger {
+        try Ledger(path: ledgerPath, creatingWithDirectory: nil, readOnly: true, keepingUndo: keepingUndo)
     }
 
     /// Opens the ledger for a command that changes it, creating it when there is none, with the user's download

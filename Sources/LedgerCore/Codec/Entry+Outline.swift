@@ -66,7 +66,7 @@ extension Entry {
     }
 
     /// The tasks of one list of an add, read for one task's sake.
-    private struct OutlinedTasks {
+    struct OutlinedTasks {
         /// The entries of the kept task (one, unless a damaged log names it twice).
         var kept: [NewTask] = []
         var ids: [TaskID] = []
@@ -81,7 +81,7 @@ extension Entry {
 
     /// One task of an add, read as `readTask` reads it and refused where it refuses; made (and kept) only when it
     /// is `only`. Nothing as large as a task or its options is returned or copied for the others.
-    private static func outlineTask(
+    static func outlineTask(
         _ r: inout JSONReader, keeping only: TaskID, into tasks: inout OutlinedTasks
     )
         throws

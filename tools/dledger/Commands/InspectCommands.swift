@@ -80,7 +80,10 @@ enum InspectCommands {
             after == 0
             ? DownloadList()
             : left <= 2000
-                ? try log.list(through: after, keepingWhole: Set(page.flatMap { $0.entry.event.taskIDs }))
+                ? try log.list(
+                    through: after, keepingWhole: Set(page.flatMap { $0.entry.event.taskIDs }),
+                    // Only an undo's words read the undo history (the action it undid).
+                    keepingUndo: page.contains { $0.entry.undoes != nil })
                 : try log.list(through: after)
         while left > 0 {
             if page.isEmpty { page = try log.events(after: after, limit: min(left, 2000)) }

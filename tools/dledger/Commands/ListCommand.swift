@@ -34,7 +34,8 @@ enum ListCommand {
         json: true,
         run: { inv in
             try inv.require([])
-            let ledger = try inv.context.openForReading()
+            // In words the undo history is not shown (JSON lists it): the tail is folded without it.
+            let ledger = try inv.context.openForReading(keepingUndo: inv.context.json)
             if let problem = try? ledger.checkHead() {
                 inv.console.err(
                     inv.console.style("warning:", .yellow)
