@@ -51,7 +51,9 @@ public final class PostgresRunLock {
 
     /// A new session named `dledger run PID HOST` that holds the lock of `host`, or nil when another session holds
     /// it. The session is never made again by itself: a new one would not hold the lock.
-    private static func takeOnNewSession(_ location: PostgresLocation, host: String) throws -> PostgresConnection? {
+    private static func takeOnNewSession(_ location: PostgresLocation, host: String) throws
+        -> PostgresConnection?
+    {
         let connection = try PostgresConnection(location)
         connection.reconnects = false
         var name = PostgresParameters()
