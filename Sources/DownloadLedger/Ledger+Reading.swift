@@ -77,10 +77,12 @@ extension Ledger {
     }
 
     /// ``LedgerLog/verify(path:checkFiles:checksums:)``: the ledger at `path` checked without opening it to write.
-    public static func verify(path: String, checkFiles: Bool = true, checksums: Bool = false) throws
+    public static func verify(
+        path: String, checkFiles: Bool = true, checksums: Bool = false, host: String? = nil
+    ) throws
         -> VerifyReport
     {
-        try LedgerLog.verify(path: path, checkFiles: checkFiles, checksums: checksums)
+        try LedgerLog.verify(path: path, checkFiles: checkFiles, checksums: checksums, host: host)
     }
 
     /// ``LedgerLog/stats(path:)``: the summary of the ledger at `path`, opened read-only.

@@ -6,14 +6,20 @@ extension LedgerLog {
     /// (`dledger verify` of 100,000 tasks holds one list at a time).
     /// - Throws: `LedgerOpenError.noLedger` when there is no file; `StoreError` when it is not a ledger;
     ///   `LedgerOpenError.unreadableEvent` when its projection cannot be computed, as opening it would.
-    public static func verify(path: String, checkFiles: Bool = true, checksums: Bool = false) throws
+    ///
+    /// `host`: on a ledger shared by several hosts, the host this check runs on: finished files another host
+    /// downloaded are on that host's disk, and are counted (``VerifyReport/filesElsewhere``) rather than checked.
+    /// Nil checks every file.
+    public static func verify(
+        path: String, checkFiles: Bool = true, checksums: Bool = false, host: String? = nil
+    ) throws
         -> VerifyReport
     {
         guard try Ledger.checkExisting(path) else {
             throw LedgerOpenError.noLedger(EventStoreLocation.shown(path))
         }
         let store = try StoreFactory.open(path: path, readOnly: true)
-        return try verify(store, checkFiles: checkFiles, checksums: checksums, opening: true)
+        return try verify(store, checkFiles: checkFiles, checksums: checksums, opening: true, host: host)
     }
 
     /// `opening`: the store was opened for this check alone; a live projection that cannot be computed is then the
@@ -22,7 +28,9 @@ extension LedgerLog {
     /// No list is held beside another, and no encoding of one is held at all: each is hashed as it is written
     /// (`snapshotBytes(inPieces:)`). The replay reserves the live list's count of tasks up front and keeps its
     /// undo history by reference to the log, as a snapshot does, so a big add is not held decoded beside its tasks.
-    static func verify(_ store: any EventStore, checkFiles: Bool, checksums: Bool, opening: Bool) throws
+    static func verify(
+        _ store: any EventStore, checkFiles: Bool, checksums: Bool, opening: Bool, host: String? = nil
+    ) throws
         -> VerifyReport
     {
         // The live projection first (latest snapshot plus tail), kept only as the digest of its encoding.
@@ -68,14 +76,16 @@ extension LedgerLog {
             problems.append("\(error)")
         }
         var checked = 0
+        var elsewhere = 0
         if checkFiles {
-            let files = Self.checkFiles(of: replayed, checksums: checksums)
+            let files = Self.checkFiles(of: replayed, checksums: checksums, host: host)
             checked = files.checked
+            elsewhere = files.elsewhere
             problems += files.problems
         }
         return VerifyReport(
             events: chain.rowCount, head: chain.head, snapshotSeq: snapshotSeq, filesChecked: checked,
-            problems: problems)
+            filesElsewhere: elsewhere, problems: problems)
     }
 
     /// Each saved add index whose seal fails, or that is not the index of the add logged at its seq (built again
@@ -153,18 +163,24 @@ extension LedgerLog {
         return digestAtSnapshot
     }
 
-    /// Checks the file of every finished task of `list` (in id order).
-    private static func checkFiles(of list: DownloadList, checksums: Bool) -> (
-        checked: Int, problems: [String]
+    /// Checks the file of every finished task of `list` (in id order), except, with `host`, those another host
+    /// downloaded (counted as `elsewhere`).
+    private static func checkFiles(of list: DownloadList, checksums: Bool, host: String?) -> (
+        checked: Int, elsewhere: Int, problems: [String]
     ) {
         var checked = 0
+        var elsewhere = 0
         var problems: [String] = []
         for id in list.tasks.keys.sorted() {
             guard let t = list.tasks[id], t.state == .finished, let path = t.filePath else { continue }
+            if let host, let holder = t.host, holder != host {
+                elsewhere += 1
+                continue
+            }
             checked += 1
             problems += checkFile(t, path: path, checksum: checksums)
         }
-        return (checked, problems)
+        return (checked, elsewhere, problems)
     }
 
     /// The SHA-256 of the live projection's encoding, and its count of tasks; the list itself is not kept.

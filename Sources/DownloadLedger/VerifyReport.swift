@@ -4,6 +4,8 @@ public struct VerifyReport: Sendable {
     public var head: Int64
     public var snapshotSeq: Int64?
     public var filesChecked: Int
+    /// Finished files on other hosts' disks (a shared ledger): not checked here, since this host cannot see them.
+    public var filesElsewhere: Int = 0
     public var problems: [String]
 
     public var isValid: Bool { problems.isEmpty }

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresSupport
 import Testing
 
 /// `dledger service units|enable|disable`: the unit files systemd accepts, and enabling writes the ledger the
@@ -88,6 +89,42 @@ import Testing
         #expect(Self.calls(log).last == "--user enable --now dledger.service")
         let again = try await box.run("service", "enable", env: ["PATH": path, "XDG_CONFIG_HOME": config])
         #expect(again.status == 0 && !again.out.contains("created the ledger"), "\(again.out)")
+    }
+
+    /// A shared list in PostgreSQL: the service runs on its URI (created once, in the database) under the host
+    /// name this shell has; a URI with a password is refused before anything is written, since the drop-in would
+    /// keep it in clear.
+    @Test func enableOnAPostgresLedgerKeepsTheHostNameAndNoPassword() async throws {
+        let box = try DledgerSandbox()
+        let (path, log) = try Self.spy(box)
+        let config = box.root + "/config"
+        let uri = try PostgresTestCluster.freshLedger("service")
+        let env = [
+            "PATH": path, "XDG_CONFIG_HOME": config, "DLEDGER_LEDGER": uri, "DLEDGER_HOST_NAME": "nas",
+        ]
+        let r = try await box.run("service", "enable", env: env)
+        #expect(r.status == 0, "\(r.err)")
+        #expect(r.out.hasPrefix("created the ledger \(uri): downloads will go to "), "\(r.out)")
+        #expect(r.out.contains("enabled dledger.service: 'dledger run' on \(uri) as host nas"), "\(r.out)")
+        let text = try String(
+            contentsOfFile: config + "/systemd/user/dledger.service.d/ledger.conf", encoding: .utf8)
+        #expect(
+            text.contains("Environment=\"DLEDGER_LEDGER=\(uri)\"\nEnvironment=\"DLEDGER_HOST_NAME=nas\"\n"))
+        let listed = try await box.run("ls", env: ["DLEDGER_LEDGER": uri])
+        #expect(listed.status == 0, "the ledger exists in the database: \(listed.err)")
+        let again = try await box.run("service", "enable", env: env)
+        #expect(again.status == 0 && !again.out.contains("created the ledger"), "\(again.out)")
+
+        let calls = Self.calls(log).count
+        let secret = "postgresql://me:hunter2@127.0.0.1:1/db?ledger=other"
+        let refused = try await box.run(
+            "service", "enable", "serve",
+            env: ["PATH": path, "XDG_CONFIG_HOME": config, "DLEDGER_LEDGER": secret])
+        #expect(refused.status == 64, "\(refused.err)")
+        #expect(refused.err.hasPrefix("error: the ledger's URI holds a password"), "\(refused.err)")
+        #expect(!refused.err.contains("hunter2") && !refused.out.contains("hunter2"))
+        #expect(Self.calls(log).count == calls, "systemctl was not asked")
+        #expect(!FileManager.default.fileExists(atPath: config + "/systemd/user/dledger-serve.service.d"))
     }
 
     /// Without a user manager (a container, WSL, ssh without lingering) every service command says so in one

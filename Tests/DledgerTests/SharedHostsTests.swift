@@ -102,8 +102,30 @@ import Testing
         let events = try await Self.events(box, uri)
         let claims = events.filter { $0["kind"] as? String == "transferClaimed" }
         #expect(claims.count >= 60)
-        let verified = try await box.run("verify", "--ledger", uri)
-        #expect(verified.status == 0, "\(verified.out) \(verified.err)")
+        // Each host checks the files on its own disk: the others' are counted, not looked for (on separate
+        // machines they would all be "missing").
+        var checked = 0
+        for host in hosts {
+            let verified = try await box.run(
+                "verify", "--json", "--ledger", uri, env: ["DLEDGER_HOST_NAME": host])
+            #expect(verified.status == 0, "\(verified.out) \(verified.err)")
+            let report = verified.json as? [String: Any]
+            #expect(report?["filesChecked"] as? Int == byHost[host], "\(host): \(verified.out)")
+            #expect(
+                report?["filesOnOtherHosts"] as? Int == 60 - (byHost[host] ?? 0), "\(host): \(verified.out)")
+            checked += report?["filesChecked"] as? Int ?? 0
+        }
+        #expect(checked == 60)
+        // A file of alpha's gone: alpha's check finds it, beta's does not look for it.
+        let alphaFile = try FileManager.default.contentsOfDirectory(atPath: box.root + "/alpha").first {
+            $0.hasSuffix(".bin")
+        }
+        try FileManager.default.removeItem(atPath: box.root + "/alpha/" + (alphaFile ?? "none"))
+        let onAlpha = try await box.run("verify", "--ledger", uri, env: ["DLEDGER_HOST_NAME": "alpha"])
+        #expect(onAlpha.status != 0 && onAlpha.out.contains("file missing"), "\(onAlpha.out)")
+        let onBeta = try await box.run("verify", "--ledger", uri, env: ["DLEDGER_HOST_NAME": "beta"])
+        #expect(
+            onBeta.status == 0 && onBeta.out.contains("on other hosts, not checked here"), "\(onBeta.out)")
     }
 
     @Test func aKilledHostsTasksAreTakenOverAfterItsLease() async throws {

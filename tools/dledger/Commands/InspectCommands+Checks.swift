@@ -35,23 +35,33 @@ extension InspectCommands {
     static func verify(_ inv: Invocation) throws -> Int32 {
         try inv.require([])
         // Without opening the projection: the replay and the live list are each held alone.
+        // On a shared ledger, other hosts' files are on their disks: this host checks its own.
+        let path = inv.context.ledgerPath
+        let host: String? =
+            PostgresLocation.isPostgres(path)
+            ? inv.context.environment[HostOptions.variable].flatMap { Validation.isHostName($0) ? $0 : nil }
+                ?? Scheduler.defaultHostName() : nil
         let report = try Ledger.verify(
-            path: inv.context.ledgerPath, checkFiles: !inv.args.has("--skip-files"),
-            checksums: inv.args.has("--checksums"))
+            path: path, checkFiles: !inv.args.has("--skip-files"), checksums: inv.args.has("--checksums"),
+            host: host)
         if inv.context.json {
-            inv.console.out(
-                JSONValue.obj([
-                    "valid": .bool(report.isValid),
-                    "events": .int(report.events),
-                    "head": .int(report.head),
-                    "snapshotSeq": .opt(report.snapshotSeq),
-                    "filesChecked": .int(report.filesChecked),
-                    "problems": .array(report.problems.map(JSONValue.string)),
-                ]).rendered(pretty: true))
+            var fields: [(String, JSONValue)] = [
+                ("valid", .bool(report.isValid)), ("events", .int(report.events)),
+                ("head", .int(report.head)),
+                ("snapshotSeq", .opt(report.snapshotSeq)), ("filesChecked", .int(report.filesChecked)),
+            ]
+            // Only a shared ledger has files on other hosts.
+            if host != nil { fields.append(("filesOnOtherHosts", .int(report.filesElsewhere))) }
+            fields.append(("problems", .array(report.problems.map(JSONValue.string))))
+            inv.console.out(JSONValue.object(fields).rendered(pretty: true))
         } else {
             let snapshot = report.snapshotSeq.map { "snapshot at #\($0)" } ?? "no snapshot"
+            let elsewhere =
+                report.filesElsewhere > 0
+                ? " (\(report.filesElsewhere) on other hosts, not checked here)" : ""
             let files =
-                inv.args.has("--skip-files") ? "files not checked" : "\(report.filesChecked) files checked"
+                inv.args.has("--skip-files")
+                ? "files not checked" : "\(report.filesChecked) files checked\(elsewhere)"
             inv.console.info("\(report.events) events, head #\(report.head), \(snapshot), \(files)")
             for p in report.problems { inv.console.out(inv.console.style("problem:", .red) + " \(p)") }
             if report.isValid {
