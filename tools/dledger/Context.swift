@@ -71,10 +71,10 @@ struct Context: Sendable {
     /// for a command that hands the ledger to another process (`service enable`).
     /// - Returns: the ledger and whether this call created it.
     func openCreatingNow() throws -> (ledger: Ledger, created: Bool) {
-        // A ledger in PostgreSQL exists when its schema does: a read-only open says so and creates nothing.
+        // A ledger in PostgreSQL exists when its schema does (a look at the catalog, without reading the ledger).
         let existed =
             PostgresLocation.isPostgres(ledgerPath)
-            ? (try? Ledger(path: ledgerPath, creatingWithDirectory: nil, readOnly: true)) != nil
+            ? try EventStoreLocation.postgresLedgerExists(ledgerPath)
             : FileManager.default.fileExists(atPath: ledgerPath)
         let ledger = opened.add(
             try Ledger(

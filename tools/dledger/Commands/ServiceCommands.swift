@@ -40,12 +40,8 @@ enum ServiceCommands {
                     + "put it in ~/.pgpass (or a passfile= parameter) and give the URI without it")
         }
         // The service's downloader takes this host name on a shared ledger, as this shell's commands do.
-        let host = inv.context.environment[HostOptions.variable]
-        if let host, !Validation.isHostName(host) {
-            throw CLIError.usage(
-                "$\(HostOptions.variable) '\(host)' is not a host name (1 to 64 letters, digits, '.', '-', '_')"
-            )
-        }
+        // Only a name given is written: without one, the service's downloader takes its machine's name.
+        let host = inv.context.environment[HostOptions.variable] == nil ? nil : try HostOptions.hostName(inv)
         let systemctl = try userManager()
         let path = unit.dropInPath(environment: inv.context.environment)
         let previous = FileManager.default.contents(atPath: path)
