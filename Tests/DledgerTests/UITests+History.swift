@@ -76,7 +76,10 @@ extension UITests {
         try await t.waitFor("#1 first.iso")
         // The cursor on #1 (the first task row), then the audit pane.
         try t.keys("j", "i")
-        let pane = try await t.waitFor("Audit #1 first.iso")
+        // Drawn in pieces on a loaded machine: wait for the title and the rename, its last event.
+        let pane = try await t.waitFor { s in
+            s.contains { $0.contains("Audit #1 first.iso") } && s.contains { $0.contains("renamed #1 to") }
+        }
         #expect(pane != nil, "\(t.shown)")
         let seqs = try await box.run("log", "--task", "1", "--json").jsonLines.compactMap {
             $0["seq"] as? Int

@@ -102,7 +102,12 @@ extension UITests {
         #expect(try await t.waitFor("search cleared") != nil, "\(t.shown)")
         // The details of #8: its cookie redacted, in a pane under the list as wide as it.
         try t.keys("G", "I")
-        let details = try #require(try await t.waitFor("Details #8 private.bin"), "\(t.shown)")
+        // A loaded machine draws the pane in pieces: wait for its header line, then look at what it says.
+        let details = try #require(
+            try await t.waitFor { s in
+                s.contains { $0.contains("Details #8 private.bin") }
+                    && s.contains { $0.contains("header Cookie:") }
+            }, "\(t.shown)")
         let title = try #require(details.firstIndex { $0.contains("Details #8") })
         #expect(details[title].count == 220 && details[title].hasSuffix("─"), "\(t.shown)")
         #expect(details.contains { $0.contains("header Cookie: [redacted]") }, "\(t.shown)")
@@ -114,7 +119,10 @@ extension UITests {
         #expect(try await t.waitFor { !$0.contains { $0.contains("Details #8") } } != nil, "\(t.shown)")
         // The audit pane too: the whole width, the events whole.
         try t.keys("i")
-        let audit = try #require(try await t.waitFor("Audit #8 private.bin"), "\(t.shown)")
+        let audit = try #require(
+            try await t.waitFor { s in
+                s.contains { $0.contains("Audit #8 private.bin") } && s.contains { $0.contains("Cookie:") }
+            }, "\(t.shown)")
         let auditTitle = try #require(audit.firstIndex { $0.contains("Audit #8") })
         #expect(audit[auditTitle].count == 220, "\(t.shown)")
         #expect(audit[auditTitle...].contains { $0.contains("Cookie: [redacted]") }, "\(t.shown)")
