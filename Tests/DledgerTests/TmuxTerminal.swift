@@ -135,6 +135,10 @@ final class TmuxTerminal: @unchecked Sendable {
     }
 
     /// Waits until the screen satisfies `condition` (polling every 50 ms), at most `seconds`.
+    ///
+    /// A big frame reaches tmux in pieces on a loaded machine, so a screen that satisfies
+    /// the condition is returned once it stops changing (two captures 40 ms apart agree,
+    /// for at most a second): what the caller then reads is the whole frame.
     /// - Returns: the screen that satisfied it, or nil (the last screen is in `lastScreen`).
     @discardableResult
     func waitFor(_ seconds: Double = 5, _ condition: ([String]) -> Bool) async throws -> [String]? {
@@ -142,10 +146,25 @@ final class TmuxTerminal: @unchecked Sendable {
         repeat {
             let s = try screen()
             lastScreen = s
-            if condition(s) { return s }
+            if condition(s) { return try await settled(s, condition) }
             try await Task.sleep(for: .milliseconds(50))
         } while Date() < deadline
         return nil
+    }
+
+    /// The screen once it stops changing, as long as it still satisfies `condition`.
+    private func settled(_ first: [String], _ condition: ([String]) -> Bool) async throws -> [String] {
+        var last = first
+        let until = Date().addingTimeInterval(1)
+        while Date() < until {
+            try await Task.sleep(for: .milliseconds(40))
+            let s = try screen()
+            guard condition(s) else { return last }
+            lastScreen = s
+            if s == last { return s }
+            last = s
+        }
+        return last
     }
 
     /// Waits until some row contains `text`.
