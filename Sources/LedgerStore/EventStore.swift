@@ -218,6 +218,28 @@ extension EventStore {
         } ?? false
     }
 
+    /// The event at `seq` when its link holds, from the two rows that end at it (the SQLite and PostgreSQL stores).
+    public func linkedEvent(at seq: Int64) throws -> StoredEvent? {
+        guard seq >= 1 else { return nil }
+        let rows = try events(after: seq - 2, through: seq, limit: 2)
+        guard let event = rows.last, event.seq == seq else { return nil }
+        let hasher = ChainHasher()
+        if seq > 1 {
+            guard rows.count == 2, rows[0].seq == seq - 1 else { return nil }
+            rows[0].hash.withUnsafeBytes { hasher.restart(from: $0) }
+        } else {
+            hasher.restart(from: nil)
+        }
+        Array(event.kind.utf8).withUnsafeBytes { kind in
+            event.payload.withUnsafeBytes { payload in
+                hasher.chain(
+                    seq: seq, time: event.time, kind: kind, version: event.version, tasks: event.tasks,
+                    payload: payload)
+            }
+        }
+        return hasher.hash.elementsEqual(event.hash) ? event : nil
+    }
+
     /// A copy of the snapshot with the largest seq (at or before `atOrBefore` when given) for `reducerVersion`.
     public func latestSnapshot(reducerVersion: Int, atOrBefore seq: Int64?) throws -> (
         seq: Int64, bytes: [UInt8]

@@ -34,27 +34,6 @@ extension PostgresEventStore: EventStoreUpkeep {
         return try linkedEvent(at: head) == nil ? "the hash of event #\(head) does not match" : nil
     }
 
-    public func linkedEvent(at seq: Int64) throws -> StoredEvent? {
-        guard seq >= 1 else { return nil }
-        let rows = try events(after: seq - 2, through: seq, limit: 2)
-        guard let event = rows.last, event.seq == seq else { return nil }
-        let checker = ChainHasher()
-        if seq > 1 {
-            guard rows.count == 2, rows[0].seq == seq - 1 else { return nil }
-            rows[0].hash.withUnsafeBytes { checker.restart(from: $0) }
-        } else {
-            checker.restart(from: nil)
-        }
-        Array(event.kind.utf8).withUnsafeBytes { kind in
-            event.payload.withUnsafeBytes { payload in
-                checker.chain(
-                    seq: seq, time: event.time, kind: kind, version: event.version, tasks: event.tasks,
-                    payload: payload)
-            }
-        }
-        return checker.hash.elementsEqual(event.hash) ? event : nil
-    }
-
     public func tasksNamed(after: Int64, through: Int64) throws -> Set<Int64>? {
         guard try exists() else { return [] }
         let rows = try connection.execute(
