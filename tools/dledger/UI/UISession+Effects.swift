@@ -33,8 +33,18 @@ extension UISession {
         do {
             execute(try make())
         } catch {
-            model.report(CLIError(error).description, isError: true)
+            reportFailure(error)
         }
+    }
+
+    /// Says in the message line why something the user asked for could not be done: the CLI's words, or while the
+    /// ledger's database is out of reach, one line that says nothing was changed.
+    func reportFailure(_ error: any Error) {
+        guard StoreError.isConnectionLoss(error) else {
+            model.report(CLIError(error).description, isError: true)
+            return
+        }
+        model.report("database out of reach: nothing was changed, try again once it is back", isError: true)
     }
 
     /// Executes one command as the CLI would, and says what it did (or why not) in the status line.
@@ -44,7 +54,7 @@ extension UISession {
             let outcome = try ledger.execute(command)
             model.report(words(outcome, before: before))
         } catch {
-            model.report(CLIError(error).description, isError: true)
+            reportFailure(error)
         }
         showLatest()
     }
@@ -82,7 +92,7 @@ extension UISession {
             model.showHistory(point)
             if wanted > head { model.report("this is the last event: Esc goes back to now") }
         } catch {
-            model.report(CLIError(error).description, isError: true)
+            reportFailure(error)
         }
     }
 
@@ -136,7 +146,7 @@ extension UISession {
             }
             model.showAudit(id, lines: lines)
         } catch {
-            model.report(CLIError(error).description, isError: true)
+            reportFailure(error)
         }
     }
 }

@@ -28,6 +28,8 @@ final class UISession {
     private var lastStart = ContinuousClock.now
     /// The downloader's pid as last asked (``lockHolder()``), and when.
     private var holderCheck: (at: ContinuousClock.Instant, pid: Int32?)?
+    /// Asks whose downloader holds the ledger's run lock, on one connection kept for it on a PostgreSQL ledger.
+    private let watch: DownloaderWatch
     /// Whether the ledger is in PostgreSQL (shared by hosts): its run lock is asked of the server.
     private var isShared: Bool { PostgresLocation.isPostgres(ledger.path) }
     private let events: AsyncStream<Event>
@@ -50,6 +52,7 @@ final class UISession {
         self.ledger = ledger
         self.runDownloader = runDownloader
         model = UIModel(color: color)
+        watch = DownloaderWatch(ledgerPath: ledger.path, host: host)
         (events, sink) = AsyncStream<Event>.makeStream(bufferingPolicy: .unbounded)
         model.formatTime = { Format.local($0) }
         let now = ledger.now()
@@ -165,11 +168,27 @@ final class UISession {
             dirty = true
         }
         model.now = ledger.now()
+        showOutage()
         if session != nil, downloader == nil, ledger.isOnDisk {
             startDownloader()
             dirty = true
         }
         updateRunner()
+    }
+
+    /// What `run`'s status line says while the ledger's database is out of reach (``OutageStatus/line(now:)``), in
+    /// the header: this process's downloader's facts that wait, or, watching, the store's next try.
+    private func showOutage() {
+        let status =
+            session?.scheduler.outageStatus
+            ?? ledger.storeOutage.map {
+                OutageStatus(waitingFacts: 0, reason: $0.reason, since: $0.since, nextTry: $0.nextTry)
+            }
+        let line = status?.line()
+        if line != model.outage {
+            model.outage = line
+            dirty = true
+        }
     }
 
     /// Gives the model the ledger's list and the events folded since the list it shows, so that it counts and
@@ -256,13 +275,18 @@ final class UISession {
         }
     }
 
-    /// The pid of the downloader that holds the ledger's run lock (``Ledger/downloaderPid``). A SQLite ledger's
-    /// lock file is read every tick; a PostgreSQL ledger's lock is asked of the server (a connection each time) at
-    /// most every second, the answer kept meanwhile.
+    /// The pid of the downloader that holds the ledger's run lock (``DownloaderWatch``). A SQLite ledger's lock
+    /// file is read every tick; a PostgreSQL ledger's lock is asked of the server (on one connection kept for it) at
+    /// most every second, the answer kept meanwhile, and kept while the server cannot be reached.
     private func lockHolder() -> Int32? {
         let now = ContinuousClock.now
         if let last = holderCheck, isShared, now - last.at < .seconds(1) { return last.pid }
-        let pid = ledger.downloaderPid
+        let pid: Int32?
+        do {
+            pid = try watch.holder()
+        } catch {
+            pid = holderCheck?.pid
+        }
         holderCheck = (now, pid)
         return pid
     }
