@@ -18,10 +18,17 @@ struct PostgresOutageUITests {
         server.serve(
             "/a.bin",
             Resource(size: size, seed: 21, etag: "\"a\"", faults: Faults(throttleBytesPerSecond: 100_000)))
+        // The small one finishes while the server is away: its facts wait, and the header counts them.
+        let small: Int64 = 300_000
+        server.serve(
+            "/c.bin",
+            Resource(size: small, seed: 23, etag: "\"c\"", faults: Faults(throttleBytesPerSecond: 100_000)))
         let uri = cluster.ledger("uiaway")
         let env = ["DLEDGER_LEDGER": uri]
         #expect(
-            try await box.run("add", server.url("/a.bin"), "http://127.0.0.1:9/b.iso", env: env).status == 0)
+            try await box.run(
+                "add", server.url("/a.bin"), "http://127.0.0.1:9/b.iso", server.url("/c.bin"), env: env
+            ).status == 0)
         #expect(try await box.run("pause", "2", env: env).status == 0)
         let t = try UITests().ui(box, columns: 80, rows: 24, environment: env)
         defer { t.close() }
@@ -34,6 +41,12 @@ struct PostgresOutageUITests {
         #expect(away != nil, "no outage line: \(t.shown)")
         let header = away?.first ?? ""
         #expect(header.hasPrefix(" dledger ui") && !header.contains("seq "), "\(header)")
+        // The small transfer ends meanwhile (its file placed): its facts wait, counted in the header.
+        let waiting = try await t.waitFor(20) {
+            Self.outageWords($0.first ?? "").map { !$0.contains("(0 facts") } == true
+        }
+        #expect(waiting != nil, "no fact waits: \(t.shown)")
+        #expect(box.contents("c.bin") != nil)
         // A key that appends (pause all) is refused in the message line, in one line.
         try t.keys("A", "p")
         let refused = try await t.waitFor(10) {
@@ -66,17 +79,21 @@ struct PostgresOutageUITests {
         let done = try await t.waitFor(40) { s in
             s.contains { $0.contains("#1 a.bin") && $0.contains("finished") }
                 && s.contains { $0.contains("#2 b.iso") && $0.contains("paused") }
+                && s.contains { $0.contains("#3 c.bin") && $0.contains("finished") }
         }
         #expect(done != nil, "\(t.shown)")
         try t.keys("q")
         try await UITests().expectRestored(t, exit: 0)
         #expect(box.contents("a.bin") == Body.generatedBytes(seed: 21, in: 0..<size))
+        #expect(box.contents("c.bin") == Body.generatedBytes(seed: 23, in: 0..<small))
         // The refused pause is nowhere: the one pause is the command's before the ui.
         let kinds = try await box.run("log", "--json", env: env).jsonLines.compactMap {
             $0["kind"] as? String
         }
         #expect(kinds.filter { $0 == "tasksPaused" }.count == 1, "\(kinds)")
-        #expect(kinds.filter { $0 == "transferCompleted" }.count == 1, "\(kinds)")
+        #expect(kinds.filter { $0 == "transferCompleted" }.count == 2, "\(kinds)")
+        let seqs = try await box.run("log", "--json", env: env).jsonLines.compactMap { $0["seq"] as? Int }
+        #expect(seqs == Array(1...seqs.count), "gaps: \(seqs)")
         let verified = try await box.run("verify", env: env)
         #expect(verified.status == 0, "\(verified.out) \(verified.err)")
     }
