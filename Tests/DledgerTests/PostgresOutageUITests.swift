@@ -156,6 +156,43 @@ struct PostgresOutageUITests {
         try await UITests().expectRestored(t, exit: 0)
     }
 
+    /// A ui that would download while another process does waits without trying the run lock again and again (each
+    /// try a session): the server's session counter stands still; once the other ends, the ui takes over.
+    @Test(.enabled(if: TmuxTerminal.isAvailable, "needs tmux"), .timeLimit(.minutes(2)))
+    func aUiWaitingForAnotherDownloaderKeepsItsSessionsAndTakesOver() async throws {
+        let cluster = try PostgresOwnCluster()
+        defer { cluster.remove() }
+        let box = try DledgerSandbox()
+        let env = ["DLEDGER_LEDGER": cluster.ledger("waiting")]
+        #expect(try await box.run("add", "http://127.0.0.1:9/a.iso", env: env).status == 0)
+        #expect(try await box.run("pause", "--all", env: env).status == 0)
+        let run = try Running(box.process(["run"], env: env), stdin: nil)
+        defer { if run.process.isRunning { run.process.terminate() } }
+        let runPid = run.process.processIdentifier
+        let t = try UITests().ui(box, environment: env)
+        defer { t.close() }
+        let watching = try await t.waitFor(15) {
+            $0.first?.contains("watching: pid \(runPid) downloads") == true
+        }
+        #expect(watching != nil, "\(t.shown)")
+        try await Task.sleep(for: .seconds(1))
+        let sessions = "SELECT sessions FROM pg_stat_database WHERE datname = current_database()"
+        let measured = try psql(
+            cluster.uri, [sessions, "SELECT pg_sleep(5)", "SELECT pg_stat_clear_snapshot()", sessions]
+        ).split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+        #expect(measured.count == 2, "\(measured)")
+        let opened = (Int(measured.last ?? "") ?? 0) - (Int(measured.first ?? "") ?? 0)
+        #expect(
+            measured.count == 2 && opened >= 0 && opened <= 1, "sessions were opened meanwhile: \(measured)")
+        #expect(try t.screen().first?.contains("watching: pid \(runPid) downloads") == true, "\(t.shown)")
+        run.interrupt()
+        _ = await run.wait()
+        let here = try await t.waitFor(15) { $0.first?.contains("downloading here (pid") == true }
+        #expect(here != nil, "\(t.shown)")
+        try t.keys("q")
+        try await UITests().expectRestored(t, exit: 0)
+    }
+
     /// The results of `statements` through one `psql` session, each its own transaction (unaligned, tuples only).
     private func psql(_ uri: String, _ statements: [String]) throws -> String {
         let process = Process()

@@ -243,8 +243,8 @@ final class UISession {
         }
     }
 
-    /// Whose downloader runs: ours once it holds the lock; when another one did, try again every two seconds
-    /// (it may have ended), or in `--watch` mode read its pid from the lock file.
+    /// Whose downloader runs: ours once it holds the lock; when another one did, try again (every two seconds at
+    /// most) once it is no longer seen holding it, or in `--watch` mode show the pid of whoever holds it.
     private func updateRunner() {
         // Read only when it can change what is shown: ours holds the lock until it ends.
         if case .here = model.runner { return }
@@ -259,7 +259,13 @@ final class UISession {
             if runDownloader, let pid, pid == getpid() {
                 model.runner = .here(pid: pid)
                 dirty = true
-            } else if runDownloader, ContinuousClock.now - lastStart > .seconds(2) {
+            } else if runDownloader, let pid, pid != shown {
+                // Another downloader took over from the one shown.
+                model.runner = .elsewhere(pid: pid)
+                dirty = true
+            } else if runDownloader, pid == nil, ContinuousClock.now - lastStart > .seconds(2) {
+                // Nobody is seen holding the lock (it ended, or the server hides who): try to take it, every two
+                // seconds at most; not while another holds it (a try is a session on a PostgreSQL ledger).
                 startDownloader()
                 dirty = true
             } else if !runDownloader, pid != shown {
