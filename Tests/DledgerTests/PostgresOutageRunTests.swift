@@ -43,7 +43,7 @@ struct PostgresOutageRunTests {
             "/b.bin",
             Resource(size: size, seed: 32, etag: "\"b\"", faults: Faults(throttleBytesPerSecond: 100_000)))
         let hook = try script(
-            box, "slow-hook.sh", "touch \"$0.started\"\nsleep 4\necho hooked\ntouch \"$0.done\"\n")
+            box, "slow-hook.sh", "touch \"$0.started\"\nsleep 5\necho hooked\ntouch \"$0.done\"\n")
         let uri = cluster.ledger("hooked")
         let env = ["DLEDGER_LEDGER": uri]
         #expect(try await box.run("add", server.url("/a.bin"), server.url("/b.bin"), env: env).status == 0)

@@ -19,7 +19,7 @@ struct PostgresOutageUITests {
             "/a.bin",
             Resource(size: size, seed: 21, etag: "\"a\"", faults: Faults(throttleBytesPerSecond: 100_000)))
         // The small one finishes while the server is away: its facts wait, and the header counts them.
-        let small: Int64 = 300_000
+        let small: Int64 = 500_000
         server.serve(
             "/c.bin",
             Resource(size: small, seed: 23, etag: "\"c\"", faults: Faults(throttleBytesPerSecond: 100_000)))
