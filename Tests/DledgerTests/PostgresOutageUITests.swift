@@ -110,7 +110,8 @@ struct PostgresOutageUITests {
     }
 
     /// A watching ui asks whose downloader runs once a second: on one session kept for it, so that its sessions stay
-    /// the same (no new connection a second: the server's session counter stands still).
+    /// the same (no new connection a second: the server's session counter stands still). Through a restart it says the
+    /// database is away, then follows the downloader again.
     @Test(.enabled(if: TmuxTerminal.isAvailable, "needs tmux"), .timeLimit(.minutes(2)))
     func aWatchingUiKeepsItsSessions() async throws {
         let cluster = try PostgresOwnCluster()
@@ -150,8 +151,24 @@ struct PostgresOutageUITests {
             $0.first?.contains("watching: pid \(run.process.processIdentifier) downloads") == true
         }
         #expect(watching != nil, "\(t.shown)")
+        // The server restarts: the watcher says so (no facts of its own), then names the downloader again once the
+        // run holds its lock again, on a session made again for the look.
+        try cluster.stopServer()
+        let away = try await t.waitFor(15) {
+            Self.outageWords($0.first ?? "")?.hasSuffix("(0 facts waiting)") == true
+        }
+        #expect(away != nil, "\(t.shown)")
+        try cluster.startServer()
+        let again = try await t.waitFor(30) {
+            $0.first?.contains("watching: pid \(run.process.processIdentifier) downloads") == true
+                && $0.first?.contains("unreachable") == false
+        }
+        #expect(again != nil, "\(t.shown)")
+        #expect(run.process.isRunning, "\(run.output)")
         run.interrupt()
         _ = await run.wait()
+        let gone = try await t.waitFor(15) { $0.first?.contains("not downloading") == true }
+        #expect(gone != nil, "\(t.shown)")
         try t.keys("q")
         try await UITests().expectRestored(t, exit: 0)
     }
