@@ -3,7 +3,8 @@ import Foundation
 import Synchronization
 
 /// Runs hooks after outcomes, as aria2 does (`on-download-complete`, `on-download-error`): `command <GID> 1 <path>`,
-/// without a shell, and records how each ended as a `hookFinished` fact.
+/// without a shell, and hands how each ended, a `hookFinished` fact, to the scheduler, which records it with its
+/// own facts (and keeps it waiting with them while the ledger's database is out of reach).
 ///
 /// A hook never blocks the downloader: it is spawned (`posix_spawn`) in its own process group, with stdin from
 /// /dev/null, default signal dispositions and no inherited descriptor beyond its output pipe, and watched from a
@@ -31,14 +32,16 @@ final class HookRunner: Sendable {
     }
 
     private let state = Mutex(State())
-    private let ledger: Ledger
+    /// Takes a hook's fact to record (on the thread that watched the hook).
+    private let deliver: @Sendable (Event) -> Void
     /// How many bytes of output are kept to find the first line in.
     private static let keptOutput = 4096
     /// Hooks run at once: a thousand small files finishing together do not start a thousand processes.
     static let maxRunning = 8
 
-    init(ledger: Ledger) {
-        self.ledger = ledger
+    /// - Parameter deliver: takes each hook's `hookFinished` fact, on the thread that watched the hook.
+    init(deliver: @escaping @Sendable (Event) -> Void) {
+        self.deliver = deliver
     }
 
     /// Starts `command` for the outcome of task `id`, whose file is (or would have been) at `path`, or queues it
@@ -61,9 +64,9 @@ final class HookRunner: Sendable {
             while true {
                 let (result, output) = Self.execute(
                     job.arguments, environment: job.environment, limit: job.limit, grace: job.grace)
-                // A task removed meanwhile drops the fact (``Ledger/record(_:)``); a store that fails is the
-                // scheduler's to report, on its next write.
-                _ = try? ledger.record(
+                // Recorded with the downloader's facts, in the order they happen: waiting with them while the
+                // database is out of reach. A task removed meanwhile drops the fact (``Ledger/record(_:)``).
+                deliver(
                     .hookFinished(
                         id: job.id, hook: job.hook, command: job.command, result: result,
                         firstLine: Hook.firstLine(of: output)))
@@ -83,7 +86,7 @@ final class HookRunner: Sendable {
         thread.start()
     }
 
-    /// Returns when every hook started so far has ended and its fact is recorded (each ends by its time limit).
+    /// Returns when every hook started so far has ended and its fact is handed over (each ends by its time limit).
     func idle() async {
         await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
             let now = state.withLock { s -> Bool in

@@ -9,14 +9,17 @@ extension Scheduler {
     /// than `factDelay` are pending.
     func flush(force: Bool) {
         let events = mailbox.takeDueEvents(force: force)
+        // Hooks' facts, which no engine event stands for, are recorded at once.
+        let handed = mailbox.takeFacts()
         // Facts that wait for the database are tried again on every pass.
-        guard !events.isEmpty || backlog.count > 0 else { return }
+        guard !events.isEmpty || !handed.isEmpty || backlog.count > 0 else { return }
         var facts: [Event] = []
         var ended: [TaskID] = []
         for event in events {
             if let fact = fact(for: event) { facts.append(fact) }
             if event.isTerminal { ended.append(event.id) }
         }
+        facts += handed
         // Recorded, or kept in order while the database is out of reach (`Scheduler+Outage.swift`); once recorded,
         // their hooks start and the completed partials (second links to the placed files) go.
         recordFacts(facts)

@@ -157,7 +157,8 @@ extension Scheduler {
             return lock.path
         }
         guard let name else { return nil }
-        return .lockTaken(pid: RunLock.holder(ledgerPath: ledger.path), lockPath: name)
+        // The lock is this host name's: its holder is asked under that name, not the machine's.
+        return .lockTaken(pid: RunLock.holder(ledgerPath: ledger.path, host: host), lockPath: name)
     }
 
     /// At the end of a run, facts that still wait are tried for a while (``finalTries``).

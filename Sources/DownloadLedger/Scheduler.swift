@@ -117,7 +117,8 @@ public final class Scheduler: Sendable {
         self.maxDownloads = maxDownloads
         self.only = only
         self.connectionsPerTask = config.connectionsPerTask
-        self.hookRunner = HookRunner(ledger: ledger)
+        // A hook's fact joins the downloader's: recorded by the loop, in order, kept while the database is away.
+        self.hookRunner = HookRunner(deliver: { mailbox.receive(fact: $0) })
     }
 
     deinit { engine.shutdown() }
@@ -208,8 +209,10 @@ public final class Scheduler: Sendable {
         flush(force: true)
         try await drain(&wakes)
         try await recordBacklogBeforeExit()
-        // Their facts are the run's too: each ends by its time limit.
+        // Their facts are the run's too: each ends by its time limit; then theirs are recorded as the others were.
         await hookRunner.idle()
+        flush(force: true)
+        try await recordBacklogBeforeExit()
     }
 
     /// Stops every running transfer and waits until the engine confirmed each (facts recorded).

@@ -21,6 +21,8 @@ final class SchedulerMailbox: Sendable {
         var book = TransferBook()
         /// Engine events not yet turned into facts.
         var pending: [TransferEvent] = []
+        /// Facts handed over ready-made (a hook's `hookFinished`), not yet recorded.
+        var facts: [Event] = []
         /// When the oldest `.started` / `.resolved` in `pending` arrived, if any is waiting for its commit.
         var deferredSince: ContinuousClock.Instant?
         /// Whether the next pass must match transfers to the list: a slot was freed, a transfer ended, or a wait
@@ -84,6 +86,21 @@ final class SchedulerMailbox: Sendable {
         case .now: wakeUp.yield()
         case .armTimer: armDeferredFlush.yield()
         case .later: break
+        }
+    }
+
+    /// Files a ready-made fact (a hook's `hookFinished`) for the loop, which records it at once; on the thread that
+    /// hands it over.
+    func receive(fact: Event) {
+        state.withLock { $0.facts.append(fact) }
+        wakeUp.yield()
+    }
+
+    /// The ready-made facts handed over since the last call, in order.
+    func takeFacts() -> [Event] {
+        state.withLock { state in
+            defer { state.facts.removeAll() }
+            return state.facts
         }
     }
 

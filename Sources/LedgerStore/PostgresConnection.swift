@@ -51,7 +51,7 @@ final class PostgresConnection {
     /// How long a connect (or a reconnect) may take, in seconds, unless the URI or `$PGCONNECT_TIMEOUT` sets it.
     static let connectTimeout = 5
 
-    /// `PQconnectdbParams` with our defaults first and the user's conninfo after them (libpq keeps the last value of
+    /// `PQconnectdbParams` with our defaults first (a session is named `dledger PID` unless the user names it) and the user's conninfo after them (libpq keeps the last value of
     /// a keyword, so the URI's own `connect_timeout` or `keepalives_*` win); a default an environment variable sets
     /// is left to it.
     private static func connect(_ conninfo: String) -> OpaquePointer? {
@@ -59,6 +59,8 @@ final class PostgresConnection {
             ("keepalives_idle", "30"), ("keepalives_interval", "10"), ("keepalives_count", "3"),
         ]
         if getenv("PGCONNECT_TIMEOUT") == nil { settings.append(("connect_timeout", "\(connectTimeout)")) }
+        // `pg_stat_activity` names the process (`application_name` in the URI or `$PGAPPNAME` wins).
+        settings.append(("fallback_application_name", "dledger \(getpid())"))
         settings.append(("dbname", conninfo))
         let keywords: [UnsafeMutablePointer<CChar>?] = settings.map { strdup($0.0) } + [nil]
         let values: [UnsafeMutablePointer<CChar>?] = settings.map { strdup($0.1) } + [nil]

@@ -105,13 +105,19 @@ public final class PostgresRunLock {
 
     /// The pid in the `application_name` of the session that holds the lock of `host` (`dledger run PID HOST`),
     /// if the server shows it to this user; nil otherwise. On one host it is the downloader's process.
+    /// A new connection each time: ``PostgresLockWatch`` keeps one for a caller that asks again and again.
     public static func holder(_ location: PostgresLocation, host: String) -> Int32? {
-        guard let connection = try? PostgresConnection(location),
-            let result = try? holders(on: connection, location, host: host), result.rowCount == 1,
-            !result.isNull(0, 0)
-        else {
-            return nil
-        }
+        guard let connection = try? PostgresConnection(location) else { return nil }
+        return try? holder(on: connection, location, host: host)
+    }
+
+    /// ``holder(_:host:)`` on `connection`.
+    /// - Throws: `StoreError` when the look fails (`.cannotConnect` when the server is out of reach).
+    static func holder(on connection: PostgresConnection, _ location: PostgresLocation, host: String) throws
+        -> Int32?
+    {
+        let result = try holders(on: connection, location, host: host)
+        guard result.rowCount == 1, !result.isNull(0, 0) else { return nil }
         let words = result.string(0, 0).split(separator: " ")
         guard words.count >= 3, words[0] == "dledger", words[1] == "run" else { return nil }
         return Int32(words[2])

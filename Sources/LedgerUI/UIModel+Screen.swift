@@ -33,6 +33,15 @@ extension UIModel {
             : (list.sortMode == .manual
                 ? "manual order" : "by \(list.sortMode.rawValue)\(list.sortDescending ? " ↓" : " ↑")")
                 + filterWords + (subsection != nil ? ", '\(rows.title(ofGroup: 0))' only" : "")
+        if let outage {
+            // The database is away: that is what the header says, the view only where there is room for both.
+            let right = outage + " "
+            if TextWidth.width(view) + 4 + TextWidth.width(right) <= line.room { line.add("  " + view) }
+            let room = line.room
+            line.add(String(repeating: " ", count: max(2, room - TextWidth.width(right))))
+            line.add(right, .yellow)
+            return line.finished()
+        }
         line.add("  " + view)
         let runnerWords: String
         switch runner {

@@ -63,6 +63,10 @@ public struct UIModel: Sendable {
     public internal(set) var size: (columns: Int, rows: Int) = (80, 24)
     public var color: Bool
     public var runner: Runner = .starting
+    /// What a downloader shows while the ledger's database is out of reach (`OutageStatus.line`: "database
+    /// unreachable, retrying in 2 s (14 facts waiting)"), given by the host every tick; nil while it answers. The
+    /// header shows it in place of the seq and whose downloader runs.
+    public var outage: String?
     /// Ms since the epoch and the local UTC offset, for the finished-within filter and times shown.
     /// A view grouped by day (the sorts by time added and by completion time, the finished-in-7-days filter) is
     /// indexed again when the local day changes, so that "Today" becomes "Yesterday" at midnight.

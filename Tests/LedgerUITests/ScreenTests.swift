@@ -47,6 +47,23 @@ import Testing
         #expect(lines[11].contains("? help"))
     }
 
+    /// While the database is out of reach the header says so, whole, in the words of `run`'s status line, at 80
+    /// columns too (the view's words give way); once it answers again, the header is as before.
+    @Test func theHeaderSaysTheDatabaseIsOutOfReach() throws {
+        let words = "database unreachable, retrying in 5 s (10000 facts waiting)"
+        for width in [80, 160] {
+            var model = UIModel.showing(try sample(), columns: width, rows: 12)
+            model.outage = words
+            let header = model.lines()[0]
+            #expect(TextWidth.width(header) == width)
+            #expect(header.hasPrefix(" dledger ui") && header.hasSuffix(words + " "), "\(header)")
+            #expect(header.contains("manual order") == (width == 160), "\(header)")
+            model.outage = nil
+            let back = model.lines()[0]
+            #expect(!back.contains("unreachable") && back.contains("seq 7"), "\(back)")
+        }
+    }
+
     @Test func everyFailureReadsAsASentenceInItsRow() throws {
         // What the ledger stores, shown in the words of every other front end.
         var b = ListBuilder()

@@ -33,8 +33,19 @@ extension UISession {
         do {
             execute(try make())
         } catch {
-            model.report(CLIError(error).description, isError: true)
+            reportFailure(error)
         }
+    }
+
+    /// Says in the message line why something the user asked for could not be done: the CLI's words, or while the
+    /// ledger's database is out of reach, one line that says so (and, for a command, that nothing was changed).
+    func reportFailure(_ error: any Error, reading: Bool = false) {
+        guard StoreError.isConnectionLoss(error) else {
+            model.report(CLIError(error).description, isError: true)
+            return
+        }
+        let words = reading ? "the log cannot be read now" : "nothing was changed"
+        model.report("database out of reach: \(words), try again once it is back", isError: true)
     }
 
     /// Executes one command as the CLI would, and says what it did (or why not) in the status line.
@@ -44,7 +55,7 @@ extension UISession {
             let outcome = try ledger.execute(command)
             model.report(words(outcome, before: before))
         } catch {
-            model.report(CLIError(error).description, isError: true)
+            reportFailure(error)
         }
         showLatest()
     }
@@ -82,7 +93,7 @@ extension UISession {
             model.showHistory(point)
             if wanted > head { model.report("this is the last event: Esc goes back to now") }
         } catch {
-            model.report(CLIError(error).description, isError: true)
+            reportFailure(error, reading: true)
         }
     }
 
@@ -136,7 +147,7 @@ extension UISession {
             }
             model.showAudit(id, lines: lines)
         } catch {
-            model.report(CLIError(error).description, isError: true)
+            reportFailure(error, reading: true)
         }
     }
 }

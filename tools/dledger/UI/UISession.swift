@@ -28,6 +28,8 @@ final class UISession {
     private var lastStart = ContinuousClock.now
     /// The downloader's pid as last asked (``lockHolder()``), and when.
     private var holderCheck: (at: ContinuousClock.Instant, pid: Int32?)?
+    /// Asks whose downloader holds the ledger's run lock, on one connection kept for it on a PostgreSQL ledger.
+    private let watch: DownloaderWatch
     /// Whether the ledger is in PostgreSQL (shared by hosts): its run lock is asked of the server.
     private var isShared: Bool { PostgresLocation.isPostgres(ledger.path) }
     private let events: AsyncStream<Event>
@@ -50,6 +52,7 @@ final class UISession {
         self.ledger = ledger
         self.runDownloader = runDownloader
         model = UIModel(color: color)
+        watch = DownloaderWatch(ledgerPath: ledger.path, host: host)
         (events, sink) = AsyncStream<Event>.makeStream(bufferingPolicy: .unbounded)
         model.formatTime = { Format.local($0) }
         let now = ledger.now()
@@ -165,11 +168,27 @@ final class UISession {
             dirty = true
         }
         model.now = ledger.now()
+        showOutage()
         if session != nil, downloader == nil, ledger.isOnDisk {
             startDownloader()
             dirty = true
         }
         updateRunner()
+    }
+
+    /// What `run`'s status line says while the ledger's database is out of reach (``OutageStatus/line(now:)``), in
+    /// the header: this process's downloader's facts that wait, or, watching, the store's next try.
+    private func showOutage() {
+        let status =
+            session?.scheduler.outageStatus
+            ?? ledger.storeOutage.map {
+                OutageStatus(waitingFacts: 0, reason: $0.reason, since: $0.since, nextTry: $0.nextTry)
+            }
+        let line = status?.line()
+        if line != model.outage {
+            model.outage = line
+            dirty = true
+        }
     }
 
     /// Gives the model the ledger's list and the events folded since the list it shows, so that it counts and
@@ -224,8 +243,8 @@ final class UISession {
         }
     }
 
-    /// Whose downloader runs: ours once it holds the lock; when another one did, try again every two seconds
-    /// (it may have ended), or in `--watch` mode read its pid from the lock file.
+    /// Whose downloader runs: ours once it holds the lock; when another one did, try again (every two seconds at
+    /// most) once it is no longer seen holding it, or in `--watch` mode show the pid of whoever holds it.
     private func updateRunner() {
         // Read only when it can change what is shown: ours holds the lock until it ends.
         if case .here = model.runner { return }
@@ -240,7 +259,13 @@ final class UISession {
             if runDownloader, let pid, pid == getpid() {
                 model.runner = .here(pid: pid)
                 dirty = true
-            } else if runDownloader, ContinuousClock.now - lastStart > .seconds(2) {
+            } else if runDownloader, let pid, pid != shown {
+                // Another downloader took over from the one shown.
+                model.runner = .elsewhere(pid: pid)
+                dirty = true
+            } else if runDownloader, pid == nil, ContinuousClock.now - lastStart > .seconds(2) {
+                // Nobody is seen holding the lock (it ended, or the server hides who): try to take it, every two
+                // seconds at most; not while another holds it (a try is a session on a PostgreSQL ledger).
                 startDownloader()
                 dirty = true
             } else if !runDownloader, pid != shown {
@@ -256,13 +281,18 @@ final class UISession {
         }
     }
 
-    /// The pid of the downloader that holds the ledger's run lock (``Ledger/downloaderPid``). A SQLite ledger's
-    /// lock file is read every tick; a PostgreSQL ledger's lock is asked of the server (a connection each time) at
-    /// most every second, the answer kept meanwhile.
+    /// The pid of the downloader that holds the ledger's run lock (``DownloaderWatch``). A SQLite ledger's lock
+    /// file is read every tick; a PostgreSQL ledger's lock is asked of the server (on one connection kept for it) at
+    /// most every second, the answer kept meanwhile, and kept while the server cannot be reached.
     private func lockHolder() -> Int32? {
         let now = ContinuousClock.now
         if let last = holderCheck, isShared, now - last.at < .seconds(1) { return last.pid }
-        let pid = ledger.downloaderPid
+        let pid: Int32?
+        do {
+            pid = try watch.holder()
+        } catch {
+            pid = holderCheck?.pid
+        }
         holderCheck = (now, pid)
         return pid
     }
