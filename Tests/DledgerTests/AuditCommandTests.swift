@@ -96,7 +96,8 @@ import Testing
         case .postgres:
             try box.editLedger(
                 "ALTER TABLE events DISABLE TRIGGER events_refuse_update_delete; UPDATE events SET payload = "
-                    + "convert_to(replace(convert_from(payload, 'UTF8'), \(field), ''), 'UTF8') WHERE seq = 2")
+                    + "convert_to(replace(convert_from(payload, 'UTF8'), \(field), ''), 'UTF8') WHERE seq = 2"
+            )
         }
         for command in [
             ["audit", "1"], ["audit", "1", "--json"], ["log", "--task", "1"], ["audit", "2000"],

@@ -125,7 +125,8 @@ import Testing
         switch store {
         case .sqlite: try box.editLedger("UPDATE vault_keys SET key = randomblob(32)")
         case .postgres:
-            try box.editLedger("UPDATE vault_keys SET key = decode(md5(random()::text) || md5(random()::text), 'hex')")
+            try box.editLedger(
+                "UPDATE vault_keys SET key = decode(md5(random()::text) || md5(random()::text), 'hex')")
         }
         let run = try await box.run("run", "--until-idle")
         #expect(run.status == 1, "\(run.out)\(run.err)")  // a task failed during the run

@@ -18,7 +18,8 @@ extension DledgerSandbox {
     func expectNoSecret(_ finished: Finished, _ args: [String]) {
         guard store == .postgres else { return }
         let secret = Self.postgresPassword
-        #expect(!finished.out.contains(secret) && !finished.err.contains(secret), "\(args) printed the password")
+        #expect(
+            !finished.out.contains(secret) && !finished.err.contains(secret), "\(args) printed the password")
     }
 
     /// Whether the ledger exists: the SQLite file, or the PostgreSQL ledger's schema (asked of the catalog with
@@ -89,7 +90,9 @@ extension DledgerSandbox {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: ScriptRun.which("psql") ?? "/usr/bin/psql")
         let statement = inSchema ? "SET search_path TO \(postgresSchema); " + sql : sql
-        p.arguments = ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-d", postgresConninfo, "-c", statement]
+        p.arguments = [
+            "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-d", postgresConninfo, "-c", statement,
+        ]
         let out = Pipe()
         p.standardOutput = out
         try p.run()

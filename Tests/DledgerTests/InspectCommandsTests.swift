@@ -227,7 +227,8 @@ import Testing
             // The events table refuses UPDATE in the database itself: the edit turns its trigger off first.
             try box.editLedger(
                 "ALTER TABLE events DISABLE TRIGGER events_refuse_update_delete; UPDATE events SET payload = "
-                    + "convert_to(replace(convert_from(payload, 'UTF8'), 'f.bin', 'g.bin'), 'UTF8') WHERE seq = 2")
+                    + "convert_to(replace(convert_from(payload, 'UTF8'), 'f.bin', 'g.bin'), 'UTF8') WHERE seq = 2"
+            )
             tampered = try await box.run("verify", "--skip-files")
         }
         #expect(tampered.status == 1)
