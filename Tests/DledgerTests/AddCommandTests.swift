@@ -34,6 +34,8 @@ import Testing
         #expect(r.err.hasPrefix("error: not a URL: foo"))
         #expect(r.err.split(separator: "\n").count == 1)
         #expect(try !box.ledgerExists())
+        #expect(try await box.run("add", "http://example.com/ok").status == 0)
+        #expect(try box.ledgerExists(), "the check above can see a ledger")
     }
 
     @Test(arguments: LedgerStoreKind.allCases)

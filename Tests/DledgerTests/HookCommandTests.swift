@@ -24,8 +24,9 @@ import Testing
         ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
     }
 
-    @Test func completeHookGetsTheGIDOneAndThePathWithoutCredentials() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func completeHookGetsTheGIDOneAndThePathWithoutCredentials(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let server = try LoopbackServer()
         server.serve("/a.bin", Resource(size: 50_000, seed: 1))
         let hook = try script(
@@ -118,8 +119,9 @@ import Testing
         #expect(try await hookFacts(box).count == 1)
     }
 
-    @Test func errorHookFromTheLedgerSettingRunsOnceAfterA404() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func errorHookFromTheLedgerSettingRunsOnceAfterA404(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let server = try LoopbackServer()
         let complete = try script(box, "complete.sh", "echo ran >> \"$0.count\"\n")
         let error = try script(

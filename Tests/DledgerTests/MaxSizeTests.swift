@@ -28,8 +28,9 @@ import Testing
         #expect(failure?["code"] as? String == "tooLarge" && failure?["detail"] as? String == "1000000")
     }
 
-    @Test func theLedgerSettingRefusesALargerFileAndARunMayOverrideIt() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func theLedgerSettingRefusesALargerFileAndARunMayOverrideIt(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let server = try LoopbackServer()
         server.serve("/big.bin", Resource(size: 200_000, seed: 2))
 
@@ -60,8 +61,9 @@ import Testing
         #expect(log.contains("max-size set to 100 KB: a larger file fails"), "\(log)")
     }
 
-    @Test func aTasksOwnMaximumIsKeptWithItAndCanBeRemoved() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func aTasksOwnMaximumIsKeptWithItAndCanBeRemoved(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let server = try LoopbackServer()
         server.serve("/big.bin", Resource(size: 200_000, seed: 3))
         #expect(try await box.run("set", "max-size", "1M").status == 0)
@@ -84,8 +86,9 @@ import Testing
         #expect(try await box.run("log").out.contains("max-size 100 KB"))
     }
 
-    @Test func badSizesAreRefusedAndChangeNothing() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func badSizesAreRefusedAndChangeNothing(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         try await box.run("add", "http://127.0.0.1:9/a.bin")
         let before = try await box.eventCount()
         for bad in ["abc", "0", "0.1K", "999", "2E", "1e9", "-5", "nan", "10QB", "5iB", ""] {
