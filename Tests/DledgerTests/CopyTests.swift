@@ -82,10 +82,15 @@ import Testing
     }
 
     /// A backup that cannot be finished (a full disk, a SIGKILL) leaves nothing under its name that could be taken
-    /// for one; a missing folder is named as such.
-    @Test func aBackupCutShortLeavesNoFileUnderItsName() async throws {
-        let box = try DledgerSandbox()
-        let list = (0..<20_000).map { "http://example.org/file-\($0).bin" }.joined(separator: "\n")
+    /// for one; a missing folder is named as such, and so is a file already there. From a ledger in PostgreSQL
+    /// (into a SQLite file) too, in the same words.
+    @Test(arguments: LedgerStoreKind.allCases)
+    func aBackupCutShortLeavesNoFileUnderItsName(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
+        // Enough tasks for a backup that takes a while (one from PostgreSQL, slower, with fewer), and a copy larger
+        // than the full disk below.
+        let count = store == .sqlite ? 20_000 : 5_000
+        let list = (0..<count).map { "http://example.org/file-\($0).bin" }.joined(separator: "\n")
         try list.write(toFile: box.root + "/urls.txt", atomically: true, encoding: .utf8)
         #expect(try await box.run("add", "-q", "--from-file", box.root + "/urls.txt").status == 0)
         let missing = try await box.run("backup", box.root + "/no/such/b.sqlite")
@@ -97,6 +102,14 @@ import Testing
         let started = Date()
         #expect(try await box.run("backup", box.root + "/whole.sqlite").status == 0)
         let whole = Date().timeIntervalSince(started)
+        let before = FileManager.default.contents(atPath: box.root + "/whole.sqlite")
+        let again = try await box.run("backup", box.root + "/whole.sqlite")
+        #expect(again.status == 1)
+        #expect(
+            again.err
+                == "error: cannot back up to \(box.root)/whole.sqlite: it exists (a backup never overwrites a file)\n"
+        )
+        #expect(FileManager.default.contents(atPath: box.root + "/whole.sqlite") == before)
         for n in 0..<6 {
             let dest = box.root + "/killed-\(n).sqlite"
             let running = try box.start("backup", dest)
