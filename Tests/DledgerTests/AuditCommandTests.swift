@@ -47,6 +47,7 @@ import Testing
 
     /// The add's index (saved by the add, its payload being over 64 KiB) serves `audit`, `audit --json` and
     /// `log --task`: each says what it says with the index gone, when the add is read whole.
+    // SQLite only: the add index is a table of the SQLite schema; a PostgreSQL ledger has none (docs/postgres.md).
     @Test func anAuditThroughTheAddIndexSaysWhatTheWholeAddSays() async throws {
         let box = try DledgerSandbox()
         try await bigAdd(box)

@@ -23,6 +23,7 @@ import Testing
         #expect(verify.out.contains("head #\(head)"), "after \(what): \(verify.out)")
     }
 
+    // SQLite only: about the ledger file and its -wal.
     @Test func theMainFileAloneHoldsEveryEventAfterGetRunAndAnInterruptedRun() async throws {
         let box = try DledgerSandbox()
         let server = try LoopbackServer()
@@ -43,6 +44,7 @@ import Testing
         try await Self.expectMainFileAlone(box, after: "an interrupted run")
     }
 
+    // SQLite only: reads the copies with the sqlite3 shell (a backup from PostgreSQL onto a file: aBackupCutShort…).
     @Test func backupIsConsistentWhileAnotherProcessWritesAndNeverOverwrites() async throws {
         let box = try DledgerSandbox()
         let server = try LoopbackServer()
@@ -153,6 +155,7 @@ import Testing
         umount.waitUntilExit()
     }
 
+    // SQLite only: a copy of the ledger file and its -wal.
     @Test func aCopyInAFolderTheReaderCannotWriteIsReadWithOrWithoutItsWal() async throws {
         guard getuid() == 0 else {
             print("CopyTests: not root, so the read-only check as 'nobody' is skipped")
@@ -214,6 +217,7 @@ import Testing
     /// 2 s behind the head (issue 24 §2): the downloader folds the log into it as it works. "Behind" is measured
     /// with the log's own commit times: a copy taken at T holds every event committed by T - 2 s. A copy that
     /// overlapped a checkpoint's write may be torn: verify refuses it, and the next copy (its retake) holds.
+    // SQLite only: copies the ledger file with cp.
     @Test func aCopyOfTheMainFileAloneDuringARunIsAtMostTwoSecondsBehind() async throws {
         let box = try DledgerSandbox()
         let server = try LoopbackServer()
@@ -281,6 +285,7 @@ import Testing
     /// A quiet ledger (no process has it open) is left in rollback-journal mode, so a copy of it in a folder that
     /// nobody can write opens in the plain sqlite3 shell as nobody (issue 24 §3): after a command that creates it,
     /// after a run, and after a command on a ledger a run left.
+    // SQLite only: the ledger file in the sqlite3 shell.
     @Test func aCopyOfAQuietLedgerOpensInThePlainSqliteShellAsAnotherUser() async throws {
         guard getuid() == 0 else {
             print("CopyTests: not root, so the sqlite3 shell as 'nobody' is skipped")
@@ -316,6 +321,7 @@ import Testing
     /// Commands that open a quiet ledger at the same moment all go through: each one's switch of the file to WAL
     /// can meet another's, and SQLite then refuses one at once (a deadlock, without its busy handler); that one
     /// tries again. Before, `run` and `backup` started together failed now and then with "is locked".
+    // SQLite only: SQLite's switch of the file to WAL.
     @Test func writersThatOpenAQuietLedgerAtOnceAllGoThrough() async throws {
         let box = try DledgerSandbox()
         #expect(try await box.run("add", "http://example.org/first.bin").status == 0)

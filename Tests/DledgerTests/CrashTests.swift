@@ -45,6 +45,7 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: box.downloads + "/.dledger/partial/1.part"))
     }
 
+    // One store: the validator check is the transfer's; kill -9 on PostgreSQL is in the tests above and below.
     @Test func contentChangedWhileKilledRestartsFromZeroInsteadOfSplicing() async throws {
         let box = try DledgerSandbox()
         let server = try LoopbackServer()

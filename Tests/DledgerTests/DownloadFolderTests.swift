@@ -84,6 +84,7 @@ import Testing
 
     /// Without `$XDG_DOWNLOAD_DIR`: what `xdg-user-dir DOWNLOAD` prints, unless that is `$HOME` (its answer when
     /// no folder is configured) or not absolute; without the program, `~/Downloads`.
+    // One store: how the environment names the folder; a new PostgreSQL ledger taking it is aNewLedgerTakes….
     @Test func withoutXDGDownloadDirXdgUserDirElseHomeDownloads() async throws {
         let cases: [(said: String?, expected: (DledgerSandbox) -> String)] = [
             ("/srv/dl", { _ in "/srv/dl" }),

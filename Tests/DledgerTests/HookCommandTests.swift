@@ -71,6 +71,7 @@ import Testing
     }
 
     /// An aria2 script as people write them: `$1` is the GID it asks `serve` about over JSON-RPC.
+    // One store: the hook runner's own behaviour; hooks on PostgreSQL are the two tests that run on both.
     @Test func anAria2ScriptCallsServeBackWithItsFirstArgument() async throws {
         let box = try DledgerSandbox()
         let files = try LoopbackServer()
@@ -150,6 +151,7 @@ import Testing
         #expect(try await box.run("set").out.contains("on-download-error          \(error)"))
     }
 
+    // One store: the hook runner's own behaviour; hooks on PostgreSQL are the two tests that run on both.
     @Test func manyOutcomesAtOnceRunEveryHookOnceAtMostEightAtATime() async throws {
         let box = try DledgerSandbox()
         let server = try LoopbackServer()
@@ -180,6 +182,7 @@ import Testing
         #expect(try await hookFacts(box).count == 12)
     }
 
+    // One store: the hook runner's own behaviour; hooks on PostgreSQL are the two tests that run on both.
     @Test func aSlowHookNeverHoldsTheNextDownloadBack() async throws {
         let box = try DledgerSandbox()
         let server = try LoopbackServer()
@@ -198,6 +201,7 @@ import Testing
     }
 
     /// A hook that exits leaving a child writing on to its output is not waited for.
+    // One store: the hook runner's own behaviour; hooks on PostgreSQL are the two tests that run on both.
     @Test func aChildLeftWritingNeverHoldsTheRecordBack() async throws {
         let box = try DledgerSandbox()
         let server = try LoopbackServer()
@@ -213,6 +217,7 @@ import Testing
         if let child = lines(hook + ".child").first.flatMap({ Int32($0) }) { kill(child, SIGKILL) }
     }
 
+    // One store: the hook runner's own behaviour; hooks on PostgreSQL are the two tests that run on both.
     @Test func aHookThatCannotStartIsRecordedAsSuch() async throws {
         let box = try DledgerSandbox()
         let server = try LoopbackServer()
@@ -229,6 +234,7 @@ import Testing
                 "on-download-complete hook \(hook) could not start (No such file or directory)"))
     }
 
+    // One store: the hook runner's own behaviour; hooks on PostgreSQL are the two tests that run on both.
     @Test func aHookPastItsTimeLimitIsKilledWithItsGroup() async throws {
         let box = try DledgerSandbox()
         let server = try LoopbackServer()
@@ -256,6 +262,7 @@ import Testing
         #expect(gone)
     }
 
+    // One store: the hook runner's own behaviour; hooks on PostgreSQL are the two tests that run on both.
     @Test func aHookThatIsNotAnAbsoluteExecutableIsRefusedWithNothingAppended() async throws {
         let box = try DledgerSandbox()
         let server = try LoopbackServer()

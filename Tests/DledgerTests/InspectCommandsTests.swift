@@ -251,6 +251,7 @@ import Testing
             path, drops + " UPDATE events SET payload = replace(payload, 'f.bin', 'g.bin') WHERE seq = 2;")
     }
 
+    // SQLite only: a read-only copy of the ledger file.
     @Test func inspectionWorksOnAReadOnlyCopyAndLeavesItUntouched() async throws {
         let (box, _) = try await finishedLedger()
         let dir = box.root + "/ro"

@@ -67,6 +67,7 @@ import Testing
         #expect(try !box.ledgerExists())
     }
 
+    // SQLite only: files that are not ledgers (a PostgreSQL location is a URI: PostgresLedgerTests).
     @Test func foreignFilesExit65() async throws {
         let box = try DledgerSandbox()
         let text = box.root + "/notes.txt"

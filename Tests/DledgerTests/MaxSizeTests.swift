@@ -4,6 +4,7 @@ import Testing
 
 /// `--max-size` and the ledger's `max-size` setting bound what a server can make a download grow to (issue 10 §6).
 @Suite struct MaxSizeTests {
+    // One store: the transfer's bound; the ledger's max-size setting runs on both below.
     @Test func anEndlessBodyFailsAtTheMaximumAndLeavesNothing() async throws {
         let box = try DledgerSandbox()
         let server = try LoopbackServer()

@@ -160,6 +160,7 @@ import Testing
                 == "6")
     }
 
+    // One store: what goes on the wire; options kept in a PostgreSQL ledger are the tests above.
     @Test func getSendsTheHeadersTheUserAgentAndTheReferer() async throws {
         let server = try LoopbackServer()
         defer { server.stop() }

@@ -32,6 +32,7 @@ import Testing
         #expect(try await box.eventCount() == before)
     }
 
+    // No ledger: usage only.
     @Test func sectionAloneShowsItsSubcommands() async throws {
         let r = try await DledgerSandbox().run("section")
         #expect(r.status == 64)

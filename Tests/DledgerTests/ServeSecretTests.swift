@@ -59,6 +59,7 @@ import Testing
         }
     }
 
+    // One store: the secret file and the terminal, not the ledger.
     @Test(.enabled(if: TmuxTerminal.isAvailable, "needs tmux for a terminal"))
     func onATerminalServePrintsTheAriaNgLink() async throws {
         let box = try DledgerSandbox()
@@ -86,6 +87,7 @@ import Testing
         term.close()
     }
 
+    // One store: the secret and the listener, not the ledger.
     @Test func anEmptySecretIsAria2csOpenServerWithAWarning() async throws {
         let box = try DledgerSandbox()
         let (server, port) = try await ServeCommandTests.serve(box, secret: "")
@@ -99,6 +101,7 @@ import Testing
     }
 
     /// The systemd unit passes the secret in $DLEDGER_RPC_SECRET; --rpc-secret wins over it.
+    // One store: the secret and the listener, not the ledger.
     @Test func theEnvironmentsSecretIsUsed() async throws {
         let box = try DledgerSandbox()
         let (server, port) = try await ServeCommandTests.serve(
@@ -115,8 +118,9 @@ import Testing
     }
 
     /// Issue 26, fault 10: a second serve on the same ledger says only that another downloader runs.
-    @Test func aSecondServeOnTheSameLedgerNeverSaysItServes() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func aSecondServeOnTheSameLedgerNeverSaysItServes(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let (first, port) = try await ServeCommandTests.serve(box, secret: "pw")
         for ask in [["--rpc-listen-port", "0"], ["--rpc-listen-port", String(port)]] {
             let second = try await box.run(["serve", "--rpc-secret", "pw"] + ask)

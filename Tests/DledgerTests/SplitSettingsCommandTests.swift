@@ -67,6 +67,7 @@ import Testing
     }
 
     /// The help, the man page and the completions name both settings, from the command table.
+    // No ledger: help, man page and completions.
     @Test func helpManPageAndCompletionsNameThem() async throws {
         let box = try DledgerSandbox()
         let help = try await box.run("set", "--help").out

@@ -30,6 +30,7 @@ import Testing
         #expect(lock.isEmpty, "the lock still names \(String(decoding: lock, as: UTF8.self))")
     }
 
+    // SQLite only: expectCleanStop reads the run lock file, which a PostgreSQL ledger has not (a session lock).
     @Test(arguments: [SIGTERM, SIGINT, SIGHUP])
     func twoSignalsInARowStillStopCleanly(_ sig: Int32) async throws {
         let (box, server, url) = try Self.slowDownload()
@@ -44,6 +45,7 @@ import Testing
         _ = server
     }
 
+    // SQLite only: expectCleanStop reads the run lock file, which a PostgreSQL ledger has not (a session lock).
     @Test func getUnderCoreutilsTimeoutStopsCleanly() async throws {
         let (box, server, url) = try Self.slowDownload()
         // timeout signals the command, then the whole process group it made: two SIGTERMs at once.

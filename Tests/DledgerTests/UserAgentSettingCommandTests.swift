@@ -62,6 +62,7 @@ import Testing
         #expect(again.status == 1 && again.err.contains("already the default"), "\(again.err)")
     }
 
+    // No ledger: completions.
     @Test func theCompletionsOfferIt() async throws {
         let box = try DledgerSandbox()
         for shell in ["bash", "zsh", "fish"] {
