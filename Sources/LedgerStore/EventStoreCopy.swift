@@ -68,9 +68,19 @@ public enum EventStoreCopy {
             }
             return try copy(from: source, to: PostgresEventStore(uri: destination), destinationName: shown)
         }
+        // The reasons a SQLite ledger's backup gives (SQLiteEventStore.backup), in the same words.
         var info = stat()
-        guard lstat(destination, &info) != 0 else {
-            throw StoreError.cannotBackUp(destination, "something is there already")
+        if lstat(destination, &info) == 0 {
+            throw StoreError.cannotBackUp(destination, "it exists (a backup never overwrites a file)")
+        }
+        let slash = destination.lastIndex(of: "/")
+        let folder = slash.map { String(destination[..<$0]) } ?? "."
+        let absent = errno
+        guard absent == ENOENT || absent == ENOTDIR else {
+            throw StoreError.cannotBackUp(destination, String(cString: strerror(absent)))
+        }
+        guard absent == ENOENT, stat(folder.isEmpty ? "/" : folder, &info) == 0 else {
+            throw StoreError.cannotBackUp(destination, "no such folder")
         }
         let temporary = destination + ".partial-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         defer {
@@ -85,6 +95,9 @@ public enum EventStoreCopy {
             }
         } catch StoreError.cannotOpen(_, let reason) {
             throw StoreError.cannotBackUp(destination, reason)
+        } catch StoreError.io(temporary, let reason) {
+            // A full disk: named by the backup's name, not the temporary file's.
+            throw StoreError.cannotBackUp(destination, reason)
         }
         let fd = open(temporary, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0, fsync(fd) == 0 else {
@@ -93,10 +106,11 @@ public enum EventStoreCopy {
         }
         close(fd)
         guard link(temporary, destination) == 0 else {
-            throw StoreError.cannotBackUp(destination, String(cString: strerror(errno)))
+            let reason =
+                errno == EEXIST
+                ? "it exists (a backup never overwrites a file)" : String(cString: strerror(errno))
+            throw StoreError.cannotBackUp(destination, reason)
         }
-        let slash = destination.lastIndex(of: "/")
-        let folder = slash.map { String(destination[..<$0]) } ?? "."
         let folderFD = open(folder.isEmpty ? "/" : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if folderFD >= 0 {
             fsync(folderFD)

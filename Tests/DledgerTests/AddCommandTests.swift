@@ -2,8 +2,9 @@ import Foundation
 import Testing
 
 @Suite struct AddCommandTests {
-    @Test func addPrintsIdsAndSkippedDuplicates() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func addPrintsIdsAndSkippedDuplicates(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let first = try await box.run("add", "http://example.com/a.iso", "http://example.com/b.zip")
         #expect(first.status == 0)
         #expect(first.out.contains("added #1 to section 0 'Downloads': http://example.com/a.iso"))
@@ -14,8 +15,9 @@ import Testing
         #expect(second.out.contains("skipped http://example.com/a.iso: duplicate of task #1"))
     }
 
-    @Test func addWithOnlyDuplicatesFailsAndAppendsNothing() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func addWithOnlyDuplicatesFailsAndAppendsNothing(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         try await box.run("add", "http://example.com/a")
         let before = try await box.eventCount()
         let r = try await box.run("add", "http://example.com/a")
@@ -24,17 +26,21 @@ import Testing
         #expect(try await box.eventCount() == before)
     }
 
-    @Test func badURLIsRejectedBeforeAnythingRuns() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func badURLIsRejectedBeforeAnythingRuns(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let r = try await box.run("add", "http://example.com/ok", "foo")
         #expect(r.status == 64)
         #expect(r.err.hasPrefix("error: not a URL: foo"))
         #expect(r.err.split(separator: "\n").count == 1)
-        #expect(!FileManager.default.fileExists(atPath: box.ledger))
+        #expect(try !box.ledgerExists())
+        #expect(try await box.run("add", "http://example.com/ok").status == 0)
+        #expect(try box.ledgerExists(), "the check above can see a ledger")
     }
 
-    @Test func sectionOptionsPlaceTheTasks() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func sectionOptionsPlaceTheTasks(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         try await box.run("add", "http://example.com/1")
         try await box.run("add", "http://example.com/2", "--section", "Videos")
         try await box.run("add", "http://example.com/3", "--section", "Videos")
@@ -47,8 +53,9 @@ import Testing
         #expect(bad.err == "error: section index 5 out of range (0..1)\n")
     }
 
-    @Test func fromFileReadsOneURLPerLineSkippingComments() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func fromFileReadsOneURLPerLineSkippingComments(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let list = "## my list\nhttp://example.com/x\n\n  http://example.com/y  \nnot-a-url\n"
         let r = try await box.run("add", "--from-file", "-", stdin: list)
         #expect(r.status == 0)
@@ -58,8 +65,9 @@ import Testing
     }
 
     /// `# Title` lines make several titled groups in one command: one event, one undo (SDE `download(sections:)`).
-    @Test func fromFileWithTitlesAddsSeveralGroupsAsOneAction() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func fromFileWithTitlesAddsSeveralGroupsAsOneAction(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         try await box.run("add", "http://example.com/old", "--section", "Media")
         let before = try await box.eventCount()
         let list = [
@@ -98,8 +106,9 @@ import Testing
         #expect(bad.status == 64)
     }
 
-    @Test func nameAndChecksumAreValidated() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func nameAndChecksumAreValidated(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let badName = try await box.run("add", "http://example.com/a", "--name", "../x")
         #expect(badName.status == 64)
         #expect(badName.err.hasPrefix("error: invalid name '../x'"))
@@ -111,8 +120,9 @@ import Testing
         #expect(try await box.task(1)?["name"] as? String == "mine.bin")
     }
 
-    @Test func jsonShapeListsAddedAndSkipped() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func jsonShapeListsAddedAndSkipped(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         try await box.run("add", "http://example.com/a")
         let r = try await box.run("add", "--json", "http://example.com/a", "http://example.com/b")
         let doc = try #require(r.json as? [String: Any])
@@ -126,14 +136,16 @@ import Testing
         #expect(skipped.first?["reason"] as? String == "duplicate of task #1")
     }
 
-    @Test func dirSetsTheTasksDirectory() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func dirSetsTheTasksDirectory(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         try await box.run("add", "http://example.com/a", "--dir", "sub")
         #expect(try await box.task(1)?["directory"] as? String == box.downloads + "/sub")
     }
 
-    @Test func aDirThatIsAFileIsRefusedBeforeAnythingIsWritten() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func aDirThatIsAFileIsRefusedBeforeAnythingIsWritten(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         #expect(FileManager.default.createFile(atPath: box.downloads + "/afile", contents: Data("x".utf8)))
         for dir in ["afile", "afile/sub"] {
             for command in [["add"], ["get"]] {
@@ -142,7 +154,7 @@ import Testing
                 #expect(r.err.contains("not a folder"), "\(r.err)")
             }
         }
-        #expect(!FileManager.default.fileExists(atPath: box.ledger), "a ledger was created")
+        #expect(try !box.ledgerExists(), "a ledger was created")
         try FileManager.default.createSymbolicLink(
             atPath: box.downloads + "/link", withDestinationPath: "sub")
         try FileManager.default.createDirectory(

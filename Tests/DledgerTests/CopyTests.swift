@@ -23,6 +23,7 @@ import Testing
         #expect(verify.out.contains("head #\(head)"), "after \(what): \(verify.out)")
     }
 
+    // SQLite only: about the ledger file and its -wal.
     @Test func theMainFileAloneHoldsEveryEventAfterGetRunAndAnInterruptedRun() async throws {
         let box = try DledgerSandbox()
         let server = try LoopbackServer()
@@ -43,6 +44,7 @@ import Testing
         try await Self.expectMainFileAlone(box, after: "an interrupted run")
     }
 
+    // SQLite only: reads the copies with the sqlite3 shell (a backup from PostgreSQL onto a file: aBackupCutShort…).
     @Test func backupIsConsistentWhileAnotherProcessWritesAndNeverOverwrites() async throws {
         let box = try DledgerSandbox()
         let server = try LoopbackServer()
@@ -82,10 +84,15 @@ import Testing
     }
 
     /// A backup that cannot be finished (a full disk, a SIGKILL) leaves nothing under its name that could be taken
-    /// for one; a missing folder is named as such.
-    @Test func aBackupCutShortLeavesNoFileUnderItsName() async throws {
-        let box = try DledgerSandbox()
-        let list = (0..<20_000).map { "http://example.org/file-\($0).bin" }.joined(separator: "\n")
+    /// for one; a missing folder is named as such, and so is a file already there. From a ledger in PostgreSQL
+    /// (into a SQLite file) too, in the same words.
+    @Test(arguments: LedgerStoreKind.allCases)
+    func aBackupCutShortLeavesNoFileUnderItsName(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
+        // Enough tasks for a backup that takes a while (one from PostgreSQL, slower, with fewer), and a copy larger
+        // than the full disk below.
+        let count = store == .sqlite ? 20_000 : 5_000
+        let list = (0..<count).map { "http://example.org/file-\($0).bin" }.joined(separator: "\n")
         try list.write(toFile: box.root + "/urls.txt", atomically: true, encoding: .utf8)
         #expect(try await box.run("add", "-q", "--from-file", box.root + "/urls.txt").status == 0)
         let missing = try await box.run("backup", box.root + "/no/such/b.sqlite")
@@ -97,6 +104,14 @@ import Testing
         let started = Date()
         #expect(try await box.run("backup", box.root + "/whole.sqlite").status == 0)
         let whole = Date().timeIntervalSince(started)
+        let before = FileManager.default.contents(atPath: box.root + "/whole.sqlite")
+        let again = try await box.run("backup", box.root + "/whole.sqlite")
+        #expect(again.status == 1)
+        #expect(
+            again.err
+                == "error: cannot back up to \(box.root)/whole.sqlite: it exists (a backup never overwrites a file)\n"
+        )
+        #expect(FileManager.default.contents(atPath: box.root + "/whole.sqlite") == before)
         for n in 0..<6 {
             let dest = box.root + "/killed-\(n).sqlite"
             let running = try box.start("backup", dest)
@@ -140,6 +155,7 @@ import Testing
         umount.waitUntilExit()
     }
 
+    // SQLite only: a copy of the ledger file and its -wal.
     @Test func aCopyInAFolderTheReaderCannotWriteIsReadWithOrWithoutItsWal() async throws {
         guard getuid() == 0 else {
             print("CopyTests: not root, so the read-only check as 'nobody' is skipped")
@@ -201,6 +217,7 @@ import Testing
     /// 2 s behind the head (issue 24 §2): the downloader folds the log into it as it works. "Behind" is measured
     /// with the log's own commit times: a copy taken at T holds every event committed by T - 2 s. A copy that
     /// overlapped a checkpoint's write may be torn: verify refuses it, and the next copy (its retake) holds.
+    // SQLite only: copies the ledger file with cp.
     @Test func aCopyOfTheMainFileAloneDuringARunIsAtMostTwoSecondsBehind() async throws {
         let box = try DledgerSandbox()
         let server = try LoopbackServer()
@@ -268,6 +285,7 @@ import Testing
     /// A quiet ledger (no process has it open) is left in rollback-journal mode, so a copy of it in a folder that
     /// nobody can write opens in the plain sqlite3 shell as nobody (issue 24 §3): after a command that creates it,
     /// after a run, and after a command on a ledger a run left.
+    // SQLite only: the ledger file in the sqlite3 shell.
     @Test func aCopyOfAQuietLedgerOpensInThePlainSqliteShellAsAnotherUser() async throws {
         guard getuid() == 0 else {
             print("CopyTests: not root, so the sqlite3 shell as 'nobody' is skipped")
@@ -303,6 +321,7 @@ import Testing
     /// Commands that open a quiet ledger at the same moment all go through: each one's switch of the file to WAL
     /// can meet another's, and SQLite then refuses one at once (a deadlock, without its busy handler); that one
     /// tries again. Before, `run` and `backup` started together failed now and then with "is locked".
+    // SQLite only: SQLite's switch of the file to WAL.
     @Test func writersThatOpenAQuietLedgerAtOnceAllGoThrough() async throws {
         let box = try DledgerSandbox()
         #expect(try await box.run("add", "http://example.org/first.bin").status == 0)

@@ -7,8 +7,9 @@ import Testing
 /// stays intact, the dead process's run lock blocks nobody, and the next run resumes each partial file with a
 /// Range request from the byte where it stopped.
 @Suite struct CrashTests {
-    @Test func killedTwiceWhileDownloadingThenEveryFileResumesWithARange() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func killedTwiceWhileDownloadingThenEveryFileResumesWithARange(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let server = try LoopbackServer()
         defer { server.stop() }
         let size: Int64 = 1_500_000
@@ -44,6 +45,7 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: box.downloads + "/.dledger/partial/1.part"))
     }
 
+    // One store: the validator check is the transfer's; kill -9 on PostgreSQL is in the tests above and below.
     @Test func contentChangedWhileKilledRestartsFromZeroInsteadOfSplicing() async throws {
         let box = try DledgerSandbox()
         let server = try LoopbackServer()
@@ -68,8 +70,9 @@ import Testing
             resume?.ifRange == "\"v1\"", "a resume after a crash must carry the validator it started with")
     }
 
-    @Test func killedWhileAppendingFactsFastLosesNoAcknowledgedEvent() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func killedWhileAppendingFactsFastLosesNoAcknowledgedEvent(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let server = try LoopbackServer()
         defer { server.stop() }
         let count = 60

@@ -21,8 +21,9 @@ import Testing
         ]
     }
 
-    @Test func theServerGetsTheCredentialsAndNoCopyOrOutputShowsThem() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func theServerGetsTheCredentialsAndNoCopyOrOutputShowsThem(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let server = try LoopbackServer()
         server.serve("/c.bin", Resource(size: 200_000, seed: 91))
         server.serve(
@@ -41,19 +42,18 @@ import Testing
             #expect(r.headers["x-api-key"] == Self.apiKey)
         }
 
-        // While a downloader writes, the -wal holds the latest events: none of them in clear either.
+        // While a downloader writes, the -wal holds the latest events: none of them in clear either (on
+        // PostgreSQL: a dump of the ledger's schema).
         try await box.run(["add", "http://files.invalid/slow.bin"] + credentials)
         let runner = try box.start("run")
         #expect(await eventually { partialSize(box.partialPath(2)) > 0 })
         let copy = box.root + "/copy.sqlite"
         #expect(try await box.run("backup", copy).status == 0)
-        var scanned = 0
-        for path in [box.ledger, box.ledger + "-wal", copy] {
-            guard let bytes = FileManager.default.contents(atPath: path) else { continue }
-            scanned += 1
-            #expect(SecretScan.leaks(Self.secrets, in: bytes).isEmpty, "\(path)")
+        let stored = try box.storedBytes() + [FileManager.default.contents(atPath: copy)].compactMap { $0 }
+        for bytes in stored {
+            #expect(SecretScan.leaks(Self.secrets, in: bytes).isEmpty, "\(store)")
         }
-        #expect(scanned == 3)
+        #expect(stored.count == (store == .sqlite ? 3 : 2))
         runner.interrupt()
         #expect(await runner.wait().status == 130)
         #expect(server.requests("/slow.bin").allSatisfy { $0.headers["cookie"] == Self.cookie })
@@ -75,7 +75,7 @@ import Testing
         // Purge: the key goes, the log still verifies, the other task keeps its key.
         #expect(try await box.run("rm", "1").status == 0)
         #expect(try await box.run("purge", "1").status == 0)
-        #expect(try sqliteText(box.ledger, "SELECT group_concat(task) FROM vault_keys") == "2")
+        #expect(try box.query("SELECT task FROM vault_keys ORDER BY task") == "2")
         let verify = try await box.run("verify", "--skip-files")
         #expect(verify.status == 0, "\(verify.out)\(verify.err)")
         // The backup taken before the purge still holds task 1's key: a copy is a whole ledger.
@@ -83,14 +83,15 @@ import Testing
     }
 
     /// A URL's own `user:password@`: sealed like any credential, sent to its host, never shown.
-    @Test func aLoginInTheURLIsSentButNeverLoggedOrShown() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func aLoginInTheURLIsSentButNeverLoggedOrShown(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let server = try LoopbackServer()
         server.serve("/l.bin", Resource(size: 150_000, seed: 93))
         let login = "bob:S3CR3T-cli-login-e5a0"
         let bare = server.url("/l.bin")
         let refused = try await box.run("add", bare.replacingOccurrences(of: "http://", with: "http://@"))
-        #expect(refused.status != 0 && !FileManager.default.fileExists(atPath: box.ledger), "\(refused.out)")
+        #expect(try refused.status != 0 && !box.ledgerExists(), "\(refused.out)")
         let added = try await box.run(
             "add", bare.replacingOccurrences(of: "http://", with: "http://\(login)@"))
         #expect(added.status == 0, "\(added.err)")
@@ -109,17 +110,24 @@ import Testing
         }
         #expect(shown.contains(bare) && shown.contains(#""login": "[redacted]""#))
         #expect(SecretScan.leaks(["S3CR3T", "bob:"], in: Data(shown.utf8)).isEmpty)
-        let bytes = try #require(FileManager.default.contents(atPath: box.ledger))
-        #expect(SecretScan.leaks(["S3CR3T", "bob:"], in: bytes).isEmpty)
+        for bytes in try box.storedBytes() {
+            #expect(SecretScan.leaks(["S3CR3T", "bob:"], in: bytes).isEmpty)
+        }
     }
 
-    @Test func anAlteredKeyFailsTheTaskWithTheReasonAndSendsNothing() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func anAlteredKeyFailsTheTaskWithTheReasonAndSendsNothing(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let server = try LoopbackServer()
         server.serve("/k.bin", Resource(size: 10_000, seed: 93))
         let credentials = Self.credentialArguments(proxyPort: server.port)
         #expect(try await box.run(["add", server.url("/k.bin")] + credentials).status == 0)
-        try sqliteText(box.ledger, "UPDATE vault_keys SET key = randomblob(32)")
+        switch store {
+        case .sqlite: try box.editLedger("UPDATE vault_keys SET key = randomblob(32)")
+        case .postgres:
+            try box.editLedger(
+                "UPDATE vault_keys SET key = decode(md5(random()::text) || md5(random()::text), 'hex')")
+        }
         let run = try await box.run("run", "--until-idle")
         #expect(run.status == 1, "\(run.out)\(run.err)")  // a task failed during the run
         #expect(run.out.contains("credential: does not open"), "\(run.out)")

@@ -1,5 +1,6 @@
 import Foundation
 import LoopbackHTTP
+import PostgresSupport
 import TestSupport
 import Testing
 
@@ -20,17 +21,28 @@ struct Finished {
     }
 }
 
-/// A temporary folder with a ledger path and a download directory, where `dledger` runs; removed at the end.
+/// A temporary folder with a ledger location and a download directory, where `dledger` runs; removed at the end.
 /// `dledger` sees a home of its own (`root/home`) whose download folder (`XDG_DOWNLOAD_DIR`) is `downloads`.
+/// The ledger (`$DLEDGER_LEDGER`) is `root/ledger.sqlite`, or with `store: .postgres` a fresh named ledger on the
+/// tests' PostgreSQL cluster, its URI carrying a password that no command may print (`DledgerSandbox+Store`).
 final class DledgerSandbox: @unchecked Sendable {
     private let folder: TemporaryDirectory
+    /// Where the ledger lives.
+    let store: LedgerStoreKind
+    /// The ledger's location as given to `dledger`: a file path, or a `postgresql://` URI.
+    let ledger: String
     var root: String { folder.path }
-    var ledger: String { root + "/ledger.sqlite" }
     var downloads: String { root + "/downloads" }
     var home: String { root + "/home" }
 
-    init() throws {
+    init(store: LedgerStoreKind = .sqlite) throws {
         folder = try TemporaryDirectory(prefix: "dledger-test-", subfolders: ["downloads", "home"])
+        self.store = store
+        switch store {
+        case .sqlite: ledger = folder.path + "/ledger.sqlite"
+        case .postgres:
+            ledger = try PostgresTestCluster.freshLedger("cli") + "&password=" + Self.postgresPassword
+        }
     }
 
     /// The built binary: next to the test bundle (`swift test` builds it first: the test target depends on it).
@@ -82,7 +94,9 @@ final class DledgerSandbox: @unchecked Sendable {
     {
         let p = process(args, env: env, cwd: cwd)
         let running = try Running(p, stdin: stdin)
-        return await running.wait()
+        let finished = await running.wait()
+        expectNoSecret(finished, args)
+        return finished
     }
 
     /// Starts `dledger ARGS` in the background.

@@ -22,8 +22,9 @@ import Testing
         return task?["directory"] as? String
     }
 
-    @Test func getSavesIntoTheCurrentDirectoryAndPrintsThePath() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func getSavesIntoTheCurrentDirectoryAndPrintsThePath(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let server = try LoopbackServer()
         server.serve("/a.bin", Resource(size: 20_000, seed: 1))
         server.serve("/b.bin", Resource(size: 10_000, seed: 2))
@@ -49,8 +50,9 @@ import Testing
 
     /// `$XDG_DOWNLOAD_DIR` first; made by the downloader when a download needs it, not by `add`; the first add
     /// says where files go, once; an existing ledger keeps its folder when the environment changes.
-    @Test func aNewLedgerTakesTheUsersDownloadFolderAndSaysSo() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func aNewLedgerTakesTheUsersDownloadFolderAndSaysSo(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let server = try LoopbackServer()
         server.serve("/a.bin", Resource(size: 5_000, seed: 1))
         server.serve("/b.bin", Resource(size: 5_000, seed: 2))
@@ -69,11 +71,11 @@ import Testing
         #expect(box.contents("a.bin") == nil, "not the directory the commands ran in")
 
         // With --json the line goes to stderr (stdout is the document); with --dir it says what it is for.
-        let other = try DledgerSandbox()
+        let other = try DledgerSandbox(store: store)
         let json = try await other.run(["add", "--json", "https://example.com/x"], env: env)
         #expect(
             json.json != nil && json.err == "downloads will go to \(mine) (dledger set dir PATH to change)\n")
-        let third = try DledgerSandbox()
+        let third = try DledgerSandbox(store: store)
         let dir = try await third.run(["add", "--dir", third.root, "https://example.com/x"], env: env)
         #expect(
             dir.out.hasSuffix("downloads without --dir will go to \(mine) (dledger set dir PATH to change)\n")
@@ -82,6 +84,7 @@ import Testing
 
     /// Without `$XDG_DOWNLOAD_DIR`: what `xdg-user-dir DOWNLOAD` prints, unless that is `$HOME` (its answer when
     /// no folder is configured) or not absolute; without the program, `~/Downloads`.
+    // One store: how the environment names the folder; a new PostgreSQL ledger taking it is aNewLedgerTakes….
     @Test func withoutXDGDownloadDirXdgUserDirElseHomeDownloads() async throws {
         let cases: [(said: String?, expected: (DledgerSandbox) -> String)] = [
             ("/srv/dl", { _ in "/srv/dl" }),
@@ -103,8 +106,9 @@ import Testing
         }
     }
 
-    @Test func setShowsTheFolderAndSetDirChangesItForLaterTasksOnly() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func setShowsTheFolderAndSetDirChangesItForLaterTasksOnly(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         #expect(try await box.run("add", "https://example.com/a").status == 0)
         let shown = try await box.run("set")
         #expect(shown.out.hasPrefix("dir                        \(box.downloads)\n"))
@@ -126,14 +130,15 @@ import Testing
     }
 
     /// A folder `set dir` cannot take: one clear line, exit 64, no event, and no ledger created for it.
-    @Test func aBadFolderIsRefusedAndNothingIsWritten() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func aBadFolderIsRefusedAndNothingIsWritten(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let file = box.root + "/file"
         try "x".write(toFile: file, atomically: true, encoding: .utf8)
         let fresh = try await box.run("set", "dir", file)
         #expect(fresh.status == 64)
         #expect(fresh.err.hasPrefix("error: set dir \(file): not a folder\n"))
-        #expect(!FileManager.default.fileExists(atPath: box.ledger), "no ledger for a refused command")
+        #expect(try !box.ledgerExists(), "no ledger for a refused command")
         #expect(try await box.run("add", "https://example.com/a").status == 0)
         let events = try await box.eventCount()
         for bad in [file, file + "/below", "/tmp/a\u{7}b", "", "/" + String(repeating: "x", count: 5000)] {

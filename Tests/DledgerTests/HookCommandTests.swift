@@ -24,8 +24,9 @@ import Testing
         ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
     }
 
-    @Test func completeHookGetsTheGIDOneAndThePathWithoutCredentials() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func completeHookGetsTheGIDOneAndThePathWithoutCredentials(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let server = try LoopbackServer()
         server.serve("/a.bin", Resource(size: 50_000, seed: 1))
         let hook = try script(
@@ -70,6 +71,7 @@ import Testing
     }
 
     /// An aria2 script as people write them: `$1` is the GID it asks `serve` about over JSON-RPC.
+    // One store: the hook runner's own behaviour; hooks on PostgreSQL are the two tests that run on both.
     @Test func anAria2ScriptCallsServeBackWithItsFirstArgument() async throws {
         let box = try DledgerSandbox()
         let files = try LoopbackServer()
@@ -118,8 +120,9 @@ import Testing
         #expect(try await hookFacts(box).count == 1)
     }
 
-    @Test func errorHookFromTheLedgerSettingRunsOnceAfterA404() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func errorHookFromTheLedgerSettingRunsOnceAfterA404(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let server = try LoopbackServer()
         let complete = try script(box, "complete.sh", "echo ran >> \"$0.count\"\n")
         let error = try script(
@@ -148,6 +151,7 @@ import Testing
         #expect(try await box.run("set").out.contains("on-download-error          \(error)"))
     }
 
+    // One store: the hook runner's own behaviour; hooks on PostgreSQL are the two tests that run on both.
     @Test func manyOutcomesAtOnceRunEveryHookOnceAtMostEightAtATime() async throws {
         let box = try DledgerSandbox()
         let server = try LoopbackServer()
@@ -178,6 +182,7 @@ import Testing
         #expect(try await hookFacts(box).count == 12)
     }
 
+    // One store: the hook runner's own behaviour; hooks on PostgreSQL are the two tests that run on both.
     @Test func aSlowHookNeverHoldsTheNextDownloadBack() async throws {
         let box = try DledgerSandbox()
         let server = try LoopbackServer()
@@ -196,6 +201,7 @@ import Testing
     }
 
     /// A hook that exits leaving a child writing on to its output is not waited for.
+    // One store: the hook runner's own behaviour; hooks on PostgreSQL are the two tests that run on both.
     @Test func aChildLeftWritingNeverHoldsTheRecordBack() async throws {
         let box = try DledgerSandbox()
         let server = try LoopbackServer()
@@ -211,6 +217,7 @@ import Testing
         if let child = lines(hook + ".child").first.flatMap({ Int32($0) }) { kill(child, SIGKILL) }
     }
 
+    // One store: the hook runner's own behaviour; hooks on PostgreSQL are the two tests that run on both.
     @Test func aHookThatCannotStartIsRecordedAsSuch() async throws {
         let box = try DledgerSandbox()
         let server = try LoopbackServer()
@@ -227,6 +234,7 @@ import Testing
                 "on-download-complete hook \(hook) could not start (No such file or directory)"))
     }
 
+    // One store: the hook runner's own behaviour; hooks on PostgreSQL are the two tests that run on both.
     @Test func aHookPastItsTimeLimitIsKilledWithItsGroup() async throws {
         let box = try DledgerSandbox()
         let server = try LoopbackServer()
@@ -254,6 +262,7 @@ import Testing
         #expect(gone)
     }
 
+    // One store: the hook runner's own behaviour; hooks on PostgreSQL are the two tests that run on both.
     @Test func aHookThatIsNotAnAbsoluteExecutableIsRefusedWithNothingAppended() async throws {
         let box = try DledgerSandbox()
         let server = try LoopbackServer()

@@ -3,8 +3,9 @@ import LoopbackHTTP
 import Testing
 
 @Suite struct InspectCommandsTests {
-    @Test func logPrintsEveryEventInWords() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func logPrintsEveryEventInWords(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         try await box.run("add", "http://example.com/a", "http://example.com/b")
         try await box.run("mv", "2", "--to", "0:0")
         let lines = try await box.run("log").out.split(separator: "\n").map(String.init)
@@ -22,8 +23,9 @@ import Testing
         #expect(task.count == 2)
     }
 
-    @Test func logJSONLinesCarrySeqTimeKindTasksAndPayload() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func logJSONLinesCarrySeqTimeKindTasksAndPayload(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         try await box.run("add", "http://example.com/a")
         try await box.run("pause", "1")
         try await box.run("undo")
@@ -47,8 +49,9 @@ import Testing
         #expect(added?.first?["url"] as? String == "http://example.com/a")
     }
 
-    @Test func replayToReproducesAnEarlierListExactly() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func replayToReproducesAnEarlierListExactly(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         try await box.run("add", "http://example.com/a", "http://example.com/b")
         try await box.run("section", "add", "Later")
         try await box.run("mv", "1", "--to", "1")
@@ -65,8 +68,9 @@ import Testing
         #expect(beyond.err.hasPrefix("error: seq 99 is beyond the end of the log"))
     }
 
-    @Test func replayAtATime() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func replayAtATime(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         try await box.run("add", "http://example.com/a")
         let early = try await box.run("replay", "--at", "2000-01-01T00:00:00Z", "--json")
         #expect((early.json as? [String: Any])?["seq"] as? Int == 0)
@@ -78,8 +82,9 @@ import Testing
         #expect(bad.status == 64)
     }
 
-    @Test func exportAndStatsShapes() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func exportAndStatsShapes(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         try await box.run("add", "http://example.com/a", "http://example.com/b")
         try await box.run("rm", "2")
         let export = try #require(try await box.run("export", "--json").json as? [String: Any])
@@ -101,8 +106,9 @@ import Testing
     /// Moves after a big list are what readers fold after its snapshot, each a pass over every id: the commands
     /// that make them save a snapshot once a few dozen have accumulated, so that `stats`, `ls` and `audit` after
     /// them start near the head (issue 24: 300 moves after 100,000 tasks had every read fold all 300).
-    @Test func movesAfterABigListAreSnapshottedBeforeReadersFoldMany() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func movesAfterABigListAreSnapshottedBeforeReadersFoldMany(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let list = (1...20_000).map { "https://example.com/pub/file-\($0).iso" }.joined(separator: "\n")
         try list.write(toFile: box.root + "/urls.txt", atomically: true, encoding: .utf8)
         try await box.run("add", "--from-file", box.root + "/urls.txt", "-q")
@@ -123,8 +129,9 @@ import Testing
 
     /// `log --limit N` after a snapshot reads only the tasks its events name whole (issue 24 §1): its words are the
     /// last N lines of the whole `log`, which folds every event from the first, in words and in JSON.
-    @Test func logLimitAfterASnapshotSaysWhatTheWholeLogSays() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func logLimitAfterASnapshotSaysWhatTheWholeLogSays(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let list = (1...8000).map { "https://example.com/pub/file-\($0).iso" }.joined(separator: "\n")
         try list.write(toFile: box.root + "/urls.txt", atomically: true, encoding: .utf8)
         try await box.run("add", "--from-file", box.root + "/urls.txt", "-q")
@@ -154,8 +161,9 @@ import Testing
     /// `ls` in words folds the events after the snapshot without the undo history, which it never shows: each
     /// section, and the whole list, print what a replay from the first event prints (the snapshots deleted), in
     /// words and in JSON, after a tail with moves, an undo and a redo, a delete and a restore.
-    @Test func lsAfterATailSaysWhatAFullReplaySays() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func lsAfterATailSaysWhatAFullReplaySays(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let list = (1...8000).map { "https://example.com/pub/file-\($0).iso" }.joined(separator: "\n")
         try list.write(toFile: box.root + "/urls.txt", atomically: true, encoding: .utf8)
         try await box.run("add", "--from-file", box.root + "/urls.txt", "-q")
@@ -180,15 +188,15 @@ import Testing
             fromSnapshot[command] = r.out
         }
         #expect(fromSnapshot[["ls", "--section", "1"]]?.contains("#8 ") == true)
-        try sqlite3(box.ledger, "DELETE FROM snapshots")
+        try box.editLedger("DELETE FROM snapshots")
         for command in commands {
             let r = try await box.run(command)
             #expect(r.status == 0 && r.out == fromSnapshot[command], "\(command)")
         }
     }
 
-    func finishedLedger() async throws -> (DledgerSandbox, LoopbackServer) {
-        let box = try DledgerSandbox()
+    func finishedLedger(_ store: LedgerStoreKind = .sqlite) async throws -> (DledgerSandbox, LoopbackServer) {
+        let box = try DledgerSandbox(store: store)
         let server = try LoopbackServer()
         server.serve("/f.bin", Resource(size: 50_000, seed: 3))
         let r = try await box.run("get", server.url("/f.bin"))
@@ -196,24 +204,36 @@ import Testing
         return (box, server)
     }
 
-    @Test func verifyPassesThenFailsOnATamperedCopyAndAMissingFile() async throws {
-        let (box, _) = try await finishedLedger()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func verifyPassesThenFailsOnATamperedCopyAndAMissingFile(store: LedgerStoreKind) async throws {
+        let (box, _) = try await finishedLedger(store)
         let ok = try await box.run("verify", "--checksums")
         #expect(ok.status == 0)
         #expect(ok.out.contains("ok: hash chain intact"))
-        try sqlite3(box.ledger, "PRAGMA wal_checkpoint(TRUNCATE);")
-        let copy = box.root + "/copy.sqlite"
-        try FileManager.default.copyItem(atPath: box.ledger, toPath: copy)
-        #expect(try await box.run("verify", "--ledger", copy, "--skip-files").status == 0)
-        try dropTriggersAndEdit(copy)
-        let tampered = try await box.run("verify", "--ledger", copy, "--skip-files")
-        #expect(tampered.status == 1)
-        #expect(tampered.out.contains("problem: hash chain broken at event #2"))
-        #expect(tampered.err.hasPrefix("error: verification failed"))
         try FileManager.default.removeItem(atPath: box.downloads + "/f.bin")
         let missing = try await box.run("verify")
         #expect(missing.status == 1)
         #expect(missing.out.contains("problem: task #1: file missing: \(box.downloads)/f.bin"))
+        let tampered: Finished
+        switch store {
+        case .sqlite:
+            try sqlite3(box.ledger, "PRAGMA wal_checkpoint(TRUNCATE);")
+            let copy = box.root + "/copy.sqlite"
+            try FileManager.default.copyItem(atPath: box.ledger, toPath: copy)
+            #expect(try await box.run("verify", "--ledger", copy, "--skip-files").status == 0)
+            try dropTriggersAndEdit(copy)
+            tampered = try await box.run("verify", "--ledger", copy, "--skip-files")
+        case .postgres:
+            // The events table refuses UPDATE in the database itself: the edit turns its trigger off first.
+            try box.editLedger(
+                "ALTER TABLE events DISABLE TRIGGER events_refuse_update_delete; UPDATE events SET payload = "
+                    + "convert_to(replace(convert_from(payload, 'UTF8'), 'f.bin', 'g.bin'), 'UTF8') WHERE seq = 2"
+            )
+            tampered = try await box.run("verify", "--skip-files")
+        }
+        #expect(tampered.status == 1)
+        #expect(tampered.out.contains("problem: hash chain broken at event #2"), "\(tampered.out)")
+        #expect(tampered.err.hasPrefix("error: verification failed"))
     }
 
     /// Drops every trigger on the events table and edits event 2's payload (the URL).
@@ -231,6 +251,7 @@ import Testing
             path, drops + " UPDATE events SET payload = replace(payload, 'f.bin', 'g.bin') WHERE seq = 2;")
     }
 
+    // SQLite only: a read-only copy of the ledger file.
     @Test func inspectionWorksOnAReadOnlyCopyAndLeavesItUntouched() async throws {
         let (box, _) = try await finishedLedger()
         let dir = box.root + "/ro"
@@ -255,8 +276,9 @@ import Testing
         #expect(write.status != 0)
     }
 
-    @Test func auditShowsOneTasksHistory() async throws {
-        let (box, _) = try await finishedLedger()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func auditShowsOneTasksHistory(store: LedgerStoreKind) async throws {
+        let (box, _) = try await finishedLedger(store)
         let r = try await box.run("audit", "1")
         #expect(r.status == 0)
         #expect(r.out.contains("tasksAdded"))
@@ -265,8 +287,9 @@ import Testing
         #expect(try await box.run("audit", "7").err == "error: no task #7\n")
     }
 
-    @Test func runsOfThreeOrMoreIDsReadAsARangeInLogAuditAndJSONText() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func runsOfThreeOrMoreIDsReadAsARangeInLogAuditAndJSONText(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         try await box.run(["add"] + (1...5).map { "http://example.com/\($0)" })
         try await box.run("pause", "1", "2", "3", "5")
         try await box.run("resume", "1", "2")

@@ -2,8 +2,9 @@ import Foundation
 import Testing
 
 @Suite struct ListCommandTests {
-    @Test func humanListShowsSectionsIdsStatesAndNames() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func humanListShowsSectionsIdsStatesAndNames(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         try await box.run("add", "http://example.com/a.iso")
         try await box.run("add", "http://example.com/b.mkv", "--section", "Videos")
         let r = try await box.run("ls")
@@ -16,8 +17,9 @@ import Testing
         #expect(!r.out.contains("\u{1B}["), "no escape codes when stdout is not a terminal")
     }
 
-    @Test func jsonShapeIsStable() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func jsonShapeIsStable(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         try await box.run("add", "http://example.com/a.iso")
         let r = try await box.run("ls", "--json")
         let doc = try #require(r.json as? [String: Any])
@@ -38,8 +40,9 @@ import Testing
         #expect(r.out.range(of: "\"id\"")!.lowerBound < r.out.range(of: "\"url\"")!.lowerBound)
     }
 
-    @Test func filtersAndSortsSelectTheView() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func filtersAndSortsSelectTheView(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         try await box.run("add", "http://example.com/zeta.txt", "http://example.com/alpha.png")
         try await box.run("rm", "1")
         let trash = try #require(try await box.run("ls", "--trash", "--json").json as? [String: Any])
@@ -53,16 +56,18 @@ import Testing
         #expect(bad.err.hasPrefix("error: unknown sort mode 'colour'"))
     }
 
-    @Test func readingCommandsNeverCreateALedger() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func readingCommandsNeverCreateALedger(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         for command in ["ls", "log", "stats", "export", "verify"] {
             let r = try await box.run(command)
             #expect(r.status == 1, "\(command)")
-            #expect(r.err.hasPrefix("error: no ledger at \(box.ledger)"), "\(command)")
+            #expect(r.err.hasPrefix("error: no ledger at \(box.shownLedger)"), "\(command): \(r.err)")
         }
-        #expect(!FileManager.default.fileExists(atPath: box.ledger))
+        #expect(try !box.ledgerExists())
     }
 
+    // SQLite only: files that are not ledgers (a PostgreSQL location is a URI: PostgresLedgerTests).
     @Test func foreignFilesExit65() async throws {
         let box = try DledgerSandbox()
         let text = box.root + "/notes.txt"

@@ -5,8 +5,9 @@ import Testing
 /// The seeds' list model from the command line: settings, deleting at once, new sections at an index, sorting one
 /// section, one section or URLs in `ls`, URL identity.
 @Suite struct ListModelCommandsTests {
-    @Test func deletingWithoutTheToDeleteListRemovesTaskAndFileAndRefusesUndo() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func deletingWithoutTheToDeleteListRemovesTaskAndFileAndRefusesUndo(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         try await box.run("add", "http://example.com/a", "http://example.com/b", "http://example.com/c")
         // A finished file the ledger placed, and its partial data.
         let r = try await box.run("rm", "1", "--now")
@@ -57,8 +58,9 @@ import Testing
         }
     }
 
-    @Test func eraseRemovesTheFinishedFile() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func eraseRemovesTheFinishedFile(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let server = try LoopbackServerBox()
         let url = server.serve("/f.bin", size: 5_000)
         #expect(try await box.run("get", url).status == 0)
@@ -73,8 +75,9 @@ import Testing
         #expect(box.contents("f.bin")?.count == 5_000)
     }
 
-    @Test func newLedgersRemoveEmptiedSectionsAndTheSettingTurnsItOff() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func newLedgersRemoveEmptiedSectionsAndTheSettingTurnsItOff(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         try await box.run("add", "http://example.com/a")
         try await box.run("add", "http://example.com/b", "--section", "B")
         try await box.run("mv", "2", "--to", "0")
@@ -91,8 +94,9 @@ import Testing
         #expect(try await titles() == ["Downloads", "B"])
     }
 
-    @Test func addIntoANewSectionAtAnIndex() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func addIntoANewSectionAtAnIndex(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         try await box.run("add", "http://example.com/a")
         try await box.run("add", "http://example.com/b", "--section", "Last")
         let r = try await box.run(
@@ -114,8 +118,9 @@ import Testing
         #expect(lone.err.hasPrefix("error: --at-section goes with --new-section TITLE"))
     }
 
-    @Test func sortOneSectionInPlaceIsOneUndoableEvent() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func sortOneSectionInPlaceIsOneUndoableEvent(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         try await box.run(
             "add", "http://example.com/zeta", "http://example.com/Alpha", "http://example.com/mid")
         try await box.run("add", "http://example.com/other", "--section", "B")
@@ -139,8 +144,9 @@ import Testing
         #expect(try await box.run("section", "sort", "0", "--by", "colour").status == 64)
     }
 
-    @Test func lsShowsOneSectionOrURLs() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func lsShowsOneSectionOrURLs(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         try await box.run("add", "http://example.com/a.iso")
         try await box.run("add", "http://example.com/b.mkv", "--section", "Videos")
         let one = try await box.run("ls", "--section", "1")
@@ -165,8 +171,9 @@ import Testing
         #expect(!finished.out.contains("Videos") && !finished.out.contains("Downloads"))
     }
 
-    @Test func sortByCompletionTime() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func sortByCompletionTime(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let server = try LoopbackServerBox()
         try await box.run("add", "http://example.com/never")
         #expect(try await box.run("get", server.serve("/done.bin", size: 1_000)).status == 0)
@@ -183,8 +190,9 @@ import Testing
 
     /// A URL differing only in scheme or host case, a default port or an empty path is the same task; the log
     /// keeps the URL as typed.
-    @Test func urlIdentityFindsDuplicates() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func urlIdentityFindsDuplicates(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         try await box.run("add", "HTTP://Example.ORG:80")
         for dup in ["http://example.org/", "http://EXAMPLE.org", "http://example.org:80/"] {
             let r = try await box.run("add", dup)

@@ -8,6 +8,7 @@ import Testing
 /// what `ls`, `stats` and RPC show in other processes, never more than has arrived; a killed run's partial shows
 /// what its piece map holds; a retry says when, which attempt and why; a split transfer's pause keeps every
 /// connection within `pause-hold`.
+// SQLite only: a PostgreSQL ledger publishes no live activity yet (UnsharedActivityBoard, docs/postgres.md).
 @Suite struct LiveActivityTests {
     /// The bytes the piece map of #`id`'s partial file says are written; nil without a map.
     static func mapped(_ box: DledgerSandbox, _ id: Int) -> Int64? {

@@ -4,6 +4,7 @@ import Testing
 
 /// `--max-size` and the ledger's `max-size` setting bound what a server can make a download grow to (issue 10 §6).
 @Suite struct MaxSizeTests {
+    // One store: the transfer's bound; the ledger's max-size setting runs on both below.
     @Test func anEndlessBodyFailsAtTheMaximumAndLeavesNothing() async throws {
         let box = try DledgerSandbox()
         let server = try LoopbackServer()
@@ -28,8 +29,9 @@ import Testing
         #expect(failure?["code"] as? String == "tooLarge" && failure?["detail"] as? String == "1000000")
     }
 
-    @Test func theLedgerSettingRefusesALargerFileAndARunMayOverrideIt() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func theLedgerSettingRefusesALargerFileAndARunMayOverrideIt(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let server = try LoopbackServer()
         server.serve("/big.bin", Resource(size: 200_000, seed: 2))
 
@@ -60,8 +62,9 @@ import Testing
         #expect(log.contains("max-size set to 100 KB: a larger file fails"), "\(log)")
     }
 
-    @Test func aTasksOwnMaximumIsKeptWithItAndCanBeRemoved() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func aTasksOwnMaximumIsKeptWithItAndCanBeRemoved(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let server = try LoopbackServer()
         server.serve("/big.bin", Resource(size: 200_000, seed: 3))
         #expect(try await box.run("set", "max-size", "1M").status == 0)
@@ -84,8 +87,9 @@ import Testing
         #expect(try await box.run("log").out.contains("max-size 100 KB"))
     }
 
-    @Test func badSizesAreRefusedAndChangeNothing() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func badSizesAreRefusedAndChangeNothing(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         try await box.run("add", "http://127.0.0.1:9/a.bin")
         let before = try await box.eventCount()
         for bad in ["abc", "0", "0.1K", "999", "2E", "1e9", "-5", "nan", "10QB", "5iB", ""] {

@@ -1,5 +1,6 @@
 import Foundation
 import LoopbackHTTP
+import PostgresSupport
 import TestSupport
 import Testing
 
@@ -129,12 +130,17 @@ import Testing
     }
 
     /// A sandbox home where a user follows the README: `dledger` on PATH is the built one, HOME is fresh and none
-    /// of the XDG or dledger variables of the test's own environment leak in.
+    /// of the XDG or dledger variables of the test's own environment leak in; `ledger`, when given, is exported as
+    /// `$DLEDGER_LEDGER` (a user who keeps the list in PostgreSQL), and `secret` must never be printed.
     final class Shell: @unchecked Sendable {
         let folder: TemporaryDirectory
+        let ledger: String?
+        let secret: String?
         var home: String { folder.path + "/home" }
 
-        init() throws {
+        init(ledger: String? = nil, secret: String? = nil) throws {
+            self.ledger = ledger
+            self.secret = secret
             folder = try TemporaryDirectory(prefix: "dledger-readme-", subfolders: ["home", "bin"])
             try FileManager.default.createSymbolicLink(
                 atPath: folder.path + "/bin/dledger", withDestinationPath: DledgerSandbox.binary)
@@ -152,23 +158,32 @@ import Testing
                 environment[name] = nil
             }
             environment["HOME"] = home
+            environment["DLEDGER_LEDGER"] = ledger
             environment["TMPDIR"] = folder.path
             environment["NO_COLOR"] = "1"
             environment["PATH"] = folder.path + "/bin:" + (environment["PATH"] ?? "/usr/bin:/bin")
             p.environment = environment
             p.currentDirectoryURL = URL(fileURLWithPath: home)
-            return await (try Running(p, stdin: nil)).wait()
+            let finished = await (try Running(p, stdin: nil)).wait()
+            if let secret {
+                #expect(!(finished.out + finished.err).contains(secret), "`\(line)` printed the password")
+            }
+            return finished
         }
     }
 
-    /// Runs `steps` in `shell` with the example host replaced by `base` and the example home by the shell's;
-    /// records an issue for each line that fails or does not print what it shows. Returns the number of problems.
+    /// Runs `steps` in `shell` with the example host replaced by `base` and the example home by the shell's (after
+    /// the `replacing` pairs, first); records an issue for each line that fails or does not print what it shows.
+    /// Returns the number of problems.
     @discardableResult
-    static func run(_ steps: [Step], in shell: Shell, base: String) async throws -> Int {
+    static func run(
+        _ steps: [Step], in shell: Shell, base: String, replacing: [(String, String)] = []
+    ) async throws -> Int {
         var problems = 0
         for step in steps {
             func real(_ text: String) -> String {
-                text.replacingOccurrences(of: exampleHost, with: base)
+                replacing.reduce(text) { $0.replacingOccurrences(of: $1.0, with: $1.1) }
+                    .replacingOccurrences(of: exampleHost, with: base)
                     .replacingOccurrences(of: exampleHome, with: shell.home)
             }
             let command = real(step.command)
@@ -217,6 +232,33 @@ import Testing
 
     @Test(.enabled(if: ScriptRun.which("sqlite3") != nil, "the README reads the log with the sqlite3 shell"))
     func theReadmesShellExamplesRunAsShown() async throws {
+        try await Self.runExamples(in: try Shell())
+    }
+
+    /// The same examples by a user whose list is in PostgreSQL (`$DLEDGER_LEDGER` a fresh ledger's URI, with a
+    /// password no line may print): every line prints what the README shows, but where it names the ledger's
+    /// location, which is then the URI with its password masked. The lines that open the SQLite file with the
+    /// sqlite3 shell do not run: there is no file (docs/testing.md).
+    @Test func theReadmesShellExamplesRunAsShownOnAPostgresLedger() async throws {
+        let password = "readme-pw-93b4"
+        let uri = try PostgresTestCluster.freshLedger("readme") + "&password=" + password
+        let shown = uri.replacingOccurrences(of: "password=" + password, with: "password=***")
+        let shell = try Shell(ledger: uri, secret: password)
+        let file = Self.exampleHome + "/.local/share/dledger/ledger.sqlite"
+        let ran = try await Self.runExamples(in: shell, replacing: [(file, shown)]) {
+            !$0.command.hasPrefix("sqlite3 ")
+        }
+        #expect(
+            ran.contains { $0.contains("dledger stats") } && ran.contains { $0.hasPrefix("dledger backup") })
+        #expect(!FileManager.default.fileExists(atPath: shell.home + "/.local/share/dledger/ledger.sqlite"))
+    }
+
+    /// Runs the marked blocks' steps that `keep` keeps in `shell`, against a LoopbackHTTP server that serves every
+    /// path they name; returns the commands run.
+    @discardableResult
+    static func runExamples(
+        in shell: Shell, replacing: [(String, String)] = [], keep: (Step) -> Bool = { _ in true }
+    ) async throws -> [String] {
         let text = try String(contentsOfFile: Self.readme, encoding: .utf8)
         let blocks = Self.blocks(text).filter { $0.marker == .run }
         let server = try LoopbackServer()
@@ -225,10 +267,13 @@ import Testing
             server.serve(path, Resource(size: 2_000_000, seed: UInt64(index + 1)))
         }
         let base = String(server.url("/").dropLast())  // http://127.0.0.1:PORT
-        let shell = try Shell()
+        var ran: [String] = []
         for block in blocks {
-            try await Self.run(Self.steps(block), in: shell, base: base)
+            let steps = Self.steps(block).filter(keep)
+            try await Self.run(steps, in: shell, base: base, replacing: replacing)
+            ran += steps.map(\.command)
         }
+        return ran
     }
 
     /// The runner fails what breaks: a line that exits non-zero, or that does not print what the block shows.

@@ -9,8 +9,9 @@ import Testing
         r.err.split(separator: "\n").filter { !$0.hasPrefix("hint: ") }
     }
 
-    @Test func addKeepsTheOptionsWithTheTaskAndEveryOutputShowsThem() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func addKeepsTheOptionsWithTheTaskAndEveryOutputShowsThem(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let r = try await box.run(
             "add", "http://example.com/a.iso", "--header", "X-Trace: abc", "--header",
             "Accept-Language: fr",
@@ -39,8 +40,9 @@ import Testing
         #expect(plain["headers"] as? [String] == [] && plain["maxSpeed"] is NSNull)
     }
 
-    @Test func badValuesAreRefusedInOneLineAndCreateNothing() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func badValuesAreRefusedInOneLineAndCreateNothing(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         for bad in [
             ["--header", "X-A: 1\r\nHost: evil"], ["--header", "no colon"], ["--header", "Range: bytes=0-"],
             ["--proxy", "ftp://127.0.0.1:21"], ["--proxy", "http://u:s3cret@127.0.0.1:3128/path"],
@@ -54,7 +56,7 @@ import Testing
             #expect(r.status == 64, "\(bad): \(r.err)")
             #expect(errors(r).count == 1 && errors(r).first?.hasPrefix("error: ") == true, "\(bad): \(r.err)")
             #expect(!r.err.contains("s3cret") && !r.err.contains("\u{1b}"), "\(r.err)")
-            #expect(!FileManager.default.fileExists(atPath: box.ledger))
+            #expect(try !box.ledgerExists())
         }
         let two = try await box.run(
             "add", "http://example.com/a", "http://example.com/b", "--mirror", "http://example.org/a")
@@ -62,8 +64,9 @@ import Testing
     }
 
     /// Credentials are sealed by the ledger: every output shows `[redacted]`, and no byte of the file holds them.
-    @Test func credentialsAreRedactedInEveryOutputAndAbsentFromTheFile() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func credentialsAreRedactedInEveryOutputAndAbsentFromTheFile(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let r = try await box.run(
             "add", "http://example.com/a", "--header", "Cookie: sid=s3cret-cookie", "--header",
             "Authorization: Bearer s3cret-token", "--proxy", "http://proxyuser:s3cret-pass@127.0.0.1:3128")
@@ -83,16 +86,16 @@ import Testing
         }
         #expect(shown.contains("[redacted]"))
         #expect(!shown.contains("s3cret") && !shown.contains("proxyuser"), "\(shown)")
-        for suffix in ["", "-wal"] {
-            let bytes = FileManager.default.contents(atPath: box.ledger + suffix) ?? Data()
-            #expect(bytes.range(of: Data("s3cret".utf8)) == nil, "ledger\(suffix)")
+        for bytes in try box.storedBytes() {
+            #expect(bytes.range(of: Data("s3cret".utf8)) == nil, "\(store)")
         }
     }
 
     /// aria2's `-x` and `-k` per task: kept, shown by `option`, changed alone, refused out of range with nothing
     /// appended.
-    @Test func perServerConnectionsAndMinSplitSizeAreKeptShownAndChecked() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func perServerConnectionsAndMinSplitSizeAreKeptShownAndChecked(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let r = try await box.run(
             "add", "http://example.com/a", "--max-connection-per-server", "2", "--min-split-size", "4M")
         #expect(r.status == 0, "\(r.err)")
@@ -116,8 +119,9 @@ import Testing
         #expect(try await box.eventCount() == before + 1)
     }
 
-    @Test func optionChangesOnlyWhatIsGivenAsOneUndoableEvent() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func optionChangesOnlyWhatIsGivenAsOneUndoableEvent(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         try await box.run("add", "http://example.com/a", "--user-agent", "UA/1")
         let before = try await box.eventCount()
         let r = try await box.run("option", "1", "--max-speed", "1MB")
@@ -140,8 +144,9 @@ import Testing
         #expect(missing.status == 64 && missing.err.contains("no task #9"))
     }
 
-    @Test func theDefaultConnectionCountIsShownSetAndRangeChecked() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func theDefaultConnectionCountIsShownSetAndRangeChecked(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         try await box.run("add", "http://example.com/a")
         #expect(
             try await box.run("connections", "--json").out.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -155,6 +160,7 @@ import Testing
                 == "6")
     }
 
+    // One store: what goes on the wire; options kept in a PostgreSQL ledger are the tests above.
     @Test func getSendsTheHeadersTheUserAgentAndTheReferer() async throws {
         let server = try LoopbackServer()
         defer { server.stop() }

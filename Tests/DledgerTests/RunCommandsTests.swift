@@ -3,8 +3,9 @@ import LoopbackHTTP
 import Testing
 
 @Suite struct RunCommandsTests {
-    @Test func getDownloadsByteIdenticalFilesAndExits0() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func getDownloadsByteIdenticalFilesAndExits0(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let server = try LoopbackServer()
         server.serve("/a.bin", Resource(size: 300_000, seed: 1))
         server.serve("/b.bin", Resource(size: 70_000, seed: 2, faults: Faults(failFirst: 1, failStatus: 503)))
@@ -29,8 +30,9 @@ import Testing
         #expect(again.out.contains("already in the list: #1 (finished)"))
     }
 
-    @Test func getExits1WhenADownloadFails() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func getExits1WhenADownloadFails(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let server = try LoopbackServer()
         server.serve("/ok.bin", Resource(size: 10_000, seed: 1))
         let r = try await box.run("get", server.url("/ok.bin"), server.url("/missing.bin"))
@@ -41,8 +43,9 @@ import Testing
         #expect(try await box.task(2)?["state"] as? String == "failed")
     }
 
-    @Test func runFollowsAPauseFromAnotherProcess() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func runFollowsAPauseFromAnotherProcess(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let server = try LoopbackServer()
         server.serve(
             "/slow.bin", Resource(size: 400_000, seed: 5, faults: Faults(throttleBytesPerSecond: 80_000)))
@@ -81,8 +84,9 @@ import Testing
         #expect(finished.out.contains("paused   #1 slow.bin"))
     }
 
-    @Test func getInterruptedThenFinishedByRunWithARangeRequest() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func getInterruptedThenFinishedByRunWithARangeRequest(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let server = try LoopbackServer()
         let size: Int64 = 300_000
         server.serve(
@@ -109,8 +113,9 @@ import Testing
 
     /// With --json, stdout is one document a script can parse: every task's result (the progress lines go to
     /// stderr); a failure still exits 1.
-    @Test func getAndRunWithJSONPrintOneDocument() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func getAndRunWithJSONPrintOneDocument(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let server = try LoopbackServer()
         server.serve("/a.bin", Resource(size: 50_000, seed: 3))
         let r = try await box.run("get", "--json", server.url("/a.bin"), server.url("/missing.bin"))
@@ -136,8 +141,9 @@ import Testing
         #expect(summary["failed"] as? [Int] == [])
     }
 
-    @Test func runUntilIdleOnAnEmptyLedgerReturnsAtOnce() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func runUntilIdleOnAnEmptyLedgerReturnsAtOnce(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let r = try await box.run("run", "--until-idle")
         #expect(r.status == 0)
         #expect(r.out.contains("idle: 0 finished"))

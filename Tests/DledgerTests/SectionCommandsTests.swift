@@ -2,8 +2,9 @@ import Foundation
 import Testing
 
 @Suite struct SectionCommandsTests {
-    @Test func addRenameMoveRemove() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func addRenameMoveRemove(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         #expect(try await box.run("section", "add", "ISOs").out == "inserted section 0 'ISOs'\n")
         #expect(
             try await box.run("section", "add", "Music", "--at", "0").out == "inserted section 0 'Music'\n")
@@ -17,8 +18,9 @@ import Testing
         #expect(try await box.run("section", "rm", "1").out == "removed section 1 'Music'\n")
     }
 
-    @Test func removingANonEmptySectionFails() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func removingANonEmptySectionFails(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         try await box.run("add", "http://example.com/a")
         let before = try await box.eventCount()
         let r = try await box.run("section", "rm", "0")
@@ -30,6 +32,7 @@ import Testing
         #expect(try await box.eventCount() == before)
     }
 
+    // No ledger: usage only.
     @Test func sectionAloneShowsItsSubcommands() async throws {
         let r = try await DledgerSandbox().run("section")
         #expect(r.status == 64)

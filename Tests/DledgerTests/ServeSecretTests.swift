@@ -15,8 +15,9 @@ import Testing
         (reply["error"] as? [String: Any])?["message"] as? String
     }
 
-    @Test func withoutASecretServeMakesOneKeepsItAndPrintsItAgain() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func withoutASecretServeMakesOneKeepsItAndPrintsItAgain(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let printed = try await box.run("serve", "--print-secret", "--rpc-listen-port", "6811")
         #expect(printed.status == 0, "\(printed.err)")
         let lines = printed.out.split(separator: "\n").map(String.init)
@@ -27,7 +28,7 @@ import Testing
         #expect(
             lines.dropFirst().first == "AriaNg: …/#!/settings/rpc/set/ws/127.0.0.1/6811/jsonrpc/\(encoded)")
         // Printing the secret opens no ledger.
-        #expect(!FileManager.default.fileExists(atPath: box.ledger))
+        #expect(!(try box.ledgerExists()))
         let file = box.root + "/config/dledger/rpc-secret"
         var info = stat()
         #expect(lstat(file, &info) == 0 && info.st_mode & 0o777 == 0o600)
@@ -53,10 +54,12 @@ import Testing
         #expect(try await box.run("-q", "serve", "--print-secret").out == secret + "\n")
         let log = try await box.run("log", "--json")
         #expect(!log.out.contains(secret))
-        let ledger = try #require(FileManager.default.contents(atPath: box.ledger))
-        #expect(ledger.range(of: Data(secret.utf8)) == nil)
+        for bytes in try box.storedBytes() {
+            #expect(bytes.range(of: Data(secret.utf8)) == nil)
+        }
     }
 
+    // One store: the secret file and the terminal, not the ledger.
     @Test(.enabled(if: TmuxTerminal.isAvailable, "needs tmux for a terminal"))
     func onATerminalServePrintsTheAriaNgLink() async throws {
         let box = try DledgerSandbox()
@@ -84,6 +87,7 @@ import Testing
         term.close()
     }
 
+    // One store: the secret and the listener, not the ledger.
     @Test func anEmptySecretIsAria2csOpenServerWithAWarning() async throws {
         let box = try DledgerSandbox()
         let (server, port) = try await ServeCommandTests.serve(box, secret: "")
@@ -97,6 +101,7 @@ import Testing
     }
 
     /// The systemd unit passes the secret in $DLEDGER_RPC_SECRET; --rpc-secret wins over it.
+    // One store: the secret and the listener, not the ledger.
     @Test func theEnvironmentsSecretIsUsed() async throws {
         let box = try DledgerSandbox()
         let (server, port) = try await ServeCommandTests.serve(
@@ -113,8 +118,9 @@ import Testing
     }
 
     /// Issue 26, fault 10: a second serve on the same ledger says only that another downloader runs.
-    @Test func aSecondServeOnTheSameLedgerNeverSaysItServes() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func aSecondServeOnTheSameLedgerNeverSaysItServes(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let (first, port) = try await ServeCommandTests.serve(box, secret: "pw")
         for ask in [["--rpc-listen-port", "0"], ["--rpc-listen-port", String(port)]] {
             let second = try await box.run(["serve", "--rpc-secret", "pw"] + ask)

@@ -4,8 +4,9 @@ import Testing
 /// `dledger set max-connection-per-server N|default` and `set min-split-size SIZE|default`: the ledger's
 /// defaults for splitting a download, next to `set max-size`, each one undoable event.
 @Suite struct SplitSettingsCommandTests {
-    @Test func bothAreSettingsShownByEveryOutputAndUndone() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func bothAreSettingsShownByEveryOutputAndUndone(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         try await box.run("add", "http://example.com/a.iso")
         let perServer = try await box.run("set", "max-connection-per-server", "4")
         #expect(perServer.status == 0, "\(perServer.err)")
@@ -36,8 +37,9 @@ import Testing
     }
 
     /// Bad values: one line, exit 64, nothing appended (and on a missing ledger, no ledger created).
-    @Test func badValuesAreRefusedAndChangeNothing() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func badValuesAreRefusedAndChangeNothing(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let cases: [(String, String)] = [
             ("max-connection-per-server", "0"), ("max-connection-per-server", "17"),
             ("max-connection-per-server", "-1"), ("max-connection-per-server", "1.5"),
@@ -54,7 +56,7 @@ import Testing
             let lines = r.err.split(separator: "\n").filter { !$0.hasPrefix("hint: ") }
             #expect(r.err.hasPrefix("error: ") && lines.count == 1, "\(r.err)")
         }
-        #expect(!FileManager.default.fileExists(atPath: box.ledger))
+        #expect(try !box.ledgerExists())
         try await box.run("add", "http://example.com/a.iso")
         let before = try await box.eventCount()
         for (name, bad) in cases {
@@ -65,6 +67,7 @@ import Testing
     }
 
     /// The help, the man page and the completions name both settings, from the command table.
+    // No ledger: help, man page and completions.
     @Test func helpManPageAndCompletionsNameThem() async throws {
         let box = try DledgerSandbox()
         let help = try await box.run("set", "--help").out

@@ -7,8 +7,10 @@ import Testing
 /// download that no downloader runs.
 @Suite struct StopTests {
     /// A sandbox with one throttled 2 MB download, and the URL.
-    static func slowDownload() throws -> (DledgerSandbox, LoopbackServer, String) {
-        let box = try DledgerSandbox()
+    static func slowDownload(_ store: LedgerStoreKind = .sqlite) throws -> (
+        DledgerSandbox, LoopbackServer, String
+    ) {
+        let box = try DledgerSandbox(store: store)
         let server = try LoopbackServer()
         server.serve(
             "/slow.bin", Resource(size: 2_000_000, seed: 3, faults: Faults(throttleBytesPerSecond: 200_000)))
@@ -28,6 +30,7 @@ import Testing
         #expect(lock.isEmpty, "the lock still names \(String(decoding: lock, as: UTF8.self))")
     }
 
+    // SQLite only: expectCleanStop reads the run lock file, which a PostgreSQL ledger has not (a session lock).
     @Test(arguments: [SIGTERM, SIGINT, SIGHUP])
     func twoSignalsInARowStillStopCleanly(_ sig: Int32) async throws {
         let (box, server, url) = try Self.slowDownload()
@@ -42,6 +45,7 @@ import Testing
         _ = server
     }
 
+    // SQLite only: expectCleanStop reads the run lock file, which a PostgreSQL ledger has not (a session lock).
     @Test func getUnderCoreutilsTimeoutStopsCleanly() async throws {
         let (box, server, url) = try Self.slowDownload()
         // timeout signals the command, then the whole process group it made: two SIGTERMs at once.
@@ -54,8 +58,9 @@ import Testing
         _ = server
     }
 
-    @Test func lsShowsADownloadWithoutADownloaderAsInterrupted() async throws {
-        let (box, server, url) = try Self.slowDownload()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func lsShowsADownloadWithoutADownloaderAsInterrupted(store: LedgerStoreKind) async throws {
+        let (box, server, url) = try Self.slowDownload(store)
         try await box.run("add", url)
         let runner = try box.start("run")
         #expect(await eventually { partialSize(box.partialPath(1)) > 0 })

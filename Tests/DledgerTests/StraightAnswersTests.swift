@@ -5,8 +5,9 @@ import Testing
 /// What the CLI says is what is (issue 23, "small lies and surprises"): a setting asked for is its value, a view
 /// that matches nothing says so, the newest events are the newest, a folder taken is a folder used.
 @Suite struct StraightAnswersTests {
-    @Test func settingsWithoutAValueSayWhatTheyAreNotWhatWasSet() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func settingsWithoutAValueSayWhatTheyAreNotWhatWasSet(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         try await box.run("add", "http://example.com/a")
         #expect(try await box.run("speed-limit").out == "speed limit: none\n")
         #expect(try await box.run("speed-limit", "200KB").out == "speed limit set to 200 KB/s\n")
@@ -38,8 +39,9 @@ import Testing
         #expect(try await box.eventCount() == before)
     }
 
-    @Test func emptyFilteredViewsSayWhatIsEmptyNotThatTheListIs() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func emptyFilteredViewsSayWhatIsEmptyNotThatTheListIs(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let server = try LoopbackServer()
         server.serve("/done.bin", Resource(size: 20_000, seed: 1))
         #expect(try await box.run("get", server.url("/done.bin")).status == 0)
@@ -66,8 +68,9 @@ import Testing
     }
 
     /// A download deleted while it ran stopped: its row in the to-delete list says what the JSON says.
-    @Test func theToDeleteListShowsTheStateItsJSONShows() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func theToDeleteListShowsTheStateItsJSONShows(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let server = try LoopbackServer()
         server.serve(
             "/slow.bin", Resource(size: 400_000, seed: 5, faults: Faults(throttleBytesPerSecond: 60_000)))
@@ -90,8 +93,9 @@ import Testing
         #expect(row.hasSuffix("from 0:0 'Downloads', record only, was downloading"), "\(row)")
     }
 
-    @Test func logLimitIsTheNewestEventsAndFirstTheOldest() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func logLimitIsTheNewestEventsAndFirstTheOldest(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         for n in 1...4 { try await box.run("add", "http://example.com/\(n)") }
         try await box.run("pause", "1")
         let seqs = { (args: [String]) async throws -> [Int] in
@@ -122,8 +126,9 @@ import Testing
 
     /// `--dir /x//y/`, or one built from a TMPDIR that ends in a slash, is the folder /x/y: taken in that form, and
     /// downloads go there (they failed with "not a safe absolute path" every time).
-    @Test func aFolderWithDoubleOrTrailingSlashesIsTakenInItsNormalForm() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func aFolderWithDoubleOrTrailingSlashesIsTakenInItsNormalForm(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let server = try LoopbackServer()
         server.serve("/c.bin", Resource(size: 30_000, seed: 3))
         let messy = box.root + "/x//y/"
@@ -137,7 +142,7 @@ import Testing
         // The task keeps the folder in its normal form (the ledger's own folder is the user's download folder).
         #expect(try await box.task(1)?["directory"] as? String == box.root + "/x/y")
         // A TMPDIR with a trailing slash, used as the folder of a new ledger.
-        let other = try DledgerSandbox()
+        let other = try DledgerSandbox(store: store)
         let tmp = other.root + "/tmp/"
         try FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: true)
         server.serve("/d.bin", Resource(size: 10_000, seed: 4))
@@ -149,8 +154,9 @@ import Testing
     }
 
     /// A fragment is never sent: `c.pdf#x` is `c.pdf`, one task, one download.
-    @Test func aURLFragmentMakesNoNewTaskAndIsNotSent() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func aURLFragmentMakesNoNewTaskAndIsNotSent(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let server = try LoopbackServer()
         server.serve("/c.pdf", Resource(size: 25_000, seed: 7))
         let got = try await box.run("get", server.url("/c.pdf") + "#page=2")
@@ -170,8 +176,9 @@ import Testing
         #expect(server.requests("/c.pdf").filter { $0.method == "GET" }.count == 1)
     }
 
-    @Test func redownloadTakesASectionOrAll() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func redownloadTakesASectionOrAll(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let server = try LoopbackServer()
         for n in 1...3 { server.serve("/\(n).bin", Resource(size: 5_000, seed: UInt64(n))) }
         #expect(try await box.run("get", server.url("/1.bin"), server.url("/2.bin")).status == 0)
@@ -203,8 +210,9 @@ import Testing
         #expect(try await box.eventCount() == before)
     }
 
-    @Test func infoShowsOneTaskWithItsFileFolderOptionsFailureAndPlace() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func infoShowsOneTaskWithItsFileFolderOptionsFailureAndPlace(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let server = try LoopbackServer()
         server.serve("/ok.bin", Resource(size: 12_000, seed: 9))
         #expect(try await box.run("get", server.url("/ok.bin")).status == 0)

@@ -2,15 +2,16 @@ import Foundation
 import Testing
 
 @Suite struct TaskCommandsTests {
-    func boxWithThree() async throws -> DledgerSandbox {
-        let box = try DledgerSandbox()
+    func boxWithThree(_ store: LedgerStoreKind) async throws -> DledgerSandbox {
+        let box = try DledgerSandbox(store: store)
         try await box.run("add", "http://example.com/1", "http://example.com/2")
         try await box.run("add", "http://example.com/3", "--section", "Later")
         return box
     }
 
-    @Test func badIdsAndPositionsNameTheBadThingAndAppendNothing() async throws {
-        let box = try await boxWithThree()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func badIdsAndPositionsNameTheBadThingAndAppendNothing(store: LedgerStoreKind) async throws {
+        let box = try await boxWithThree(store)
         let before = try await box.eventCount()
         let cases: [([String], Int32, String)] = [
             (["mv", "9", "--to", "0"], 64, "error: no task #9\n"),
@@ -39,8 +40,9 @@ import Testing
         #expect(try await box.eventCount() == before)
     }
 
-    @Test func moveDeleteRestorePurge() async throws {
-        let box = try await boxWithThree()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func moveDeleteRestorePurge(store: LedgerStoreKind) async throws {
+        let box = try await boxWithThree(store)
         #expect(try await box.run("mv", "3", "--to", "0:0").out == "moved #3 to 0:0 'Downloads'\n")
         #expect(try await box.task(3)?["index"] as? Int == 0)
         // A new ledger removes emptied sections (SDE's default): 'Later' went with its last task.
@@ -57,8 +59,9 @@ import Testing
         #expect(try await box.run("restore", "2").err == "error: no task #2\n")
     }
 
-    @Test func pauseResumeStopBySelection() async throws {
-        let box = try await boxWithThree()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func pauseResumeStopBySelection(store: LedgerStoreKind) async throws {
+        let box = try await boxWithThree(store)
         #expect(try await box.run("pause", "--all").out == "paused #1–#3\n")
         #expect(try await box.run("resume", "--section", "1").out == "resumed #3\n")
         #expect(try await box.run("stop", "1").out == "stopped #1\n")
@@ -68,8 +71,9 @@ import Testing
         #expect(both.status == 64)
     }
 
-    @Test func settingsLimitSpeedAndSort() async throws {
-        let box = try await boxWithThree()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func settingsLimitSpeedAndSort(store: LedgerStoreKind) async throws {
+        let box = try await boxWithThree(store)
         #expect(try await box.run("limit", "5").out == "at most 5 downloads at a time\n")
         #expect(try await box.run("limit").out == "downloads at a time: at most 5\n")
         #expect(try await box.run("speed-limit", "1.5MB").out == "speed limit set to 1.5 MB/s\n")
@@ -88,8 +92,9 @@ import Testing
         #expect(settings?["maxDownloads"] as? Int == 5 && settings?["sort"] as? String == "name")
     }
 
-    @Test func renameAndRedownload() async throws {
-        let box = try await boxWithThree()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func renameAndRedownload(store: LedgerStoreKind) async throws {
+        let box = try await boxWithThree(store)
         #expect(try await box.run("rename", "2", "two.bin").out == "renamed #2 to 'two.bin'\n")
         // A waiting task that downloaded nothing has nothing to throw away: refused, nothing appended.
         let before = try await box.eventCount()
@@ -102,8 +107,9 @@ import Testing
     }
 
     /// One rule for the to-delete list: a task there is frozen; only restore and purge act on it.
-    @Test func aTaskInTheToDeleteListAcceptsOnlyRestoreAndPurge() async throws {
-        let box = try await boxWithThree()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func aTaskInTheToDeleteListAcceptsOnlyRestoreAndPurge(store: LedgerStoreKind) async throws {
+        let box = try await boxWithThree(store)
         try await box.run("rm", "2")
         let before = try await box.eventCount()
         for args in [
@@ -121,8 +127,9 @@ import Testing
 
     /// One rule for a sorted view: every command that names a section by number or a position needs the manual
     /// sort; the rest (plain add, add --section TITLE, ids) work in any view.
-    @Test func commandsThatNamePositionsNeedTheManualSort() async throws {
-        let box = try await boxWithThree()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func commandsThatNamePositionsNeedTheManualSort(store: LedgerStoreKind) async throws {
+        let box = try await boxWithThree(store)
         try await box.run("sort", "name")
         let before = try await box.eventCount()
         for args in [
@@ -144,8 +151,9 @@ import Testing
         #expect(try await box.run("pause", "1", "4").status == 0)
     }
 
-    @Test func mutatingCommandsPrintTheEventAsJSON() async throws {
-        let box = try await boxWithThree()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func mutatingCommandsPrintTheEventAsJSON(store: LedgerStoreKind) async throws {
+        let box = try await boxWithThree(store)
         let r = try await box.run("mv", "1", "--to", "1:0", "--json")
         let line = try #require(r.jsonLines.first)
         #expect(line["kind"] as? String == "tasksMoved")

@@ -5,8 +5,10 @@ import Testing
 /// Every line tells the truth: running transfers in `ls` and `ls --json`, `run`'s lines for deletes and
 /// restores, the to-delete list's states, audits of purged tasks, the log's columns, a broken chain.
 @Suite struct TruthfulLinesTests {
-    @Test func runningTransfersAgreeInTextAndJSONAndRunNamesDeletesAndRestores() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func runningTransfersAgreeInTextAndJSONAndRunNamesDeletesAndRestores(store: LedgerStoreKind) async throws
+    {
+        let box = try DledgerSandbox(store: store)
         let server = try LoopbackServer()
         server.serve("/s.bin", Resource(size: 2_000_000, seed: 3, faults: Faults(stallAfterBytes: 1_200_000)))
         try await box.run("add", server.url("/s.bin"))
@@ -54,8 +56,9 @@ import Testing
         _ = await run.wait()
     }
 
-    @Test func auditOfAPurgedTaskShowsItsNameURLAndHistory() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func auditOfAPurgedTaskShowsItsNameURLAndHistory(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         try await box.run("add", "http://example.com/song.flac")
         try await box.run("rename", "1", "Song.flac")
         try await box.run("rm", "1")
@@ -68,8 +71,9 @@ import Testing
         #expect(lines.count == 6 && lines[2].contains("tasksAdded") && lines[5].contains("trashPurged"))
     }
 
-    @Test func logSizesTheKindColumnAndAddsReadTheSameEverywhere() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func logSizesTheKindColumnAndAddsReadTheSameEverywhere(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         try await box.run("add", "http://example.com/a", "--section", "Mid")
         try await box.run("add", "http://example.com/b", "--section", "Mid")
         try await box.run("set", "auto-remove-sections", "off")
@@ -91,16 +95,24 @@ import Testing
         #expect(try await box.run("audit", "2").out.contains(padded + add))
     }
 
-    @Test func lsWarnsOnceWhenTheChainsHeadIsBroken() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func lsWarnsOnceWhenTheChainsHeadIsBroken(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         try await box.run("add", "http://example.com/a")
         try await box.run("add", "http://example.com/b")
         let clean = try await box.run("ls")
         #expect(clean.err == "")
-        try sqlite3(
-            box.ledger,
-            "DROP TRIGGER events_refuse_update; UPDATE events SET payload = replace(payload, 'example.com/b', 'example.com/c') WHERE seq = 3;"
-        )
+        switch store {
+        case .sqlite:
+            try box.editLedger(
+                "DROP TRIGGER events_refuse_update; UPDATE events SET payload = replace(payload, 'example.com/b', 'example.com/c') WHERE seq = 3;"
+            )
+        case .postgres:
+            try box.editLedger(
+                "ALTER TABLE events DISABLE TRIGGER events_refuse_update_delete; UPDATE events SET payload = "
+                    + "convert_to(replace(convert_from(payload, 'UTF8'), 'example.com/b', 'example.com/c'), 'UTF8') "
+                    + "WHERE seq = 3")
+        }
         let r = try await box.run("ls")
         #expect(r.status == 0)
         #expect(

@@ -2,8 +2,9 @@ import Foundation
 import Testing
 
 @Suite struct UndoCommandsTests {
-    @Test func undoAndRedoSayWhatTheyDid() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func undoAndRedoSayWhatTheyDid(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         try await box.run("add", "http://example.com/a", "http://example.com/b")
         try await box.run("mv", "2", "--to", "0:0")
         let undo = try await box.run("undo")
@@ -16,8 +17,9 @@ import Testing
 
     /// `undo N` is all or nothing: when fewer than N can be undone, nothing is appended and the error says how
     /// many could have been.
-    @Test func undoNIsAllOrNothing() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func undoNIsAllOrNothing(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         try await box.run("add", "http://example.com/a")
         try await box.run("pause", "1")
         let before = try await box.eventCount()
@@ -42,8 +44,9 @@ import Testing
 
     /// After a purge, undo neither undoes an older unrelated action nor appends anything: it names the purge.
     /// `undo --past` reaches the action before it, saying what it passed over.
-    @Test func undoAfterAPurgeNamesItAndUndoPastReachesOlderActions() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func undoAfterAPurgeNamesItAndUndoPastReachesOlderActions(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         try await box.run("add", "http://example.com/a", "http://example.com/b")
         try await box.run("rm", "1")
         try await box.run("restore", "1")
@@ -71,8 +74,9 @@ import Testing
                 == true)
     }
 
-    @Test func undoOfADeleteSaysWhichTasksAndSectionsCameBack() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func undoOfADeleteSaysWhichTasksAndSectionsCameBack(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         try await box.run("add", "http://example.com/a", "--section", "B")
         try await box.run("add", "http://example.com/b", "--section", "B")
         try await box.run("add", "http://example.com/c", "--section", "B")

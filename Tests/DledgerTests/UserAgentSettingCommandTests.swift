@@ -5,8 +5,9 @@ import Testing
 /// `dledger set user-agent TEXT|default`: the User-Agent every download of the ledger sends unless the task has
 /// its own (`add --user-agent`), one undoable event, shown by `set` and offered by the completions.
 @Suite struct UserAgentSettingCommandTests {
-    @Test func downloadsSendItUnlessTheTaskHasItsOwnAndUndoTakesItBack() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func downloadsSendItUnlessTheTaskHasItsOwnAndUndoTakesItBack(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let server = try LoopbackServer()
         server.serve("/a.bin", Resource(size: 20_000, seed: 1))
         server.serve("/b.bin", Resource(size: 20_000, seed: 2))
@@ -45,8 +46,9 @@ import Testing
                 "user-agent                 fetcher/2.0 (+https://example.com)\n"))
     }
 
-    @Test func badValuesAreRefusedAndChangeNothing() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func badValuesAreRefusedAndChangeNothing(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         try await box.run("limit", "4")
         let before = try await box.eventCount()
         for bad in ["", "   ", "a\u{1}b", String(repeating: "x", count: 1025)] {
@@ -60,6 +62,7 @@ import Testing
         #expect(again.status == 1 && again.err.contains("already the default"), "\(again.err)")
     }
 
+    // No ledger: completions.
     @Test func theCompletionsOfferIt() async throws {
         let box = try DledgerSandbox()
         for shell in ["bash", "zsh", "fish"] {
