@@ -29,7 +29,9 @@ import Testing
         var seenAtSync: (placed: Bool, partial: Bool)?
         let name = try FilePlacement.place(id: 7, directory: directory, base: "file.bin") {
             () throws(TransferError) in
-            seenAtSync = (Self.exists(directory + "/file.bin"), Self.exists(directory + "/.dledger/partial/7.part"))
+            seenAtSync = (
+                Self.exists(directory + "/file.bin"), Self.exists(directory + "/.dledger/partial/7.part")
+            )
         }
         #expect(name == "file.bin")
         // At the sync the name was there and the partial still held the file (a crash then loses neither).
@@ -44,7 +46,8 @@ import Testing
         let directory = try Self.folder(holding: bytes)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         #expect(throws: TransferError.self) {
-            try FilePlacement.place(id: 7, directory: directory, base: "file.bin") { () throws(TransferError) in
+            try FilePlacement.place(id: 7, directory: directory, base: "file.bin") {
+                () throws(TransferError) in
                 throw .fileSystem("cannot fsync: Input/output error")
             }
         }
