@@ -31,10 +31,15 @@ public final class DownloadFolder {
         guard FileNaming.isSafeDirectory(directory) else {
             throw FolderError("not a safe absolute path for a download directory: \(directory)")
         }
-        if creating && mkdir(directory, 0o755) != 0 && errno != EEXIST {
-            throw FolderError.system("cannot create \(directory)")
+        // Opened first, created only when missing: mkdir of an existing name still takes the parent's lock, which
+        // placements into the same folder want too (every start opens its folder).
+        var dir = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dir < 0 && errno == ENOENT && creating {
+            if mkdir(directory, 0o755) != 0 && errno != EEXIST {
+                throw FolderError.system("cannot create \(directory)")
+            }
+            dir = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         }
-        let dir = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard dir >= 0 else { throw FolderError.system("cannot open \(directory)") }
         let hidden: Int32
         do {
@@ -218,11 +223,16 @@ public final class DownloadFolder {
     private static func openHidden(_ parent: Int32, _ name: String, shown: String, creating: Bool)
         throws(FolderError) -> Int32
     {
-        if creating && mkdirat(parent, name, 0o700) != 0 && errno != EEXIST {
-            throw FolderError.system("cannot create \(shown)")
-        }
-        let fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        var fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         if fd >= 0 { return fd }
+        // Created only when missing (see init).
+        if creating && errno == ENOENT {
+            if mkdirat(parent, name, 0o700) != 0 && errno != EEXIST {
+                throw FolderError.system("cannot create \(shown)")
+            }
+            fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            if fd >= 0 { return fd }
+        }
         let code = errno
         // Without `creating` (clean-up work), a missing folder, or one that is a link, holds nothing of ours.
         if (code == ENOENT || code == ELOOP || code == ENOTDIR) && !creating { return -1 }

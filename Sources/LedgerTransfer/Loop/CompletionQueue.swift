@@ -22,7 +22,12 @@ final class CompletionQueue: @unchecked Sendable {
     private var closed = false
     private let exited = DispatchGroup()
 
-    init(width: Int = 4) {
+    /// Eight: a file's end is mostly waiting for its journal commit, and the fsyncs that wait together share one.
+    /// With four, 200 files of 1 MiB finishing 8 at a time queued up behind the commits (the last completion came
+    /// 40–100 ms after the last request); with eight the queue stays short. Threads start only when items wait.
+    static let defaultWidth = 8
+
+    init(width: Int = CompletionQueue.defaultWidth) {
         self.width = max(width, 1)
     }
 

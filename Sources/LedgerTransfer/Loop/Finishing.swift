@@ -19,11 +19,13 @@ struct Finishing: @unchecked Sendable {
     /// Bytes kept in the partial file (a segmented file's holes not counted).
     let kept: Int64
 
-    /// fsync, wait for the hash, verify it, then link the file to a free final name and sync the directory.
+    /// Wait for the hash and verify it, then link the file to a free final name, fsync the file and its directory
+    /// (``FilePlacement/place(id:directory:base:keepPartial:ledgerPath:sync:)``): `.completed` only once both are
+    /// durable. The writeback is started first, so the disk works while the hash catches up.
     func complete() -> TransferEvent {
         let id = request.id
         do {
-            try file.sync()
+            file.startWriteback()
             let digest = hashes.digest(of: follower, size: file.size)
             hashes.forget(follower)
             let sha256 = try digest.get()
@@ -36,7 +38,7 @@ struct Finishing: @unchecked Sendable {
             let placed = try Self.waitingForDescriptors { () throws(TransferError) -> String in
                 try FilePlacement.place(
                     id: request.id, directory: request.directory, base: name, keepPartial: keepPartial,
-                    ledgerPath: ledgerPath)
+                    ledgerPath: ledgerPath, sync: file.sync)
             }
             return .completed(id: id, bytes: file.size, sha256: sha256, fileName: placed)
         } catch {
