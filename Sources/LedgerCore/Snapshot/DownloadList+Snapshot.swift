@@ -246,8 +246,13 @@ extension DownloadList {
                 // Each task is built when it is read, all of them when the list first changes one.
                 tasks = TaskTable(kept)
             } else {
-                tasks.reserveCapacity(
-                    r.capacity(only == nil ? taskCount : kept?.count ?? taskCount, bytesEach: 10))
+                if let kept {
+                    // A few tasks spread over the list: kept by id, with no slot for each id between them.
+                    tasks.reserveFar(
+                        Swift.min(kept.count + (whole?.count ?? 0) + 1, r.capacity(taskCount, bytesEach: 10)))
+                } else {
+                    tasks.reserveCapacity(r.capacity(taskCount, bytesEach: 10))
+                }
                 var url: [UInt8] = []
                 var urlLength = 0
                 // Looked up record by record in id order: a step along each sorted list, not a hash per record.
@@ -329,7 +334,11 @@ extension DownloadList {
             // Kept: the task's id and state (and bytes and size), every other field read past and checked.
             let (state, bytes, size) = try SnapshotTasks.skipRest(
                 &r, flags: flags, directories: directories.count)
-            if others?.holds(id) ?? true {
+            if others != nil {
+                if others!.holds(id) {
+                    tasks.insertFar(DownloadTask.placeholder(id: id, state: state, bytes: bytes, size: size))
+                }
+            } else {
                 tasks.insert(DownloadTask.placeholder(id: id, state: state, bytes: bytes, size: size))
             }
             return
