@@ -192,7 +192,8 @@ extension DownloadList {
     /// With `keepingOnly`, for one task's sake (`audit`): every other task is read as its id and state alone (no
     /// URL, no name), so that folding the events after it gives that task, the sections, the to-delete list and
     /// the event counts exactly as the whole list would (the fold reads no other field of a task its event does
-    /// not name). Such a list is one to look at, never one to decide commands on. With `statesOf` as well, only the
+    /// not name). Such a list is one to look at, never one to decide commands on: without `keepingWhole`, its undo
+    /// and redo stacks are read past (checked, not kept: empty). With `statesOf` as well, only the
     /// other tasks in it are kept so (the others are read past, refused where they would be): the tasks the events
     /// to be folded name are all a fold reads, none for a snapshot at the head (`tasks` then holds that task alone).
     /// With ``noTask`` (no task has that id), every task is kept as its figures (state, bytes, size): what `stats`
@@ -286,8 +287,15 @@ extension DownloadList {
                 trash.append(entry)
                 trashed.insert(id)
             }
-            undoStack = try Self.readSteps(&r, redo: false, head: head, nextID: nextID, reader: reader)
-            redoStack = try Self.readSteps(&r, redo: true, head: head, nextID: nextID, reader: reader)
+            if only != nil, whole == nil {
+                // A list only counted or looked at for one task never reads its undo history (an add's step
+                // names every task it added): read past, refused where reading it refuses, not kept.
+                try Self.skipSteps(&r, redo: false, head: head, nextID: nextID)
+                try Self.skipSteps(&r, redo: true, head: head, nextID: nextID)
+            } else {
+                undoStack = try Self.readSteps(&r, redo: false, head: head, nextID: nextID, reader: reader)
+                redoStack = try Self.readSteps(&r, redo: true, head: head, nextID: nextID, reader: reader)
+            }
             eventCounts = try EventCounts(reading: &r)
             guard r.offset == bytes.count else { throw SnapshotError() }
         } catch {
@@ -315,6 +323,21 @@ extension DownloadList {
                 UndoStep(seq: seq, kind: kind, inverse: inverse ?? action, action: action, blocker: blocker))
         }
         return steps
+    }
+
+    /// Reads past an undo or redo stack as ``readSteps(_:redo:head:nextID:reader:)`` reads it, refusing where it
+    /// refuses, keeping nothing.
+    private static func skipSteps(_ r: inout BinaryReader, redo: Bool, head: Int64, nextID: TaskID) throws {
+        for _ in 0..<(try r.count()) {
+            let seq = try r.int()
+            guard seq >= 1, seq <= head else { throw SnapshotError() }
+            _ = try r.raw()
+            let blocked = try r.bool()
+            if blocked { _ = try r.raw() }
+            if !redo && !blocked { _ = (try r.raw(), try r.raw()) }
+            _ = try r.raw()
+            try r.skipIDs(atMost: Int(clamping: nextID) + 64)
+        }
     }
 
     @inline(__always)
@@ -405,5 +428,17 @@ extension BinaryReader {
             for n in 0..<run.length { ids.append(run.start &+ TaskID(n)) }
         }
         return ids
+    }
+
+    /// Reads past ids as ``ids(atMost:)`` reads them, refusing where it refuses, without making them.
+    fileprivate mutating func skipIDs(atMost limit: Int) throws {
+        let runs = try count()
+        var total = 0
+        for _ in 0..<runs {
+            _ = try int()
+            let length = try int()
+            guard length >= 1, length <= Int64(limit - total) else { throw SnapshotError() }
+            total += Int(length)
+        }
     }
 }

@@ -6,8 +6,9 @@ import Synchronization
 ///
 /// Every record is checked when the snapshot is read, exactly as building its task would check it (an unreadable
 /// one refuses the whole snapshot then), so that building one later cannot fail. Immutable: a ``TaskTable`` that
-/// is changed builds all its tasks first. (Unchecked sendable: the one field that is not a value is memory this
-/// object allocated, wrote once in its initialiser and frees in its deinitialiser.)
+/// is changed builds all its tasks first. A task's URL is made whole when the task is built (see
+/// ``url(at:)``). (Unchecked sendable: the fields that are not values are memory this object allocated, wrote once
+/// in its initialiser and frees in its deinitialiser, and the last URL made whole, behind a mutex.)
 final class SnapshotTasks: @unchecked Sendable {
     /// Where a task's record lies, and what is read without building it.
     struct Record {
@@ -34,7 +35,7 @@ final class SnapshotTasks: @unchecked Sendable {
     private let directories: [String]
     /// The last URL made whole, and its record's position: reading tasks one after another (a list printed in
     /// order) makes each URL from the one before, one record each.
-    private let lastURL = Mutex<(position: Int, url: [UInt8])>((-1, []))
+    private let lastURL = Mutex<(position: Int, url: URLBuffer)>((-1, URLBuffer()))
 
     /// Records between two whole URLs kept.
     static let checkpointSpacing = 32
@@ -134,23 +135,24 @@ final class SnapshotTasks: @unchecked Sendable {
             if from > position || from < checkpoint * Self.checkpointSpacing {
                 from = checkpoint * Self.checkpointSpacing
                 let start = checkpoint == 0 ? 0 : Int(checkpointEnds[checkpoint - 1])
-                last.url.removeAll(keepingCapacity: true)
-                last.url.append(contentsOf: checkpointURLs[start..<Int(checkpointEnds[checkpoint])])
+                checkpointURLs.withUnsafeBytes {
+                    last.url.replace(
+                        from: 0,
+                        with: UnsafeRawBufferPointer(rebasing: $0[start..<Int(checkpointEnds[checkpoint])]))
+                }
             }
             var j = from + 1
             while j <= position {
                 var r = BinaryReader(bytes: bytes, offset: Int(records[j].url))
-                guard let shared = try? r.count(), shared <= last.url.count, let rest = try? r.raw() else {
+                guard (try? last.url.read(&r)) != nil else {
                     // Not reached: the record was read through once already, by the same rules.
                     last.position = j - 1
-                    return String(decoding: last.url, as: UTF8.self)
+                    return last.url.string
                 }
-                last.url.removeSubrange(shared...)
-                last.url.append(contentsOf: rest)
                 j += 1
             }
             last.position = position
-            return String(decoding: last.url, as: UTF8.self)
+            return last.url.string
         }
     }
 
@@ -195,7 +197,10 @@ final class SnapshotTasks: @unchecked Sendable {
         }
     }
 
-    deinit { bytes.deallocate() }
+    deinit {
+        bytes.deallocate()
+        lastURL.withLock { $0.url.free() }
+    }
 
     /// Every task, in id order, in a table's dense slots (a gap is a nil).
     func all() -> [DownloadTask?] {
@@ -293,20 +298,27 @@ final class SnapshotTasks: @unchecked Sendable {
     }
 }
 
-/// The URL of the record read last while a snapshot's records are read, made whole in memory of its own (no
-/// array operation per record).
+/// A URL made whole from records that hold only what it does not share with the one before, in memory of its own
+/// (no array operation per record): while a snapshot's records are read, and for the last URL a task was built with.
 private struct URLBuffer {
     private var base = UnsafeMutableRawBufferPointer.allocate(byteCount: 256, alignment: 1)
     private var length = 0
 
     var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: base[0..<length]) }
 
+    var string: String { String(decoding: bytes, as: UTF8.self) }
+
     /// Reads a record's URL as ``SnapshotTasks/readURL(_:into:)`` does, refusing where it refuses.
     @inline(__always)
     mutating func read(_ r: inout BinaryReader) throws {
         let shared = try r.count()
         guard shared <= length else { throw SnapshotError() }
-        let rest = try r.raw()
+        replace(from: shared, with: try r.raw())
+    }
+
+    /// Keeps the first `shared` bytes and puts `rest` after them.
+    @inline(__always)
+    mutating func replace(from shared: Int, with rest: UnsafeRawBufferPointer) {
         let needed = shared + rest.count
         if needed > base.count {
             let grown = UnsafeMutableRawBufferPointer.allocate(
