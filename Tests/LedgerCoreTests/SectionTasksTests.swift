@@ -28,6 +28,10 @@ import Testing
                 case 3:
                     #expect(array.firstIndex(of: id) == chunked.firstIndex(of: id))
                     #expect(array.filter { $0 == id }.count == chunked.occurrences(of: id))
+                    // From any place: the first at or after it, as the array's own search from there finds.
+                    let from = Int.random(in: -1...(array.count + 1), using: &rng)
+                    let expected = array.indices.first { $0 >= from && array[$0] == id }
+                    #expect(chunked.firstIndex(of: id, from: from) == expected, "from \(from)")
                 case 4:
                     // A move: out of its place, in at the front.
                     if let i = chunked.firstIndex(of: id) {

@@ -311,9 +311,12 @@ extension DownloadList {
             if let few {
                 var removed = 0
                 for id in few {
-                    while let i = sections[s].tasks.firstIndex(of: id) {
+                    // The search for a second of the same id (a damaged log's) goes on from where it found one.
+                    var from = 0
+                    while let i = sections[s].tasks.firstIndex(of: id, from: from) {
                         sections[s].tasks.remove(at: i)
                         removed += 1
+                        from = i
                     }
                 }
                 found = removed

@@ -72,9 +72,13 @@ extension DownloadList {
 
     /// ``view(sort:descending:filter:now:utcOffsetSeconds:)`` by task id: the same groups in the same order,
     /// without a copy of any task (a caller that prints 100,000 rows reads each task in place).
+    ///
+    /// With `section` (the manual sort only), just that section's group, as the whole view has it (none when a
+    /// filter leaves it empty): the other sections' ids are not read (`ls --section N` of a section of ten beside
+    /// 100,000 tasks reads ten).
     public func viewGroups(
         sort: SortMode? = nil, descending: Bool? = nil, filter: TaskFilter = .all, now: Int64,
-        utcOffsetSeconds: Int = 0
+        utcOffsetSeconds: Int = 0, section: Int? = nil
     ) -> [ViewGroup] {
         let mode = sort ?? sortMode
         let desc = descending ?? sortDescending
@@ -87,16 +91,19 @@ extension DownloadList {
             sort: mode, descending: desc, filter: filter, now: now, utcOffsetSeconds: utcOffsetSeconds)
         if mode == .manual {
             // A filtered view shows only the sections it has tasks of; the whole list shows every section.
-            return sections.enumerated().compactMap { i, s in
+            let shown =
+                section.map { sections.indices.contains($0) ? $0..<($0 + 1) : 0..<0 } ?? sections.indices
+            return shown.compactMap { i in
+                let s = sections[i]
                 // The whole list reads no task: testing each one against a filter that lets all in cost a copy
                 // of every task (their strings retained and released) on a list of 100,000.
                 // A section whose ids all have their task (any list the log projects) is shown as it is held, not
                 // copied.
-                let shown: [TaskID] =
+                let ids: [TaskID] =
                     filter == .all
                     ? (s.tasks.allSatisfy(tasks.contains) ? Array(s.tasks) : s.tasks.filter(tasks.contains))
                     : s.tasks.filter { id in tasks.read(id) { order.shows($0) } ?? false }
-                return filter != .all && shown.isEmpty ? nil : ViewGroup(title: s.title, index: i, ids: shown)
+                return filter != .all && ids.isEmpty ? nil : ViewGroup(title: s.title, index: i, ids: ids)
             }
         }
         // Each task's place is worked out once (a name lowercased once, not at each comparison).

@@ -124,16 +124,28 @@ public struct SectionTasks: Sendable {
             }
             replaceChunk(k, with: pieces)
         } else {
-            recount(from: k)
+            // Only this chunk's count changed: every end from here moves by as much (no chunk read).
+            let delta = n - (ends[k] - start(of: k))
+            guard delta != 0 else { return }
+            ends.withUnsafeMutableBufferPointer { ends in
+                for j in k..<ends.count { ends[j] += delta }
+            }
         }
     }
 
     /// The position of the first `id`, or nil: only the chunks whose bounds hold it are read.
     /// - Complexity: O(chunks) plus the ids of the chunks read.
-    public func firstIndex(of id: TaskID) -> Int? {
-        for k in chunks.indices where lows[k] <= id && id <= highs[k] {
+    public func firstIndex(of id: TaskID) -> Int? { firstIndex(of: id, from: 0) }
+
+    /// The position of the first `id` at or after `from`, or nil: ``firstIndex(of:)`` from there (a search for
+    /// the next of an id just removed at `from` reads no chunk before it again).
+    public func firstIndex(of id: TaskID, from: Int) -> Int? {
+        guard from < count else { return nil }
+        let first = from <= 0 ? 0 : chunk(containing: from)
+        for k in first..<chunks.count where lows[k] <= id && id <= highs[k] {
+            let skip = Swift.max(0, from - start(of: k))
             let found = chunks[k].withUnsafeBufferPointer { buffer -> Int? in
-                for j in buffer.indices where buffer[j] == id { return j }
+                for j in skip..<buffer.count where buffer[j] == id { return j }
                 return nil
             }
             if let found { return start(of: k) + found }

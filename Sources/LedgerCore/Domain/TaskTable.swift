@@ -241,6 +241,25 @@ public struct TaskTable: Sendable, Sequence {
         }
     }
 
+    /// Makes room for `n` tasks kept by ``insertFar(_:)``.
+    mutating func reserveFar(_ n: Int) {
+        guard kept == nil else { return }
+        far.reserveCapacity(n)
+    }
+
+    /// Adds `task` under its id in the dictionary of ids past the dense range when it lies past that range: a few
+    /// tasks spread over a long list (those a tail names, read from a snapshot for a count) take no slot for each
+    /// id between them, nor a copy of the slots each time they grow.
+    mutating func insertFar(_ task: consuming DownloadTask) {
+        let id = task.id
+        guard kept == nil, id > TaskID(slots.count), !far.keys.contains(id) else {
+            insert(task)
+            return
+        }
+        far[id] = consume task
+        count += 1
+    }
+
     /// Ids in increasing order.
     public var keys: [TaskID] {
         if let kept, changed.isEmpty { return (0..<kept.count).map(kept.id(at:)) }

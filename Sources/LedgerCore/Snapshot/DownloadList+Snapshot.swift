@@ -192,7 +192,8 @@ extension DownloadList {
     /// With `keepingOnly`, for one task's sake (`audit`): every other task is read as its id and state alone (no
     /// URL, no name), so that folding the events after it gives that task, the sections, the to-delete list and
     /// the event counts exactly as the whole list would (the fold reads no other field of a task its event does
-    /// not name). Such a list is one to look at, never one to decide commands on. With `statesOf` as well, only the
+    /// not name). Such a list is one to look at, never one to decide commands on: without `keepingWhole`, its undo
+    /// and redo stacks are read past (checked, not kept: empty). With `statesOf` as well, only the
     /// other tasks in it are kept so (the others are read past, refused where they would be): the tasks the events
     /// to be folded name are all a fold reads, none for a snapshot at the head (`tasks` then holds that task alone).
     /// With ``noTask`` (no task has that id), every task is kept as its figures (state, bytes, size): what `stats`
@@ -246,8 +247,13 @@ extension DownloadList {
                 // Each task is built when it is read, all of them when the list first changes one.
                 tasks = TaskTable(kept)
             } else {
-                tasks.reserveCapacity(
-                    r.capacity(only == nil ? taskCount : kept?.count ?? taskCount, bytesEach: 10))
+                if let kept {
+                    // A few tasks spread over the list: kept by id, with no slot for each id between them.
+                    tasks.reserveFar(
+                        Swift.min(kept.count + (whole?.count ?? 0) + 1, r.capacity(taskCount, bytesEach: 10)))
+                } else {
+                    tasks.reserveCapacity(r.capacity(taskCount, bytesEach: 10))
+                }
                 var url: [UInt8] = []
                 var urlLength = 0
                 // Looked up record by record in id order: a step along each sorted list, not a hash per record.
@@ -281,8 +287,15 @@ extension DownloadList {
                 trash.append(entry)
                 trashed.insert(id)
             }
-            undoStack = try Self.readSteps(&r, redo: false, head: head, nextID: nextID, reader: reader)
-            redoStack = try Self.readSteps(&r, redo: true, head: head, nextID: nextID, reader: reader)
+            if only != nil, whole == nil {
+                // A list only counted or looked at for one task never reads its undo history (an add's step
+                // names every task it added): read past, refused where reading it refuses, not kept.
+                try Self.skipSteps(&r, redo: false, head: head, nextID: nextID)
+                try Self.skipSteps(&r, redo: true, head: head, nextID: nextID)
+            } else {
+                undoStack = try Self.readSteps(&r, redo: false, head: head, nextID: nextID, reader: reader)
+                redoStack = try Self.readSteps(&r, redo: true, head: head, nextID: nextID, reader: reader)
+            }
             eventCounts = try EventCounts(reading: &r)
             guard r.offset == bytes.count else { throw SnapshotError() }
         } catch {
@@ -312,6 +325,21 @@ extension DownloadList {
         return steps
     }
 
+    /// Reads past an undo or redo stack as ``readSteps(_:redo:head:nextID:reader:)`` reads it, refusing where it
+    /// refuses, keeping nothing.
+    private static func skipSteps(_ r: inout BinaryReader, redo: Bool, head: Int64, nextID: TaskID) throws {
+        for _ in 0..<(try r.count()) {
+            let seq = try r.int()
+            guard seq >= 1, seq <= head else { throw SnapshotError() }
+            _ = try r.raw()
+            let blocked = try r.bool()
+            if blocked { _ = try r.raw() }
+            if !redo && !blocked { _ = (try r.raw(), try r.raw()) }
+            _ = try r.raw()
+            try r.skipIDs(atMost: Int(clamping: nextID) + 64)
+        }
+    }
+
     @inline(__always)
     private static func readTask(
         _ r: inout BinaryReader, directories: [String], url: inout [UInt8], urlLength: inout Int,
@@ -329,7 +357,11 @@ extension DownloadList {
             // Kept: the task's id and state (and bytes and size), every other field read past and checked.
             let (state, bytes, size) = try SnapshotTasks.skipRest(
                 &r, flags: flags, directories: directories.count)
-            if others?.holds(id) ?? true {
+            if others != nil {
+                if others!.holds(id) {
+                    tasks.insertFar(DownloadTask.placeholder(id: id, state: state, bytes: bytes, size: size))
+                }
+            } else {
                 tasks.insert(DownloadTask.placeholder(id: id, state: state, bytes: bytes, size: size))
             }
             return
@@ -396,5 +428,17 @@ extension BinaryReader {
             for n in 0..<run.length { ids.append(run.start &+ TaskID(n)) }
         }
         return ids
+    }
+
+    /// Reads past ids as ``ids(atMost:)`` reads them, refusing where it refuses, without making them.
+    fileprivate mutating func skipIDs(atMost limit: Int) throws {
+        let runs = try count()
+        var total = 0
+        for _ in 0..<runs {
+            _ = try int()
+            let length = try int()
+            guard length >= 1, length <= Int64(limit - total) else { throw SnapshotError() }
+            total += Int(length)
+        }
     }
 }

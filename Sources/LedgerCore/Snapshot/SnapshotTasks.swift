@@ -1,33 +1,44 @@
+import Synchronization
+
 /// The tasks of a snapshot kept as the snapshot wrote them, each built only when it is read: opening a ledger to
 /// look at it (`ls`, `export`) builds no task ahead, and a list of 100,000 holds 100,000 records of a few bytes
 /// in place of 100,000 tasks and their strings.
 ///
 /// Every record is checked when the snapshot is read, exactly as building its task would check it (an unreadable
 /// one refuses the whole snapshot then), so that building one later cannot fail. Immutable: a ``TaskTable`` that
-/// is changed builds all its tasks first. (Unchecked sendable: the one field that is not a value is memory this
-/// object allocated, wrote once in its initialiser and frees in its deinitialiser.)
+/// is changed builds all its tasks first. A task's URL is made whole when the task is built (see
+/// ``url(at:)``). (Unchecked sendable: the fields that are not values are memory this object allocated, wrote once
+/// in its initialiser and frees in its deinitialiser, and the last URL made whole, behind a mutex.)
 final class SnapshotTasks: @unchecked Sendable {
     /// Where a task's record lies, and what is read without building it.
     struct Record {
         var id: TaskID
+        /// Offset in `bytes` of the record's URL (the length it shares with the URL before, then the rest).
+        var url: UInt32
         /// Offset in `bytes` of what follows the URL in the record.
         var rest: UInt32
-        /// The task's URL in `urls`: from the end of the record before to here.
-        var urlEnd: UInt32
         var flags: UInt16
         var state: UInt8
     }
 
     /// The snapshot's task records, copied out of the store's memory (read in place: no array to check per task).
     private let bytes: UnsafeRawBufferPointer
-    /// Every task's whole URL, one after another (a record holds only what its URL does not share with the one
-    /// before).
-    private let urls: [UInt8]
+    /// The whole URL of every ``checkpointSpacing``-th record, one after another, and where each ends: a record
+    /// holds only what its URL does not share with the one before, so a URL is made whole from the checkpoint
+    /// before it (at most `checkpointSpacing - 1` records read), not kept whole for every task.
+    private let checkpointURLs: [UInt8]
+    private let checkpointEnds: [UInt32]
     /// In id order.
     private let records: [Record]
     /// Position in `records` + 1 by id - 1 (0: no task), when ids are not simply 1, 2, 3, …
     private let positions: [Int32]?
     private let directories: [String]
+    /// The last URL made whole, and its record's position: reading tasks one after another (a list printed in
+    /// order) makes each URL from the one before, one record each.
+    private let lastURL = Mutex<(position: Int, url: URLBuffer)>((-1, URLBuffer()))
+
+    /// Records between two whole URLs kept.
+    static let checkpointSpacing = 32
 
     /// Tasks have ids one after another from 1 with gaps of at most this: a ``TaskTable`` keeps them all in its
     /// dense range, in this order.
@@ -39,13 +50,14 @@ final class SnapshotTasks: @unchecked Sendable {
     var denseSlots: Int { Int(records.last?.id ?? 0) }
 
     private init(
-        bytes: UnsafeRawBufferPointer, urls: [UInt8], records: [Record], positions: [Int32]?,
-        directories: [String]
+        bytes: UnsafeRawBufferPointer, checkpointURLs: [UInt8], checkpointEnds: [UInt32], records: [Record],
+        positions: [Int32]?, directories: [String]
     ) {
         let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 8)
         if let base = bytes.baseAddress { copy.baseAddress!.copyMemory(from: base, byteCount: bytes.count) }
         self.bytes = UnsafeRawBufferPointer(copy)
-        self.urls = urls
+        self.checkpointURLs = checkpointURLs
+        self.checkpointEnds = checkpointEnds
         self.records = records
         self.positions = positions
         self.directories = directories
@@ -61,13 +73,16 @@ final class SnapshotTasks: @unchecked Sendable {
         var records: [Record] = []
         // A record is at least 10 bytes (ten numbers): a damaged count reserves no more than the bytes can hold.
         records.reserveCapacity(r.capacity(count, bytesEach: 10))
-        var urls: [UInt8] = []
-        // Room for URLs of 64 bytes on average at once (pages never written cost nothing): no copy at each doubling.
-        urls.reserveCapacity(r.capacity(count, bytesEach: 10) * 64)
-        var url: [UInt8] = []
+        var checkpointURLs: [UInt8] = []
+        var checkpointEnds: [UInt32] = []
+        checkpointEnds.reserveCapacity(r.capacity(count, bytesEach: 10) / checkpointSpacing + 1)
+        // The URL of the record read last, made whole in place: its length is what the next record's shared
+        // length is checked against.
+        var url = URLBuffer()
+        defer { url.free() }
         var last: TaskID = 0
         var gaps = false
-        for _ in 0..<count {
+        for n in 0..<count {
             let id = try r.int()
             guard id > last, id - last <= reach else {
                 r.offset = start
@@ -76,17 +91,21 @@ final class SnapshotTasks: @unchecked Sendable {
             gaps = gaps || id != last + 1
             last = id
             let flags = TaskFlags(rawValue: UInt16(truncatingIfNeeded: try r.int()))
-            try readURL(&r, into: &url)
-            urls.append(contentsOf: url)
-            guard urls.count < Int(UInt32.max) else {
-                r.offset = start
-                return nil
+            let urlOffset = UInt32(r.offset - start)
+            try url.read(&r)
+            if n % checkpointSpacing == 0 {
+                checkpointURLs.append(contentsOf: url.bytes)
+                guard checkpointURLs.count < Int(UInt32.max) else {
+                    r.offset = start
+                    return nil
+                }
+                checkpointEnds.append(UInt32(checkpointURLs.count))
             }
             let rest = UInt32(r.offset - start)
             let (state, _, _) = try skipRest(&r, flags: flags, directories: directories.count)
             records.append(
                 Record(
-                    id: id, rest: rest, urlEnd: UInt32(urls.count), flags: flags.rawValue,
+                    id: id, url: urlOffset, rest: rest, flags: flags.rawValue,
                     state: UInt8(TaskState.allCases.firstIndex(of: state)!)))
         }
         // Ids too sparse for slots (a damaged snapshot): the caller's table keeps them in its dictionary.
@@ -101,8 +120,40 @@ final class SnapshotTasks: @unchecked Sendable {
             positions = index
         }
         return SnapshotTasks(
-            bytes: UnsafeRawBufferPointer(rebasing: r.bytes[start..<r.offset]), urls: urls,
-            records: records, positions: positions, directories: directories)
+            bytes: UnsafeRawBufferPointer(rebasing: r.bytes[start..<r.offset]),
+            checkpointURLs: checkpointURLs,
+            checkpointEnds: checkpointEnds, records: records, positions: positions, directories: directories)
+    }
+
+    /// The whole URL of the record at `position`: from the last one made whole when it lies between that one and
+    /// this, else from the checkpoint before it, each record after that applied in turn (checked when the
+    /// snapshot was read: the shared lengths hold).
+    func url(at position: Int) -> String {
+        let checkpoint = position / Self.checkpointSpacing
+        return lastURL.withLock { last in
+            var from = last.position
+            if from > position || from < checkpoint * Self.checkpointSpacing {
+                from = checkpoint * Self.checkpointSpacing
+                let start = checkpoint == 0 ? 0 : Int(checkpointEnds[checkpoint - 1])
+                checkpointURLs.withUnsafeBytes {
+                    last.url.replace(
+                        from: 0,
+                        with: UnsafeRawBufferPointer(rebasing: $0[start..<Int(checkpointEnds[checkpoint])]))
+                }
+            }
+            var j = from + 1
+            while j <= position {
+                var r = BinaryReader(bytes: bytes, offset: Int(records[j].url))
+                guard (try? last.url.read(&r)) != nil else {
+                    // Not reached: the record was read through once already, by the same rules.
+                    last.position = j - 1
+                    return last.url.string
+                }
+                j += 1
+            }
+            last.position = position
+            return last.url.string
+        }
     }
 
     /// The position of the task with this id, or nil.
@@ -134,10 +185,7 @@ final class SnapshotTasks: @unchecked Sendable {
     /// The task at `position`, built from its record (checked when the snapshot was read).
     func task(at position: Int) -> DownloadTask {
         let record = records[position]
-        let urlStart = position == 0 ? 0 : Int(records[position - 1].urlEnd)
-        let url = urls.withUnsafeBufferPointer {
-            String(decoding: UnsafeBufferPointer(rebasing: $0[urlStart..<Int(record.urlEnd)]), as: UTF8.self)
-        }
+        let url = self.url(at: position)
         let flags = TaskFlags(rawValue: record.flags)
         var r = BinaryReader(bytes: bytes, offset: Int(record.rest))
         do {
@@ -149,7 +197,10 @@ final class SnapshotTasks: @unchecked Sendable {
         }
     }
 
-    deinit { bytes.deallocate() }
+    deinit {
+        bytes.deallocate()
+        lastURL.withLock { $0.url.free() }
+    }
 
     /// Every task, in id order, in a table's dense slots (a gap is a nil).
     func all() -> [DownloadTask?] {
@@ -245,6 +296,44 @@ final class SnapshotTasks: @unchecked Sendable {
         guard i >= 0, i < c.count else { throw SnapshotError() }
         return c[c.startIndex + Int(i)]
     }
+}
+
+/// A URL made whole from records that hold only what it does not share with the one before, in memory of its own
+/// (no array operation per record): while a snapshot's records are read, and for the last URL a task was built with.
+private struct URLBuffer {
+    private var base = UnsafeMutableRawBufferPointer.allocate(byteCount: 256, alignment: 1)
+    private var length = 0
+
+    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: base[0..<length]) }
+
+    var string: String { String(decoding: bytes, as: UTF8.self) }
+
+    /// Reads a record's URL as ``SnapshotTasks/readURL(_:into:)`` does, refusing where it refuses.
+    @inline(__always)
+    mutating func read(_ r: inout BinaryReader) throws {
+        let shared = try r.count()
+        guard shared <= length else { throw SnapshotError() }
+        replace(from: shared, with: try r.raw())
+    }
+
+    /// Keeps the first `shared` bytes and puts `rest` after them.
+    @inline(__always)
+    mutating func replace(from shared: Int, with rest: UnsafeRawBufferPointer) {
+        let needed = shared + rest.count
+        if needed > base.count {
+            let grown = UnsafeMutableRawBufferPointer.allocate(
+                byteCount: Swift.max(needed, 2 * base.count), alignment: 1)
+            grown.baseAddress!.copyMemory(from: base.baseAddress!, byteCount: shared)
+            base.deallocate()
+            base = grown
+        }
+        if let from = rest.baseAddress {
+            (base.baseAddress! + shared).copyMemory(from: from, byteCount: rest.count)
+        }
+        length = needed
+    }
+
+    func free() { base.deallocate() }
 }
 
 /// Flags of a task in a snapshot: which optional fields follow, and how.

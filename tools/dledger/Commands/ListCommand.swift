@@ -92,9 +92,10 @@ enum ListCommand {
             sort = .manual
         }
         let descending = args.has("--desc") || (args.value("--sort") == nil && list.sortDescending)
+        // One section's group alone: the other sections' ids are not read.
         var groups = list.viewGroups(
             sort: sort, descending: descending, filter: filter, now: now,
-            utcOffsetSeconds: Format.utcOffset(at: now))
+            utcOffsetSeconds: Format.utcOffset(at: now), section: only)
         if sort == .manual && descending && (args.has("--desc") || list.sortMode == .manual) {
             // Descending applies to the manual order too: the list upside down, section numbers kept.
             groups.reverse()
