@@ -15,19 +15,6 @@ struct PostgresOutageRunTests {
         return path
     }
 
-    /// One query's result through `psql` (unaligned, tuples only).
-    private func psql(_ uri: String, _ sql: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["psql", "-X", "-q", "-A", "-t", "-d", uri, "-c", sql]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
     @Test(.timeLimit(.minutes(3))) func aHookThatEndsWhileTheDatabaseIsAwayIsRecordedOnceItIsBack()
         async throws
     {

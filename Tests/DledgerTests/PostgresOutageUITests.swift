@@ -209,17 +209,4 @@ struct PostgresOutageUITests {
         try t.keys("q")
         try await UITests().expectRestored(t, exit: 0)
     }
-
-    /// The results of `statements` through one `psql` session, each its own transaction (unaligned, tuples only).
-    private func psql(_ uri: String, _ statements: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["psql", "-X", "-q", "-A", "-t", "-d", uri] + statements.flatMap { ["-c", $0] }
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
 }
