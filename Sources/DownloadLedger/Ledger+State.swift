@@ -64,13 +64,13 @@ extension Ledger {
             return state
         }
 
-        /// The ledger file at `path`: its latest snapshot and the events after it.
+        /// The ledger at `path`, whose `store` was opened (``StoreFactory/openIfExists(path:readOnly:)``): its latest
+        /// snapshot and the events after it.
         /// Without `keepingUndo` (read-only only), the events after the snapshot are folded without their inverses.
         static func opening(
-            path: String, readOnly: Bool, keepingUndo: Bool = true, reader: LoggedEventReader,
-            clock: @escaping @Sendable () -> Int64
+            _ store: any EventStoreUpkeep, path: String, readOnly: Bool, keepingUndo: Bool = true,
+            reader: LoggedEventReader, clock: @escaping @Sendable () -> Int64
         ) throws -> State {
-            let store = try StoreFactory.open(path: path, readOnly: readOnly)
             let list = try LedgerLog.startingPoint(store, atOrBefore: nil, reader: reader)
             var state = State(
                 path: path, isReadOnly: readOnly, clock: clock, store: store, reader: reader, list: list)

@@ -102,13 +102,23 @@ public final class Ledger: Sendable {
         self.clock = clock
         let source = LedgerEventSource()
         loggedEvents = source
-        let exists = try Self.checkExisting(path)
-        if !exists && (readOnly || directory == nil) {
-            throw LedgerOpenError.noLedger(EventStoreLocation.shown(path))
-        }
+        let found = try StoreFactory.openIfExists(path: path, readOnly: readOnly)
         if !readOnly && !PostgresLocation.isPostgres(path) { Self.removeStaleTemporaries(of: path) }
         var state: State
-        if !exists, let given = directory {
+        if let found {
+            state = try State.opening(
+                found, path: path, readOnly: readOnly, keepingUndo: keepingUndo, reader: source.reader,
+                clock: clock
+            )
+            if state.list.head == 0, let directory, !readOnly {
+                try state.appendCreation(directory: try Self.acceptedDirectory(directory))
+            }
+            // A writer that finds a tail a tenth of the way to the next snapshot saves one: readers then start there.
+            try state.saveSnapshotIfDue(force: state.workSinceSnapshot >= state.snapshotWork / 10)
+        } else {
+            guard let given = directory, !readOnly else {
+                throw LedgerOpenError.noLedger(EventStoreLocation.shown(path))
+            }
             state = try State.inMemory(
                 creating: try Self.acceptedDirectory(given), path: path, reader: source.reader, clock: clock)
             if !deferringCreation {
@@ -116,14 +126,6 @@ public final class Ledger: Sendable {
                 _ = try Self.createFile(at: path, events: [state.pendingCreation!], time: clock())
                 try state.openCreatedFile()
             }
-        } else {
-            state = try State.opening(
-                path: path, readOnly: readOnly, keepingUndo: keepingUndo, reader: source.reader, clock: clock)
-            if state.list.head == 0, let directory, !readOnly {
-                try state.appendCreation(directory: try Self.acceptedDirectory(directory))
-            }
-            // A writer that finds a tail a tenth of the way to the next snapshot saves one: readers then start there.
-            try state.saveSnapshotIfDue(force: state.workSinceSnapshot >= state.snapshotWork / 10)
         }
         core = Mutex(state)
         source.attach(self)

@@ -21,10 +21,7 @@ extension LedgerLog {
     /// - Complexity: O(events after the snapshot) when the summary serves; plus reading the snapshot when the tail
     ///   names tasks; else what opening the ledger costs and a count of the list.
     public static func stats(path: String) throws -> Stats {
-        guard try Ledger.checkExisting(path) else {
-            throw LedgerOpenError.noLedger(EventStoreLocation.shown(path))
-        }
-        let store = try StoreFactory.open(path: path, readOnly: true)
+        let store = try StoreFactory.openExisting(readingOnly: path)
         let found = try latestSummary(store)
         if let found, let stats = try summaryFolded(store, found) { return stats }
         if let found, let stats = try recounted(store, from: found) { return stats }

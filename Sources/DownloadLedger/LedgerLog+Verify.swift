@@ -15,10 +15,7 @@ extension LedgerLog {
     ) throws
         -> VerifyReport
     {
-        guard try Ledger.checkExisting(path) else {
-            throw LedgerOpenError.noLedger(EventStoreLocation.shown(path))
-        }
-        let store = try StoreFactory.open(path: path, readOnly: true)
+        let store = try StoreFactory.openExisting(readingOnly: path)
         return try verify(store, checkFiles: checkFiles, checksums: checksums, opening: true, host: host)
     }
 

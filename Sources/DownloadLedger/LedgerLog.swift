@@ -17,10 +17,7 @@ public final class LedgerLog: Sendable {
     ///   (left untouched), a corrupt one or a newer schema.
     public init(path: String) throws {
         self.path = path
-        guard try Ledger.checkExisting(path) else {
-            throw LedgerOpenError.noLedger(EventStoreLocation.shown(path))
-        }
-        store = Mutex(try StoreFactory.open(path: path, readOnly: true))
+        store = Mutex(try StoreFactory.openExisting(readingOnly: path))
     }
 
     /// The seq of the last event.

@@ -19,6 +19,28 @@ enum StoreFactory {
         )
     }
 
+    /// Opens the ledger at `path` when there is one, else nil (nothing is created). A PostgreSQL ledger is looked
+    /// for on the session that then reads it: one connection, not one to look and another to read.
+    /// - Throws: what ``open(path:readOnly:durability:)`` throws, and `StoreError.cannotOpen` for a directory.
+    static func openIfExists(path: String, readOnly: Bool) throws -> sending (any EventStoreUpkeep)? {
+        if PostgresLocation.isPostgres(path) {
+            let store = try PostgresEventStore(uri: path, readOnly: readOnly)
+            return try store.exists() ? store : nil
+        }
+        guard try Ledger.checkExisting(path) else { return nil }
+        return try open(path: path, readOnly: readOnly)
+    }
+
+    /// ``openIfExists(path:readOnly:)`` of a ledger that must be there, read-only (what reads of a ledger
+    /// without a ``Ledger`` open).
+    /// - Throws: `LedgerOpenError.noLedger` when there is none; `StoreError`.
+    static func openExisting(readingOnly path: String) throws -> sending any EventStoreUpkeep {
+        guard let store = try openIfExists(path: path, readOnly: true) else {
+            throw LedgerOpenError.noLedger(EventStoreLocation.shown(path))
+        }
+        return store
+    }
+
     /// Creates the PostgreSQL ledger at `uri` holding `events` (its schema and its first events in the first
     /// write). - Returns: false when another process created it first (nothing was written).
     static func createInPostgres(uri: String, events: [NewEvent], vault: VaultChange, time: Int64) throws

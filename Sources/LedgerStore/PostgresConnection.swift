@@ -27,7 +27,8 @@ final class PostgresConnection {
     var afterReconnect: (() throws -> Void)?
 
     /// Connects to the server `location` names. Unless the URI or `$PGCONNECT_TIMEOUT` says otherwise, a connect
-    /// gives up after ``connectTimeout`` seconds, and TCP keepalives notice a silent server within about a minute.
+    /// gives up after ``connectTimeout`` seconds; unless the URI says otherwise, a server that falls silent (the
+    /// network drops its packets) is noticed within about 15 s (``silenceSettings``).
     /// - Throws: `StoreError.cannotConnect` (server unreachable, login refused, no such database), with the URI's
     ///   password masked in the message.
     init(_ location: PostgresLocation) throws {
@@ -51,13 +52,24 @@ final class PostgresConnection {
     /// How long a connect (or a reconnect) may take, in seconds, unless the URI or `$PGCONNECT_TIMEOUT` sets it.
     static let connectTimeout = 5
 
-    /// `PQconnectdbParams` with our defaults first (a session is named `dledger PID` unless the user names it) and the user's conninfo after them (libpq keeps the last value of
-    /// a keyword, so the URI's own `connect_timeout` or `keepalives_*` win); a default an environment variable sets
-    /// is left to it.
+    /// libpq's TCP settings that bound how long a silent server goes unnoticed (a network that drops every packet
+    /// sends no reset: without them a statement waits for TCP's retransmissions to give up, about 15 minutes).
+    /// `tcp_user_timeout`: data sent and not acknowledged for 15 s ends the connection (a statement sent into the
+    /// silence). Keepalives: a connection on which nothing arrived for 5 s is probed every 3 s, and ends after 3
+    /// probes go unanswered, 14 s after the last word from the server (a statement whose request was taken and
+    /// whose answer never comes: a lock wait, a long query, or a connection between statements). The connection
+    /// then fails as lost (`.cannotConnect`), which the outage handling already reports and retries. Unix sockets
+    /// ignore them.
+    static let silenceSettings = [
+        ("tcp_user_timeout", "15000"), ("keepalives_idle", "5"), ("keepalives_interval", "3"),
+        ("keepalives_count", "3"),
+    ]
+
+    /// `PQconnectdbParams` with our defaults first (a session is named `dledger PID` unless the user names it) and
+    /// the user's conninfo after them (libpq keeps the last value of a keyword, so the URI's own `connect_timeout`,
+    /// `tcp_user_timeout` or `keepalives_*` win); a default an environment variable sets is left to it.
     private static func connect(_ conninfo: String) -> OpaquePointer? {
-        var settings: [(String, String)] = [
-            ("keepalives_idle", "30"), ("keepalives_interval", "10"), ("keepalives_count", "3"),
-        ]
+        var settings = silenceSettings
         if getenv("PGCONNECT_TIMEOUT") == nil { settings.append(("connect_timeout", "\(connectTimeout)")) }
         // `pg_stat_activity` names the process (`application_name` in the URI or `$PGAPPNAME` wins).
         settings.append(("fallback_application_name", "dledger \(getpid())"))
@@ -134,10 +146,48 @@ final class PostgresConnection {
         return try check(result)
     }
 
-    /// Runs `sql`, which has no parameters and may hold several statements (a migration, LISTEN).
-    func executeScript(_ sql: String) throws {
+    /// Runs the query `sql` with `parameters` bound and hands `body` each row as it arrives, alone in its result
+    /// (libpq's single-row mode): libpq holds one row at a time, in memory it reuses, rather than the whole result.
+    /// The rest of the result is read (and dropped) when `body` throws.
+    /// - Throws: what `body` throws; `StoreError.server` when the statement fails, `.cannotConnect` when the
+    ///   connection is lost.
+    func eachRow(_ sql: String, _ parameters: PostgresParameters, _ body: (PostgresResult) throws -> Void)
+        throws
+    {
         try ensureConnected()
-        _ = try check(PQexec(connection, sql))
+        let sent = parameters.withLibpqArrays { types, values, lengths, formats in
+            PQsendQueryParams(connection, sql, Int32(parameters.count), types, values, lengths, formats, 1)
+        }
+        guard sent == 1 else {
+            if PQstatus(connection) != CONNECTION_OK { noteLost() }
+            throw StoreError.cannotConnect(location.masked, connectionMessage)
+        }
+        PQsetSingleRowMode(connection)
+        var failure: (any Error)?
+        while let result = PQgetResult(connection) {
+            guard failure == nil else {
+                PQclear(result)
+                continue
+            }
+            do {
+                if PQresultStatus(result) == PGRES_SINGLE_TUPLE {
+                    try body(PostgresResult(result))
+                } else {
+                    _ = try check(result)
+                }
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Runs `sql`, which has no parameters and may hold several statements (a migration, LISTEN), in one round
+    /// trip; the result is the last statement's, in text.
+    @discardableResult
+    func executeScript(_ sql: String) throws -> PostgresResult {
+        try ensureConnected()
+        return try check(PQexec(connection, sql))
     }
 
     func check(_ result: OpaquePointer?) throws -> PostgresResult {
@@ -203,7 +253,7 @@ final class PostgresConnection {
             return value
         } catch {
             // A lost connection took the transaction with it.
-            if PQstatus(connection) == CONNECTION_OK { try? executeScript("ROLLBACK") }
+            if PQstatus(connection) == CONNECTION_OK { _ = try? executeScript("ROLLBACK") }
             throw error
         }
     }

@@ -56,58 +56,135 @@ extension PostgresEventStore {
     /// The snapshot rows of `reducerVersion` at or before `seq`, newest first, each checked against its seal and
     /// the chain's hash at its seq; `visit` returns false to stop. With `summaries`, their summaries instead (rows
     /// without one are passed over).
+    ///
+    /// One snapshot per round trip: an open uses the newest, so only its megabytes cross the wire and are read out
+    /// of TOAST; an older one is read only when a newer one's seal fails.
     private func eachSnapshot(
         reducerVersion: Int, atOrBefore seq: Int64?, summaries: Bool = false,
         _ visit: (_ seq: Int64, _ bytes: UnsafeRawBufferPointer, _ problem: SnapshotSeal.Problem?) throws ->
             Bool
     ) throws {
         guard try exists() else { return }
-        let rows = try connection.execute(
-            summaries
-                ? """
-                SELECT s.seq, s.summary, s.event_hash, s.summary_digest, e.hash
-                FROM snapshots s LEFT JOIN events e ON e.seq = s.seq
-                WHERE s.reducer_version = $1 AND s.seq <= $2 AND s.summary IS NOT NULL ORDER BY s.seq DESC
-                """
-                : """
-                SELECT s.seq, s.bytes, s.event_hash, s.digest, e.hash
-                FROM snapshots s LEFT JOIN events e ON e.seq = s.seq
-                WHERE s.reducer_version = $1 AND s.seq <= $2 ORDER BY s.seq DESC
-                """, PostgresParameters(Int64(reducerVersion), seq ?? Int64.max))
-        for row in 0..<rows.rowCount {
-            let seq = rows.int64(row, 0)
-            let bytes = rows.bytes(row, 1)
+        // Columns 0–3 of either read: the seq, the seal (event hash, digest), the chain's hash at the seq.
+        func check(_ row: PostgresResult, _ bytes: UnsafeRawBufferPointer) throws -> (seq: Int64, goOn: Bool)
+        {
+            let seq = row.int64(0, 0)
             let problem = SnapshotSeal.check(
                 reducerVersion: reducerVersion, seq: seq, bytes: bytes,
-                eventHash: rows.isNull(row, 2) ? nil : rows.bytes(row, 2),
-                digest: rows.isNull(row, 3) ? nil : rows.bytes(row, 3),
-                chainHash: rows.isNull(row, 4) ? nil : rows.bytes(row, 4), summary: summaries)
-            guard try visit(seq, bytes, problem) else { return }
+                eventHash: row.isNull(0, 1) ? nil : row.bytes(0, 1),
+                digest: row.isNull(0, 2) ? nil : row.bytes(0, 2),
+                chainHash: row.isNull(0, 3) ? nil : row.bytes(0, 3), summary: summaries)
+            return (seq, try visit(seq, bytes, problem))
         }
+        var bound = seq ?? Int64.max
+        while bound >= 0 {
+            let seen =
+                summaries
+                ? try withSummary(reducerVersion: reducerVersion, atOrBefore: bound, check)
+                : try withSnapshot(reducerVersion: reducerVersion, atOrBefore: bound, check)
+            guard let seen, seen.goOn else { return }
+            bound = seen.seq - 1
+        }
+    }
+
+    /// Bytes per row of a snapshot read in pieces.
+    static let snapshotPiece = 256 * 1024
+
+    /// `body` of the newest snapshot at or before `bound`: its first row (the columns of ``snapshotSQL``) and its
+    /// bytes; nil when there is none.
+    ///
+    /// The bytes come as rows of ``snapshotPiece`` bytes (`substring` of the stored value, which reads only its
+    /// TOAST chunks), each copied into place as it arrives (single-row mode). A server process that sends 10 MB as
+    /// one value detoasts it, copies it and grows its send buffer over new memory, and libpq then holds the value
+    /// in a buffer as large and copies it into a result as large: in pieces, both sides reuse a few hundred KB,
+    /// and the open of a 100,000-task ledger takes a third less (docs/postgres.md, Figures).
+    /// - Throws: `StoreError.corrupt` when the pieces do not make the snapshot whole.
+    private func withSnapshot<T>(
+        reducerVersion: Int, atOrBefore bound: Int64,
+        _ body: (PostgresResult, UnsafeRawBufferPointer) throws -> T
+    ) throws -> T? {
+        let piece = Self.snapshotPiece
+        var first: PostgresResult?
+        var whole = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+        defer { whole.deallocate() }
+        var placed: [Bool] = []
+        let incomplete = StoreError.corrupt(location.masked, "a snapshot's pieces do not make it whole")
+        try connection.eachRow(
+            Self.snapshotSQL, PostgresParameters(Int64(reducerVersion), bound, Int64(piece))
+        ) { row in
+            if first == nil {
+                first = row
+                let length = Int(row.int64(0, 4))
+                whole = .allocate(byteCount: length, alignment: 16)
+                placed = [Bool](repeating: false, count: max(1, (length + piece - 1) / piece))
+            }
+            let number = Int(row.int64(0, 5))
+            let part = row.bytes(0, 6)
+            guard number >= 0, number < placed.count, !placed[number],
+                part.count == min(piece, whole.count - number * piece)
+            else { throw incomplete }
+            placed[number] = true
+            UnsafeMutableRawBufferPointer(rebasing: whole[(number * piece)...]).copyMemory(from: part)
+        }
+        guard let first else { return nil }
+        guard !placed.contains(false) else { throw incomplete }
+        return try body(first, UnsafeRawBufferPointer(whole))
+    }
+
+    /// The newest snapshot at or before `$2`: its seq, seal, the chain's hash at its seq, its length, and its bytes
+    /// as rows of `$3` bytes each (numbered: the rows may come in any order).
+    static let snapshotSQL = """
+        SELECT s.seq, s.event_hash, s.digest, e.hash, octet_length(s.bytes)::int8, p.n,
+            substring(s.bytes FROM (p.n * $3 + 1)::int4 FOR $3::int4)
+        FROM (
+            SELECT seq, bytes, event_hash, digest FROM snapshots
+            WHERE reducer_version = $1 AND seq <= $2 ORDER BY seq DESC LIMIT 1
+        ) s
+        LEFT JOIN events e ON e.seq = s.seq
+        CROSS JOIN LATERAL generate_series(0::int8, greatest(octet_length(s.bytes) - 1, 0) / $3) AS p(n)
+        """
+
+    /// `body` of the newest summary at or before `bound` (a few hundred bytes: one row): the row, whose first
+    /// columns are those of ``snapshotSQL``, and the summary; nil when there is none.
+    private func withSummary<T>(
+        reducerVersion: Int, atOrBefore bound: Int64,
+        _ body: (PostgresResult, UnsafeRawBufferPointer) throws -> T
+    ) throws -> T? {
+        let row = try connection.execute(
+            """
+            SELECT s.seq, s.event_hash, s.summary_digest, e.hash, s.summary
+            FROM snapshots s LEFT JOIN events e ON e.seq = s.seq
+            WHERE s.reducer_version = $1 AND s.seq <= $2 AND s.summary IS NOT NULL ORDER BY s.seq DESC LIMIT 1
+            """, PostgresParameters(Int64(reducerVersion), bound))
+        guard row.rowCount == 1 else { return nil }
+        return try body(row, row.bytes(0, 4))
     }
 
     public func withLatestSnapshot<T>(
         reducerVersion: Int, atOrBefore seq: Int64?,
         _ body: (_ seq: Int64, _ bytes: UnsafeRawBufferPointer) throws -> T
     ) throws -> T? {
-        var result: T?
-        try eachSnapshot(reducerVersion: reducerVersion, atOrBefore: seq) { seq, bytes, problem in
-            guard problem == nil else { return true }
-            result = try body(seq, bytes)
-            return false
-        }
-        return result
+        try firstSealed(reducerVersion: reducerVersion, atOrBefore: seq, summaries: false, body)
     }
 
     public func withLatestSummary<T>(
         reducerVersion: Int, atOrBefore seq: Int64?,
         _ body: (_ seq: Int64, _ summary: UnsafeRawBufferPointer) throws -> T
     ) throws -> T? {
+        try firstSealed(reducerVersion: reducerVersion, atOrBefore: seq, summaries: true, body)
+    }
+
+    /// `body` of the newest snapshot (or summary) whose seal holds; one that fails is skipped (verify names it),
+    /// never trusted. Nil when there is none.
+    private func firstSealed<T>(
+        reducerVersion: Int, atOrBefore seq: Int64?, summaries: Bool,
+        _ body: (_ seq: Int64, _ bytes: UnsafeRawBufferPointer) throws -> T
+    ) throws -> T? {
         var result: T?
-        try eachSnapshot(reducerVersion: reducerVersion, atOrBefore: seq, summaries: true) {
-            seq, summary, problem in
+        try eachSnapshot(reducerVersion: reducerVersion, atOrBefore: seq, summaries: summaries) {
+            seq, bytes, problem in
             guard problem == nil else { return true }
-            result = try body(seq, summary)
+            result = try body(seq, bytes)
             return false
         }
         return result

@@ -19,6 +19,9 @@ public final class PostgresEventStore: EventStore {
     let hasher = ChainHasher()
     /// Whether this instance has seen the ledger's schema at the version this build writes.
     var isMigrated = false
+    /// Whether this instance has seen the ledger's schema (at any version): dledger never drops one, so it is not
+    /// looked for again.
+    private var isKnownToExist = false
     /// The head as this instance last saw it (the counter row): an append after it needs no read first.
     var knownHead: (seq: Int64, time: Int64, hash: [UInt8])?
     /// Notifications received on the ledger's channel: the change token.
@@ -44,7 +47,7 @@ public final class PostgresEventStore: EventStore {
         self.location = location
         self.isReadOnly = readOnly
         connection = try PostgresConnection(location)
-        try setUpSession()
+        let hasSchema = try setUpSession()
         // A server that restarted leaves a new session to set up; what it missed meanwhile is read again.
         connection.afterReconnect = { [unowned self] in
             try setUpSession()
@@ -52,22 +55,54 @@ public final class PostgresEventStore: EventStore {
             knownHead = nil
             notifications += 1
         }
-        let found = try schemaVersion()
+        let found = hasSchema ? try versionAndHead() : 0
         if found > Self.latestVersion {
             throw StoreError.newerSchema(found: found, supported: Self.latestVersion)
         }
         if found == 0 && existing {
             throw StoreError.cannotOpen(location.masked, Self.noLedger(location))
         }
-        if found > 0 && !readOnly { try migrate() }
+        isKnownToExist = found > 0
+        if found == Self.latestVersion {
+            isMigrated = true
+        } else if found > 0 && !readOnly {
+            try migrate()
+        }
     }
 
     /// The session's settings: the ledger's schema first in the `search_path`, read-only when asked, and LISTEN on
-    /// its channel (from the start: a commit on any connection after this one opened changes the token).
-    private func setUpSession() throws {
-        try connection.executeScript("SET search_path TO \(PostgresConnection.identifier(location.schema))")
-        if isReadOnly { try connection.executeScript("SET default_transaction_read_only = on") }
-        try connection.executeScript("LISTEN \(PostgresConnection.identifier(location.channel))")
+    /// its channel (from the start: a commit on any connection after this one opened changes the token). One round
+    /// trip, which also says whether the ledger's `schema_migrations` table is there (resolved through the
+    /// `search_path` just set: the ledger's schema only).
+    @discardableResult
+    private func setUpSession() throws -> Bool {
+        let schema = PostgresConnection.identifier(location.schema)
+        let readOnly = isReadOnly ? "SET default_transaction_read_only = on; " : ""
+        let result = try connection.executeScript(
+            """
+            SET search_path TO \(schema); \(readOnly)LISTEN \(PostgresConnection.identifier(location.channel));
+            SELECT to_regclass('schema_migrations') IS NOT NULL
+            """)
+        return result.rowCount == 1 && result.string(0, 0) == "t"
+    }
+
+    /// The ledger's schema version and its counter row (remembered as ``knownHead``), read together: what opening
+    /// an existing ledger needs, in one round trip.
+    private func versionAndHead() throws -> Int {
+        let row: PostgresResult
+        do {
+            row = try connection.execute(
+                "SELECT (SELECT coalesce(max(version), 0)::int8 FROM schema_migrations), seq, time, hash FROM head"
+            )
+        } catch StoreError.server(_, "42P01", _) {
+            // No counter row: a schema this build does not know (``schemaVersion()`` says which).
+            return try schemaVersion()
+        }
+        guard row.rowCount == 1 else {
+            throw StoreError.corrupt(location.masked, "the counter row is missing")
+        }
+        knownHead = (row.int64(0, 1), row.int64(0, 2), Array(row.bytes(0, 3)))
+        return Int(row.int64(0, 0))
     }
 
     /// Why the server is out of reach and when the next try to reconnect is due; nil while connected.
@@ -83,7 +118,7 @@ public final class PostgresEventStore: EventStore {
 
     /// Whether the ledger exists in the database (its schema has been created by a first write).
     public func exists() throws -> Bool {
-        if isMigrated { return true }
+        if isMigrated || isKnownToExist { return true }
         return try schemaVersion() > 0
     }
 
@@ -94,7 +129,9 @@ public final class PostgresEventStore: EventStore {
         let table = try connection.execute("SELECT to_regclass($1) IS NOT NULL", name)
         guard table.rowCount == 1, table.bool(0, 0) else { return 0 }
         let version = try connection.execute("SELECT coalesce(max(version), 0)::int8 FROM schema_migrations")
-        return Int(version.int64(0, 0))
+        let found = Int(version.int64(0, 0))
+        if found > 0 { isKnownToExist = true }
+        return found
     }
 
     /// Creates the ledger's schema, or brings it to this build's version: every missing migration and its row in

@@ -115,57 +115,48 @@ extension SQLiteEventStore {
     ) throws -> T? {
         // A ledger of an older schema, opened read-only, has only unsealed snapshots: none is trusted.
         guard hasSealedSnapshots else { return nil }
-        return try translatingErrors {
-            // A snapshot of tens of MB is read through a memory map, without a pread copy per page. The map is
-            // only open for this read: it is not counted in the process's memory afterwards, and a file changed
-            // under the map by another program cannot fault a later read.
-            try db.execute("PRAGMA mmap_size = \(Self.snapshotMapSize)")
-            defer { try? db.execute("PRAGMA mmap_size = 0") }
-            var result: T?
-            // The newest snapshot whose seal holds; one that fails is skipped (verify names it), never trusted.
-            try eachSnapshot(reducerVersion: reducerVersion, atOrBefore: seq) { seq, bytes, problem in
-                guard problem == nil else { return true }
-                result = try body(seq, bytes)
-                return false
-            }
-            return result
-        }
+        return try firstSealed(reducerVersion: reducerVersion, atOrBefore: seq, summaries: false, body)
     }
 
     public func withLatestSummary<T>(
         reducerVersion: Int, atOrBefore seq: Int64?,
         _ body: (_ seq: Int64, _ summary: UnsafeRawBufferPointer) throws -> T
     ) throws -> T? {
+        // The summary column comes after the snapshot's bytes in the row: SQLite walks past their overflow pages (one
+        // pointer each through the map) without reading or copying them.
         guard hasSealedSnapshots, hasSnapshotSummaries else { return nil }
-        return try translatingErrors {
-            // The summary column comes after the snapshot's bytes in the row: SQLite walks past their overflow
-            // pages (one pointer each through the map) without reading or copying them.
-            try db.execute("PRAGMA mmap_size = \(Self.snapshotMapSize)")
-            defer { try? db.execute("PRAGMA mmap_size = 0") }
-            var result: T?
-            try eachSnapshot(reducerVersion: reducerVersion, atOrBefore: seq, summaries: true) {
-                seq, summary, problem in
-                guard problem == nil else { return true }
-                result = try body(seq, summary)
-                return false
-            }
-            return result
-        }
+        return try firstSealed(reducerVersion: reducerVersion, atOrBefore: seq, summaries: true, body)
     }
 
     public func latestSnapshotSeq(reducerVersion: Int, atOrBefore seq: Int64?) throws -> Int64? {
+        // The seal is checked over the whole snapshot: read through a map, as a load does.
         guard hasSealedSnapshots else { return nil }
-        return try translatingErrors {
-            // The seal is checked over the whole snapshot: read through a map, as a load does.
+        return try firstSealed(reducerVersion: reducerVersion, atOrBefore: seq, summaries: false) { seq, _ in
+            seq
+        }
+    }
+
+    /// `body` of the newest snapshot (or summary) whose seal holds; one that fails is skipped (verify names it),
+    /// never trusted. Nil when there is none.
+    ///
+    /// A snapshot of tens of MB is read through a memory map, without a pread copy per page. The map is only open
+    /// for this read: it is not counted in the process's memory afterwards, and a file changed under the map by
+    /// another program cannot fault a later read.
+    private func firstSealed<T>(
+        reducerVersion: Int, atOrBefore seq: Int64?, summaries: Bool,
+        _ body: (_ seq: Int64, _ bytes: UnsafeRawBufferPointer) throws -> T
+    ) throws -> T? {
+        try translatingErrors {
             try db.execute("PRAGMA mmap_size = \(Self.snapshotMapSize)")
             defer { try? db.execute("PRAGMA mmap_size = 0") }
-            var found: Int64?
-            try eachSnapshot(reducerVersion: reducerVersion, atOrBefore: seq) { seq, _, problem in
+            var result: T?
+            try eachSnapshot(reducerVersion: reducerVersion, atOrBefore: seq, summaries: summaries) {
+                seq, bytes, problem in
                 guard problem == nil else { return true }
-                found = seq
+                result = try body(seq, bytes)
                 return false
             }
-            return found
+            return result
         }
     }
 

@@ -15,9 +15,22 @@ final class TCPRelay: @unchecked Sendable {
     private var links: [Int: (Int32, Int32)] = [:]
     private var nextLink = 0
 
-    /// Listens on a free port of 127.0.0.1 and relays each connection to `upstream` there.
-    init(to upstream: UInt16) throws {
+    /// Listens on a free port of 127.0.0.1 and relays each connection to `upstream` there. With `namespace` (a
+    /// network namespace, `/proc/PID/ns/net`: ``NetworkNamespace/path``), it listens on 127.0.0.1 in that
+    /// namespace instead, and still reaches `upstream` in this process's: clients that run in the namespace reach
+    /// the server only through it.
+    init(to upstream: UInt16, listeningIn namespace: String? = nil) throws {
         self.upstream = upstream
+        let (fd, port) =
+            try namespace.map { try NetworkNamespace.inside($0) { try Self.listening() } } ?? Self.listening()
+        listener = fd
+        self.port = port
+        let thread = Thread { [self] in acceptLoop() }
+        thread.start()
+    }
+
+    /// A socket listening on a free port of 127.0.0.1, and that port.
+    private static func listening() throws -> (Int32, UInt16) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EMFILE) }
         var address = Self.loopback(port: 0)
@@ -32,10 +45,7 @@ final class TCPRelay: @unchecked Sendable {
             close(fd)
             throw POSIXError(.EADDRINUSE)
         }
-        listener = fd
-        port = UInt16(bigEndian: address.sin_port)
-        let thread = Thread { [self] in acceptLoop() }
-        thread.start()
+        return (fd, UInt16(bigEndian: address.sin_port))
     }
 
     /// Cuts the path (every relayed connection ends, new ones are closed at once) or mends it.
