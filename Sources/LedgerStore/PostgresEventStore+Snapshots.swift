@@ -66,14 +66,15 @@ extension PostgresEventStore {
     ) throws {
         guard try exists() else { return }
         // Columns 0–3 of either read: the seq, the seal (event hash, digest), the chain's hash at the seq.
-        func check(_ row: PostgresResult, _ bytes: UnsafeRawBufferPointer) throws -> (seq: Int64, goOn: Bool)
-        {
+        func check(_ row: PostgresResult, _ bytes: UnsafeRawBufferPointer, _ digested: [UInt8]?) throws -> (
+            seq: Int64, goOn: Bool
+        ) {
             let seq = row.int64(0, 0)
             let problem = SnapshotSeal.check(
                 reducerVersion: reducerVersion, seq: seq, bytes: bytes,
                 eventHash: row.isNull(0, 1) ? nil : row.bytes(0, 1),
                 digest: row.isNull(0, 2) ? nil : row.bytes(0, 2),
-                chainHash: row.isNull(0, 3) ? nil : row.bytes(0, 3), summary: summaries)
+                chainHash: row.isNull(0, 3) ? nil : row.bytes(0, 3), summary: summaries, digested: digested)
             return (seq, try visit(seq, bytes, problem))
         }
         var bound = seq ?? Int64.max
@@ -90,24 +91,27 @@ extension PostgresEventStore {
     /// Bytes per row of a snapshot read in pieces.
     static let snapshotPiece = 256 * 1024
 
-    /// `body` of the newest snapshot at or before `bound`: its first row (the columns of ``snapshotSQL``) and its
-    /// bytes; nil when there is none.
+    /// `body` of the newest snapshot at or before `bound`: its first row (the columns of ``snapshotSQL``), its
+    /// bytes, and their seal's digest when it could be taken as they arrived; nil when there is none.
     ///
     /// The bytes come as rows of ``snapshotPiece`` bytes (`substring` of the stored value, which reads only its
     /// TOAST chunks), each copied into place as it arrives (single-row mode). A server process that sends 10 MB as
     /// one value detoasts it, copies it and grows its send buffer over new memory, and libpq then holds the value
-    /// in a buffer as large and copies it into a result as large: in pieces, both sides reuse a few hundred KB,
-    /// and the open of a 100,000-task ledger takes a third less (docs/postgres.md, Figures).
+    /// in a buffer as large and copies it into a result as large: in pieces, both sides reuse a few hundred KB.
+    /// Pieces that arrive in order (they do: the series is walked in order) are hashed for the seal as they come,
+    /// while the server sends the next.
     /// - Throws: `StoreError.corrupt` when the pieces do not make the snapshot whole.
     private func withSnapshot<T>(
         reducerVersion: Int, atOrBefore bound: Int64,
-        _ body: (PostgresResult, UnsafeRawBufferPointer) throws -> T
+        _ body: (PostgresResult, UnsafeRawBufferPointer, _ digested: [UInt8]?) throws -> T
     ) throws -> T? {
         let piece = Self.snapshotPiece
         var first: PostgresResult?
         var whole = UnsafeMutableRawBufferPointer(start: nil, count: 0)
         defer { whole.deallocate() }
         var placed: [Bool] = []
+        var digester: SnapshotSeal.Digester?
+        var hashed = 0
         let incomplete = StoreError.corrupt(location.masked, "a snapshot's pieces do not make it whole")
         try connection.eachRow(
             Self.snapshotSQL, PostgresParameters(Int64(reducerVersion), bound, Int64(piece))
@@ -117,6 +121,11 @@ extension PostgresEventStore {
                 let length = Int(row.int64(0, 4))
                 whole = .allocate(byteCount: length, alignment: 16)
                 placed = [Bool](repeating: false, count: max(1, (length + piece - 1) / piece))
+                if !row.isNull(0, 1) {
+                    digester = SnapshotSeal.Digester(
+                        reducerVersion: reducerVersion, seq: row.int64(0, 0), eventHash: row.bytes(0, 1),
+                        tag: [])
+                }
             }
             let number = Int(row.int64(0, 5))
             let part = row.bytes(0, 6)
@@ -125,10 +134,16 @@ extension PostgresEventStore {
             else { throw incomplete }
             placed[number] = true
             UnsafeMutableRawBufferPointer(rebasing: whole[(number * piece)...]).copyMemory(from: part)
+            if number == hashed {
+                digester?.add(part)
+                hashed += 1
+            } else {
+                digester = nil
+            }
         }
         guard let first else { return nil }
         guard !placed.contains(false) else { throw incomplete }
-        return try body(first, UnsafeRawBufferPointer(whole))
+        return try body(first, UnsafeRawBufferPointer(whole), digester?.finish())
     }
 
     /// The newest snapshot at or before `$2`: its seq, seal, the chain's hash at its seq, its length, and its bytes
@@ -148,7 +163,7 @@ extension PostgresEventStore {
     /// columns are those of ``snapshotSQL``, and the summary; nil when there is none.
     private func withSummary<T>(
         reducerVersion: Int, atOrBefore bound: Int64,
-        _ body: (PostgresResult, UnsafeRawBufferPointer) throws -> T
+        _ body: (PostgresResult, UnsafeRawBufferPointer, _ digested: [UInt8]?) throws -> T
     ) throws -> T? {
         let row = try connection.execute(
             """
@@ -157,7 +172,7 @@ extension PostgresEventStore {
             WHERE s.reducer_version = $1 AND s.seq <= $2 AND s.summary IS NOT NULL ORDER BY s.seq DESC LIMIT 1
             """, PostgresParameters(Int64(reducerVersion), bound))
         guard row.rowCount == 1 else { return nil }
-        return try body(row, row.bytes(0, 4))
+        return try body(row, row.bytes(0, 4), nil)
     }
 
     public func withLatestSnapshot<T>(

@@ -48,10 +48,12 @@ struct SnapshotSeal: Equatable {
     private static let summaryTag = Array("summary".utf8)
 
     /// Checks a stored snapshot (or, with `summary`, its summary in `bytes`): `chainHash` is the chain's hash at
-    /// `seq` (nil when there is none).
+    /// `seq` (nil when there is none). `digested`: the digest of `bytes` over `eventHash`, already taken as they
+    /// arrived (``Digester``), so that the bytes are not read again.
     static func check(
         reducerVersion: Int, seq: Int64, bytes: UnsafeRawBufferPointer, eventHash: UnsafeRawBufferPointer?,
-        digest: UnsafeRawBufferPointer?, chainHash: UnsafeRawBufferPointer?, summary: Bool = false
+        digest: UnsafeRawBufferPointer?, chainHash: UnsafeRawBufferPointer?, summary: Bool = false,
+        digested: [UInt8]? = nil
     ) -> Problem? {
         guard let eventHash, let digest, eventHash.count == ChainHasher.digestLength,
             digest.count == ChainHasher.digestLength
@@ -60,9 +62,12 @@ struct SnapshotSeal: Equatable {
             seq == 0
             ? eventHash.elementsEqual(ChainHasher.zeroHash) : chainHash.map(eventHash.elementsEqual) ?? false
         guard onChain else { return .notOnChain }
-        let expected = Self.digest(
-            reducerVersion: reducerVersion, seq: seq, eventHash: eventHash, tag: summary ? summaryTag : [],
-            bytes: bytes)
+        let expected =
+            digested
+            ?? Self.digest(
+                reducerVersion: reducerVersion, seq: seq, eventHash: eventHash,
+                tag: summary ? summaryTag : [],
+                bytes: bytes)
         return digest.elementsEqual(expected) ? nil : .digestMismatch
     }
 
@@ -79,30 +84,58 @@ struct SnapshotSeal: Equatable {
         reducerVersion: Int, seq: Int64, eventHash: UnsafeRawBufferPointer, tag: [UInt8],
         pieces: (_ piece: (UnsafeRawBufferPointer) -> Void) -> Void
     ) -> [UInt8] {
-        var header = [UInt8]()
-        header.reserveCapacity(16 + tag.count)
-        for value in [UInt64(truncatingIfNeeded: reducerVersion), UInt64(bitPattern: seq)] {
-            for shift in stride(from: 56, through: 0, by: -8) {
-                header.append(UInt8(truncatingIfNeeded: value >> shift))
+        let digester = Digester(reducerVersion: reducerVersion, seq: seq, eventHash: eventHash, tag: tag)
+        pieces { digester.add($0) }
+        return digester.finish()
+    }
+
+    /// A digest taken over bytes handed over one piece after another, in order (an encoding hashed as it is
+    /// written, a snapshot hashed as its pieces arrive): ``finish()`` is `digest(…bytes:)` of their concatenation.
+    final class Digester {
+        private let context: OpaquePointer
+        private let sha256: OpaquePointer
+        private var ok: Bool
+
+        init(reducerVersion: Int, seq: Int64, eventHash: UnsafeRawBufferPointer, tag: [UInt8]) {
+            var header = [UInt8]()
+            header.reserveCapacity(16 + tag.count)
+            for value in [UInt64(truncatingIfNeeded: reducerVersion), UInt64(bitPattern: seq)] {
+                for shift in stride(from: 56, through: 0, by: -8) {
+                    header.append(UInt8(truncatingIfNeeded: value >> shift))
+                }
             }
+            guard let context = EVP_MD_CTX_new(), let sha256 = EVP_MD_fetch(nil, "SHA256", nil) else {
+                preconditionFailure("OpenSSL cannot provide SHA-256")
+            }
+            self.context = context
+            self.sha256 = sha256
+            ok =
+                EVP_DigestInit_ex2(context, sha256, nil) == 1
+                && EVP_DigestUpdate(context, header, header.count) == 1
+                && EVP_DigestUpdate(context, eventHash.baseAddress, eventHash.count) == 1
+                && EVP_DigestUpdate(context, tag, tag.count) == 1
         }
-        var out = [UInt8](repeating: 0, count: ChainHasher.digestLength)
-        guard let context = EVP_MD_CTX_new(), let sha256 = EVP_MD_fetch(nil, "SHA256", nil) else {
-            preconditionFailure("OpenSSL cannot provide SHA-256")
-        }
-        defer {
+
+        deinit {
             EVP_MD_CTX_free(context)
             EVP_MD_free(sha256)
         }
-        var ok =
-            EVP_DigestInit_ex2(context, sha256, nil) == 1
-            && EVP_DigestUpdate(context, header, header.count) == 1
-            && EVP_DigestUpdate(context, eventHash.baseAddress, eventHash.count) == 1
-            && EVP_DigestUpdate(context, tag, tag.count) == 1
-        pieces { piece in ok = ok && EVP_DigestUpdate(context, piece.baseAddress, piece.count) == 1 }
-        ok =
-            ok && out.withUnsafeMutableBufferPointer { EVP_DigestFinal_ex(context, $0.baseAddress, nil) == 1 }
-        precondition(ok, "OpenSSL SHA-256 failed")
-        return out
+
+        /// Hashes the next piece.
+        func add(_ piece: UnsafeRawBufferPointer) {
+            ok = ok && EVP_DigestUpdate(context, piece.baseAddress, piece.count) == 1
+        }
+
+        /// The digest of everything added; call once.
+        func finish() -> [UInt8] {
+            var out = [UInt8](repeating: 0, count: ChainHasher.digestLength)
+            ok =
+                ok
+                && out.withUnsafeMutableBufferPointer {
+                    EVP_DigestFinal_ex(context, $0.baseAddress, nil) == 1
+                }
+            precondition(ok, "OpenSSL SHA-256 failed")
+            return out
+        }
     }
 }
