@@ -95,7 +95,8 @@ extension PostgresEventStore {
     /// bytes, and their seal's digest when it could be taken as they arrived; nil when there is none.
     ///
     /// The bytes come as rows of ``snapshotPiece`` bytes (`substring` of the stored value, which reads only its
-    /// TOAST chunks), each copied into place as it arrives (single-row mode). A server process that sends 10 MB as
+    /// TOAST chunks: the column is stored uncompressed, `STORAGE EXTERNAL` in migration 0002), each copied into
+    /// place as it arrives (single-row mode). A server process that sends 10 MB as
     /// one value detoasts it, copies it and grows its send buffer over new memory, and libpq then holds the value
     /// in a buffer as large and copies it into a result as large: in pieces, both sides reuse a few hundred KB.
     /// Pieces that arrive in order (they do: the series is walked in order) are hashed for the seal as they come,
