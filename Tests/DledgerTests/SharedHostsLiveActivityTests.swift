@@ -1,3 +1,4 @@
+import DownloadLedger
 import Foundation
 import Glibc
 import LoopbackHTTP
@@ -111,5 +112,44 @@ import Testing
         // A clean exit withdraws the host's row; the killed one's stays, believed by nobody.
         #expect(try box.psql("SELECT string_agg(host, ',') FROM activity") == "alpha")
         #expect(try await Self.statsLive(box) == nil)
+    }
+
+    @Test func serveOnOneHostAnswersWithAnotherHostsLiveBytes() async throws {
+        let box = try DledgerSandbox(store: .postgres)
+        let server = try SharedHostsTests.server(count: 1, size: 4_000_000, rate: 200_000)
+        defer { server.stop() }
+        #expect(try await box.run("add", server.url("/f1.bin"), "--connections", "1").status == 0)
+        let alpha = try Self.runner(box, host: "alpha")
+        defer { kill(alpha.process.processIdentifier, SIGKILL) }
+        let started = await eventually(20) { ((try? await Self.tasks(box))?[1]?["speed"] as? Int ?? 0) > 0 }
+        #expect(started, "alpha never published")
+        let folder = box.root + "/beta"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let (serve, port) = try await ServeCommandTests.serve(
+            box, secret: "pw", ["--host-name", "beta", "--dir", folder])
+        defer { serve.interrupt() }
+        // beta's RPC answers for the transfer alpha runs with alpha's figures, as ls does.
+        var status: [String: Any] = [:]
+        let seen = await eventually(10) {
+            status = (try? LiveActivityTests.status(port, GID.of(1))) ?? [:]
+            return LiveActivityTests.number(status["downloadSpeed"]) > 0
+        }
+        #expect(seen, "\(status)")
+        for _ in 0..<2 {
+            let rpc = LiveActivityTests.number(try LiveActivityTests.status(port, GID.of(1))["completedLength"])
+            let started = Date()
+            let ls = Int64(try await Self.tasks(box)[1]?["bytes"] as? Int ?? -1)
+            let drift = Int64(200_000 * (1 + Date().timeIntervalSince(started)))
+            #expect(rpc > 0 && abs(ls - rpc) <= drift, "ls \(ls) vs RPC \(rpc)")
+            try await Task.sleep(for: .milliseconds(500))
+        }
+        kill(alpha.process.processIdentifier, SIGKILL)
+        _ = await alpha.wait()
+        let stopped = await eventually(10) {
+            LiveActivityTests.number((try? LiveActivityTests.status(port, GID.of(1)))?["downloadSpeed"]) == 0
+        }
+        #expect(stopped, "beta's RPC still showed the killed host's speed")
+        serve.interrupt()
+        _ = await serve.wait()
     }
 }
