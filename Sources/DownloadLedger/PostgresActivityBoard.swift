@@ -72,7 +72,8 @@ public final class PostgresActivityBoard: ActivityBoard {
             guard let backend = lockSession() else {
                 throw StoreError.cannotConnect(writer.location.masked, "the run lock's session is not held")
             }
-            try writer.publish(record.encoded(), pid: record.pid, lockBackend: backend, writtenMs: record.writtenMs)
+            try writer.publish(
+                record.encoded(), pid: record.pid, lockBackend: backend, writtenMs: record.writtenMs)
         }
     }
 

@@ -138,7 +138,8 @@ extension Scheduler {
     func publishingBoard() -> any ActivityBoard {
         guard PostgresLocation.isPostgres(ledger.path),
             let board = try? PostgresActivityBoard(
-                ledger: ledger, publishingAs: host, lockSession: { [self] in runLock.withLock { $0?.sessionPid } })
+                ledger: ledger, publishingAs: host,
+                lockSession: { [self] in runLock.withLock { $0?.sessionPid } })
         else { return ledger.activityBoard }
         return board
     }

@@ -52,7 +52,9 @@ import Testing
     static func number(_ value: Any?) -> Int64 { Int64(value as? String ?? "") ?? -1 }
 
     @Test(arguments: LedgerStoreKind.allCases)
-    func lsInAnotherProcessShowsASplitTransfersReceivedBytesWithinASecondOfRPC(store: LedgerStoreKind) async throws {
+    func lsInAnotherProcessShowsASplitTransfersReceivedBytesWithinASecondOfRPC(store: LedgerStoreKind)
+        async throws
+    {
         let box = try DledgerSandbox(store: store)
         let server = try LoopbackServer()
         defer { server.stop() }

@@ -32,7 +32,8 @@ import Testing
 
     /// Whether the ledger has its activity board (the table migration 0005 makes).
     static func hasBoard(_ box: DledgerSandbox) throws -> Bool {
-        try box.psql("SELECT to_regclass('\(box.postgresSchema).activity') IS NOT NULL", inSchema: false) == "t"
+        try box.psql("SELECT to_regclass('\(box.postgresSchema).activity') IS NOT NULL", inSchema: false)
+            == "t"
     }
 
     @Test func aThirdProcessSeesTwoHostsLiveBytesUntilOneIsKilled() async throws {
@@ -41,7 +42,8 @@ import Testing
         let server = try SharedHostsTests.server(count: 2, size: size, rate: 200_000)
         defer { server.stop() }
         // One connection each, so that what the server has sent is bounded by its pace.
-        let added = try await box.run("add", server.url("/f1.bin"), server.url("/f2.bin"), "--connections", "1")
+        let added = try await box.run(
+            "add", server.url("/f1.bin"), server.url("/f2.bin"), "--connections", "1")
         #expect(added.status == 0, "\(added.err)")
         // As an older build made it: no board, and reads do not make one.
         _ = try box.psql("DROP TABLE activity; DELETE FROM schema_migrations WHERE version = 5")
@@ -60,7 +62,9 @@ import Testing
         let started = await eventually(20) {
             tasks = (try? await Self.tasks(box)) ?? [:]
             return tasks.count == 2
-                && tasks.values.allSatisfy { ($0["speed"] as? Int ?? 0) > 0 && ($0["bytes"] as? Int ?? 0) > 0 }
+                && tasks.values.allSatisfy {
+                    ($0["speed"] as? Int ?? 0) > 0 && ($0["bytes"] as? Int ?? 0) > 0
+                }
         }
         #expect(started, "\(tasks)")
         #expect(try Self.hasBoard(box), "the first writer did not add the board")
@@ -82,7 +86,8 @@ import Testing
             }
             let live = try await Self.statsLive(box)
             #expect(live?["transfers"] as? Int == 2, "\(String(describing: live))")
-            #expect(Int64(live?["bytes"] as? Int ?? 0) >= last.values.reduce(0, +), "\(String(describing: live))")
+            #expect(
+                Int64(live?["bytes"] as? Int ?? 0) >= last.values.reduce(0, +), "\(String(describing: live))")
             try await Task.sleep(for: .milliseconds(800))
         }
         #expect(try box.psql("SELECT string_agg(host, ',' ORDER BY host) FROM activity") == "alpha,beta")
@@ -136,7 +141,8 @@ import Testing
         }
         #expect(seen, "\(status)")
         for _ in 0..<2 {
-            let rpc = LiveActivityTests.number(try LiveActivityTests.status(port, GID.of(1))["completedLength"])
+            let rpc = LiveActivityTests.number(
+                try LiveActivityTests.status(port, GID.of(1))["completedLength"])
             let started = Date()
             let ls = Int64(try await Self.tasks(box)[1]?["bytes"] as? Int ?? -1)
             let drift = Int64(200_000 * (1 + Date().timeIntervalSince(started)))
