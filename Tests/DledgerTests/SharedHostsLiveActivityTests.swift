@@ -158,4 +158,35 @@ import Testing
         serve.interrupt()
         _ = await serve.wait()
     }
+
+    @Test(.enabled(if: TmuxTerminal.isAvailable, "needs tmux"), .timeLimit(.minutes(2)))
+    func aUiOnAnotherHostShowsTheTransferLiveUntilItsHostIsKilled() async throws {
+        let box = try DledgerSandbox(store: .postgres)
+        let server = try SharedHostsTests.server(count: 1, size: 4_000_000, rate: 200_000)
+        defer { server.stop() }
+        #expect(try await box.run("add", server.url("/f1.bin"), "--connections", "1").status == 0)
+        let alpha = try Self.runner(box, host: "alpha")
+        defer { kill(alpha.process.processIdentifier, SIGKILL) }
+        let t = try UITests().ui(box, "--watch --host-name gamma", columns: 120)
+        defer { t.close() }
+        // Nobody downloads for gamma: the row's speed and moving bytes are what alpha publishes.
+        var first: String?
+        let live = try await t.waitFor(20) { lines in
+            first = lines.first { $0.contains("f1.bin") }
+            return first?.contains("B/s") == true
+        }
+        #expect(live != nil, "\(t.shown)")
+        let moved = try await t.waitFor(10) { lines in
+            let row = lines.first { $0.contains("f1.bin") }
+            return row?.contains("B/s") == true && row != first
+        }
+        #expect(moved != nil, "\(t.shown)")
+        kill(alpha.process.processIdentifier, SIGKILL)
+        _ = await alpha.wait()
+        let stopped = try await t.waitFor(15) { lines in
+            lines.first { $0.contains("f1.bin") }.map { !$0.contains("B/s") } ?? false
+        }
+        #expect(stopped != nil, "the killed host's speed stayed: \(t.shown)")
+        try t.keys("q")
+    }
 }
