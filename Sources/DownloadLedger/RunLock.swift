@@ -100,6 +100,10 @@ final class RunLock {
         return fd >= 0
     }
 
+    /// The server's process of the session that holds a PostgreSQL ledger's lock now (what its activity board's row
+    /// names); nil for a SQLite ledger and once released.
+    var sessionPid: Int32? { postgres?.sessionPid }
+
     /// Whether a PostgreSQL ledger's lock session is gone (the server restarted): ``ensureHeld()`` takes it again.
     var isSessionLost: Bool { postgres?.isSessionLost ?? false }
 

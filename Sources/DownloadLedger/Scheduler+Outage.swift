@@ -133,6 +133,17 @@ extension Scheduler {
         }
     }
 
+    /// The board this run publishes its activity on: the file beside a SQLite ledger; on a PostgreSQL ledger this
+    /// host's row, naming the session that holds the run lock (a URI that does not parse has no board to share).
+    func publishingBoard() -> any ActivityBoard {
+        guard PostgresLocation.isPostgres(ledger.path),
+            let board = try? PostgresActivityBoard(
+                ledger: ledger, publishingAs: host,
+                lockSession: { [self] in runLock.withLock { $0?.sessionPid } })
+        else { return ledger.activityBoard }
+        return board
+    }
+
     /// Takes the run lock for `run`.
     /// - Throws: `LedgerOpenError.runnerActive` when another process holds it; `StoreError`.
     func takeRunLock() throws {

@@ -143,8 +143,7 @@ public final class Scheduler: Sendable {
         defer { releaseRunLock() }
         whenLocked()
         let settings = mailbox.settings
-        let publisher = ActivityPublisher(
-            board: ledger.activityBoard, source: { [engine] in engine.activity() })
+        let publisher = ActivityPublisher(board: publishingBoard(), source: { [engine] in engine.activity() })
         defer { publisher.stop() }
         // A write-ahead log to fold into the main file is SQLite's; PostgreSQL has none of ours.
         let checkpointer = settings.checkpointInterval.flatMap {

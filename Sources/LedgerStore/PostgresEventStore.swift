@@ -22,6 +22,9 @@ public final class PostgresEventStore: EventStore {
     /// Whether this instance has seen the ledger's schema (at any version): dledger never drops one, so it is not
     /// looked for again.
     private var isKnownToExist = false
+    /// Whether this instance has seen the ledger's live-activity board (migration 0005): until then each read
+    /// looks for it first (a ledger an older build made has none until a writer of this build opens it).
+    var hasActivityBoard = false
     /// The head as this instance last saw it (the counter row): an append after it needs no read first.
     var knownHead: (seq: Int64, time: Int64, hash: [UInt8])?
     /// Notifications received on the ledger's channel: the change token.

@@ -63,6 +63,10 @@ public final class PostgresRunLock {
         return connection
     }
 
+    /// The server's process for the session that holds the lock now (`pg_backend_pid()`), which the activity board
+    /// names so that readers believe a row only while that session holds the lock; nil once released.
+    public var sessionPid: Int32? { connection.map { PQbackendPID($0.connection) } }
+
     /// Whether the lock's session is gone: the server closed it (a restart), read without blocking or a round trip.
     /// ``ensureHeld()`` then takes the lock again. False once released.
     public var isSessionLost: Bool { connection?.isLost ?? false }

@@ -7,9 +7,34 @@ import Testing
 /// Truthful progress from any process (issue 23): what `dledger run` or `serve` publishes on its activity board is
 /// what `ls`, `stats` and RPC show in other processes, never more than has arrived; a killed run's partial shows
 /// what its piece map holds; a retry says when, which attempt and why; a split transfer's pause keeps every
-/// connection within `pause-hold`.
-// SQLite only: a PostgreSQL ledger publishes no live activity yet (UnsharedActivityBoard, docs/postgres.md).
+/// connection within `pause-hold`. Each runs on both stores: the board is a file beside a SQLite ledger and a row in
+/// a PostgreSQL ledger's `activity` table (docs/postgres.md).
 @Suite struct LiveActivityTests {
+    /// Whether a downloader's board is left: the file beside a SQLite ledger, a row on a PostgreSQL ledger's.
+    static func boardLeft(_ box: DledgerSandbox) throws -> Bool {
+        switch box.store {
+        case .sqlite: return FileManager.default.fileExists(atPath: box.ledger + "-activity")
+        case .postgres: return try box.psql("SELECT count(*) FROM activity") != "0"
+        }
+    }
+
+    /// Puts `forged` where the downloader's record is: the file's whole text, or the record of every row.
+    static func forge(_ box: DledgerSandbox, _ forged: [UInt8]) throws {
+        switch box.store {
+        case .sqlite:
+            let board = box.ledger + "-activity"
+            unlink(board)
+            try Data(forged).write(to: URL(fileURLWithPath: board))
+        case .postgres:
+            // Too long for one argument in hex: a record of nines is made by the server.
+            let value =
+                forged.count > 100_000 && forged.allSatisfy({ $0 == UInt8(ascii: "9") })
+                ? "convert_to(repeat('9', \(forged.count)), 'UTF8')"
+                : "decode('\(forged.map { String(format: "%02x", $0) }.joined())', 'hex')"
+            _ = try box.psql("UPDATE activity SET record = \(value)")
+        }
+    }
+
     /// The bytes the piece map of #`id`'s partial file says are written; nil without a map.
     static func mapped(_ box: DledgerSandbox, _ id: Int) -> Int64? {
         PartialPieces.read(path: box.partialPath(id)).map {
@@ -26,8 +51,11 @@ import Testing
 
     static func number(_ value: Any?) -> Int64 { Int64(value as? String ?? "") ?? -1 }
 
-    @Test func lsInAnotherProcessShowsASplitTransfersReceivedBytesWithinASecondOfRPC() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func lsInAnotherProcessShowsASplitTransfersReceivedBytesWithinASecondOfRPC(store: LedgerStoreKind)
+        async throws
+    {
+        let box = try DledgerSandbox(store: store)
         let server = try LoopbackServer()
         defer { server.stop() }
         // 8 MB at 250 KB/s per connection: about eight seconds over four connections.
@@ -68,11 +96,12 @@ import Testing
         serve.interrupt()
         _ = await serve.wait()
         // A clean exit withdraws the board.
-        #expect(!FileManager.default.fileExists(atPath: box.ledger + "-activity"))
+        #expect(try !Self.boardLeft(box))
     }
 
-    @Test func afterKill9APartialShowsWhatItsPieceMapHolds() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func afterKill9APartialShowsWhatItsPieceMapHolds(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let server = try LoopbackServer()
         defer { server.stop() }
         let resource = Resource(
@@ -87,7 +116,7 @@ import Testing
         kill(runner.process.processIdentifier, SIGKILL)
         _ = await runner.wait()
         // The dead run's board is left behind, and not believed.
-        #expect(FileManager.default.fileExists(atPath: box.ledger + "-activity"))
+        #expect(try Self.boardLeft(box))
         let written = try #require(Self.mapped(box, 1))
         #expect(partialSize(box.partialPath(1)) > written, "the split file's length counts its holes")
         let task = try #require(try await box.task(1))
@@ -101,8 +130,9 @@ import Testing
         #expect(!(try await box.run("stats").out.contains("downloading now")))
     }
 
-    @Test func aTaskWaitingToRetrySaysWhenWhichAttemptAndWhy() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func aTaskWaitingToRetrySaysWhenWhichAttemptAndWhy(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let server = try LoopbackServer()
         defer { server.stop() }
         server.serve(
@@ -147,8 +177,9 @@ import Testing
         _ = await serve.wait()
     }
 
-    @Test func pauseOfASplitTransferKeepsEveryConnectionWithinTheHold() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func pauseOfASplitTransferKeepsEveryConnectionWithinTheHold(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let server = try LoopbackServer()
         defer { server.stop() }
         // Pieces of 2 MiB at 200 KB/s (`--min-split-size 2M`; the default is 1 MiB): ten seconds each, so none
@@ -181,8 +212,9 @@ import Testing
         _ = await runner.wait()
     }
 
-    @Test func pastThePauseHoldTheConnectionsAreReleased() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func pastThePauseHoldTheConnectionsAreReleased(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let server = try LoopbackServer()
         defer { server.stop() }
         let resource = Resource(
@@ -206,8 +238,9 @@ import Testing
         _ = await runner.wait()
     }
 
-    @Test func pauseHoldIsRangeCheckedShownAndUndone() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func pauseHoldIsRangeCheckedShownAndUndone(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         #expect(try await box.run("add", "http://127.0.0.1:9/a").status == 0)
         let events = try await box.eventCount()
         for bad in ["0", "3601", "-1", "1.5", "abc", "99999999999999999999"] {
@@ -227,15 +260,15 @@ import Testing
         #expect(try await box.run("set", "pause-hold", "default").status != 0, "already the default")
     }
 
-    @Test func aTamperedActivityFileIsIgnored() async throws {
-        let box = try DledgerSandbox()
+    @Test(arguments: LedgerStoreKind.allCases)
+    func aTamperedActivityFileIsIgnored(store: LedgerStoreKind) async throws {
+        let box = try DledgerSandbox(store: store)
         let server = try LoopbackServer()
         defer { server.stop() }
         server.serve(
             "/t.bin", Resource(size: 4_000_000, seed: 96, faults: Faults(throttleBytesPerSecond: 200_000)))
         #expect(try await box.run("add", server.url("/t.bin")).status == 0)
         let runner = try box.start("run")
-        let board = box.ledger + "-activity"
         #expect(await eventually(10) { ((try? await box.task(1)?["speed"] as? Int) ?? 0) > 0 })
         // Frozen, the downloader holds its lock and publishes nothing: the file is what we leave there.
         kill(runner.process.processIdentifier, SIGSTOP)
@@ -245,16 +278,32 @@ import Testing
             "garbage\u{0}\u{FF}", "dledger-activity 1\n\(pid)\t1\n1\t9000000\t0\t4000000\t5\t1\t0\n",
             "dledger-activity 1\n\(pid)\t1\n1\t5\t5\t9\t0\t99999\t0\n",
             String(repeating: "9", count: 2 << 20),
+            // Well formed, by another process than the one that holds the run lock (and, in PostgreSQL, than the
+            // row names).
+            "dledger-activity 1\n\(pid + 1)\t1\n1\t5\t5\t4000000\t100\t1\t0\n",
         ]
         for forged in forgeries {
-            unlink(board)
-            try Data(forged.utf8).write(to: URL(fileURLWithPath: board))
+            try Self.forge(box, Array(forged.utf8))
             let ls = try await box.run("ls", "--json")
             #expect(ls.status == 0, "\(ls.err)")
             let task = try #require(try await box.task(1))
             #expect((task["bytes"] as? Int ?? 0) <= Int(partialSize(box.partialPath(1))))
             #expect(task["speed"] == nil, "a forged record was believed")
             #expect(try await box.run("stats").status == 0)
+        }
+        // The control: the same record by the process that holds the lock is believed.
+        try Self.forge(box, Array("dledger-activity 1\n\(pid)\t1\n1\t5\t5\t4000000\t100\t1\t0\n".utf8))
+        #expect(try await box.task(1)?["speed"] as? Int == 100, "the control record was not believed")
+        if store == .postgres {
+            // Under another host name, naming the session that holds this downloader's lock: that session holds
+            // no lock of the name "ghost".
+            _ = try box.psql(
+                """
+                INSERT INTO activity (host, pid, lock_backend, written_at, record)
+                    SELECT 'ghost', pid, lock_backend, written_at, record FROM activity;
+                UPDATE activity SET record = 'x' WHERE host <> 'ghost'
+                """)
+            #expect(try await box.task(1)?["speed"] == nil, "a row under another host name was believed")
         }
         kill(runner.process.processIdentifier, SIGCONT)
         runner.interrupt()

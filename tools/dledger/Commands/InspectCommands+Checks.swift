@@ -96,7 +96,7 @@ extension InspectCommands {
         var info = stat()
         let fileBytes = stat(path, &info) == 0 ? Int64(info.st_size) : nil
         // The running transfers as their downloader publishes them (the log's bytes are those last recorded).
-        let running = FileActivityBoard(ledgerPath: path).read()
+        let running = Ledger.activityBoard(path: path).read()
         let liveBytes: Int64 = running?.reduce(0) { $0 + $1.bytes } ?? 0
         let liveSpeed: Double = running?.reduce(0.0) { $0 + $1.speed } ?? 0
         let liveJSON: JSONValue =

@@ -127,7 +127,7 @@ enum InspectCommands {
         if !inv.context.json {
             if var t = audit.task {
                 // A running transfer's bytes as `ls` shows them: received (published), else in its partial file.
-                let live = FileActivityBoard(ledgerPath: inv.context.ledgerPath).read()?.first { $0.id == id }
+                let live = Ledger.activityBoard(path: inv.context.ledgerPath).read()?.first { $0.id == id }
                 t = Output.shown(t, onDisk: true, live: live)
                 let place =
                     audit.location.map { "at \($0.section):\($0.index)" }

@@ -70,7 +70,9 @@ enum ServeCommand {
             options: .init(
                 jobs: jobs, connections: connections, hooks: hooks, host: hostName, folder: inv.context.dir))
         let service = Aria2Service(
-            ledger: ledger, secret: secret, activity: { session.currentActivity() },
+            // On a shared ledger the other hosts' transfers too, as they publish them.
+            ledger: ledger, secret: secret,
+            activity: { session.currentActivity() + ledger.otherHostsActivity(besides: hostName) },
             // The transfers stop now; the server's stop at the end drains, so the reply ("OK") still goes out.
             onShutdown: { _ in session.requestStop() }, dir: inv.context.dir,
             allowedDirectories: policy.allowedDirectories)

@@ -40,6 +40,8 @@ final class UISession {
     private var dirty = true
     private var lastHead: Int64 = -1
     private var hadActivity = false
+    /// On a shared ledger, what the other hosts' downloaders published, and when it was read.
+    private var otherHosts: (at: ContinuousClock.Instant, activity: [TransferActivity])?
     private let disk = UIDiskProgress()
     /// Statistics for `ledger-bench ui`: screens composed, lines written.
     private(set) var frames = 0
@@ -135,6 +137,17 @@ final class UISession {
         terminal.draw(model.lines())
     }
 
+    /// On a shared (PostgreSQL) ledger, the transfers other hosts' downloaders publish, read at most every
+    /// ``UIDiskProgress/interval`` (as often as they publish); nothing on a SQLite ledger.
+    private func otherHostsActivity() -> [TransferActivity] {
+        guard isShared else { return [] }
+        let now = ContinuousClock.now
+        if let otherHosts, now - otherHosts.at < UIDiskProgress.interval { return otherHosts.activity }
+        let read = ledger.otherHostsActivity(besides: ledger.hostName)
+        otherHosts = (now, read)
+        return read
+    }
+
     /// Other processes' changes, the downloader's progress, the clock.
     private func tick() {
         // The screen lets go of its list while the ledger folds, so that the fold works in place.
@@ -160,7 +173,7 @@ final class UISession {
             activity = session?.currentActivity() ?? []
         case .here, .nobody:
             disk.reset()
-            activity = session?.currentActivity() ?? []
+            activity = (session?.currentActivity() ?? []) + otherHostsActivity()
         }
         if let activity, !activity.isEmpty || hadActivity {
             model.setActivity(activity)
