@@ -43,7 +43,8 @@ struct SchedulePlan: Sendable, Equatable {
     ///   - claims: on a shared ledger, this host and the time: tasks other live hosts hold are left to them (a
     ///     running one is stopped without a fact: its claim was lost). Nil on a ledger of one downloader.
     ///   - standby: how many of the tasks that come next in list order, once `limit` transfers run, are prepared
-    ///     to start the moment a slot frees (``TransferAction/standby(_:)``); 0: none. Only with a limit.
+    ///     to start the moment a slot frees (``TransferAction/standby(_:_:)``), at most one per slot; 0: none.
+    ///     Only with a limit.
     /// - Complexity: O(tasks in the list) for the states, but only the runnable tasks are copied.
     static func make(
         list: DownloadList, book: TransferBook, limit: Int, only: Set<TaskID>?, connections: Int,
@@ -56,7 +57,7 @@ struct SchedulePlan: Sendable, Equatable {
         let elsewhere = claims.map { HeldElsewhere($0, list: list) }
         let (wanted, next, waits, held) = wantedTasks(
             list, book: book, limit: limit, only: only, capacity: capacity, elsewhere: elsewhere,
-            standby: limit > 0 ? standby : 0)
+            standby: limit > 0 ? min(standby, limit) : 0)
         let wantedIDs = Set(wanted.map(\.id))
         var actions: [TransferAction] = []
         // On a shared ledger, this host's own speed limit when it has one (``DownloadList/speedLimit(for:)``).

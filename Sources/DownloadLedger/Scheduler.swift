@@ -76,7 +76,9 @@ public final class Scheduler: Sendable {
     }
     /// How many of the tasks that come next, once the maximum count runs, are prepared ahead (their requests
     /// made and partial files opened) to start the moment a transfer receives its last byte, within the engine's
-    /// turn rather than after a pass (0: none; none on a shared ledger, whose starts are claimed first).
+    /// turn rather than after a pass: one per slot of the count, up to this many (8; 0: none; none on a shared
+    /// ledger, whose starts are claimed first). Transfers of the same size end together: a prepared one for each
+    /// slot lets a whole round of them hand over in the loop.
     public var standby: Int {
         get { mailbox.settings.standby }
         set { mailbox.settings.standby = max(newValue, 0) }

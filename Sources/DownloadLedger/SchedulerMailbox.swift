@@ -14,8 +14,9 @@ final class SchedulerMailbox: Sendable {
         var factDelay: Duration = .milliseconds(20)
         var checkpointInterval: Duration? = .seconds(1)
         var hooks = HookSettings()
-        /// Transfers prepared ahead to start the moment a slot frees (``TransferAction/standby(_:_:)``).
-        var standby = 2
+        /// Transfers prepared ahead to start the moment a slot frees (``TransferAction/standby(_:_:)``), at most
+        /// one per slot.
+        var standby = 8
     }
 
     private struct State {

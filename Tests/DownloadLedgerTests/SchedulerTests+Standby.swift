@@ -18,30 +18,34 @@ extension SchedulerTests {
         }
     }
 
-    @Test func preparedTransfersStartOneAfterAnotherWithinTheCount() async throws {
+    @Test func preparedTransfersStartInListOrderWithinTheCount() async throws {
         let box = try Sandbox()
         let ledger = try box.ledger()
         var urls: [String] = []
-        for i in 1...4 {
+        for i in 1...5 {
             let faults = Faults(throttleBytesPerSecond: 1_000_000)
             server.serve("/s\(i).bin", Resource(size: 300_000, seed: UInt64(i), faults: faults))
             urls.append(server.url("/s\(i).bin"))
         }
         try ledger.add(urls)
-        let scheduler = try Scheduler(ledger: ledger, maxDownloads: 1)
+        let scheduler = try Scheduler(ledger: ledger, maxDownloads: 2)
         scheduler.tick = .milliseconds(20)
-        #expect(scheduler.standby == 2)
+        #expect(scheduler.standby == 8)
         let run = Task { try await scheduler.run(untilIdle: true) }
-        // While the first downloads, the next two wait prepared: their partial files exist, nothing was asked.
+        // While the first two download, the next two wait prepared, one per slot: their partial files exist,
+        // nothing was asked of the server.
         let prepared = await eventually {
-            ledger.list.tasks[1]?.state != .finished && partialExists(box, 2) && partialExists(box, 3)
+            ledger.list.tasks[1]?.state != .finished && ledger.list.tasks[2]?.state != .finished
+                && partialExists(box, 3) && partialExists(box, 4)
         }
         #expect(prepared)
-        #expect(server.requests("/s3.bin").isEmpty)
+        #expect(!partialExists(box, 5))
+        #expect(server.requests("/s4.bin").isEmpty)
         try await run.value
-        #expect(server.peakConcurrency.paths == 1)
-        #expect(try startedIDs(ledger) == [1, 2, 3, 4])
-        for i in 1...4 {
+        #expect(server.peakConcurrency.paths == 2)
+        let starts = try startedIDs(ledger)
+        #expect(starts.prefix(2).sorted() == [1, 2] && Array(starts.dropFirst(2)) == [3, 4, 5], "\(starts)")
+        for i in 1...5 {
             #expect(ledger.list.tasks[TaskID(i)]?.state == .finished)
             #expect(box.holds("s\(i).bin", seed: UInt64(i), size: 300_000))
             #expect(server.requests("/s\(i).bin").count == 1)
@@ -88,9 +92,12 @@ extension SchedulerTests {
         }
         try ledger.add(urls)
         let running = try startRunning(ledger, maxDownloads: 1)
-        #expect(await eventually { partialExists(box, 2) && partialExists(box, 3) })
+        #expect(
+            await eventually {
+                partialExists(box, 2) && fileSize(box.downloads + "/.dledger/partial/1.part") > 0
+            })
         try await stop(running)
-        // The running one keeps its bytes for the resume; the prepared ones had none and leave nothing.
+        // The running one keeps its bytes for the resume; the prepared one had none and leaves nothing.
         #expect(ledger.list.tasks[1]?.state == .waiting)
         #expect(fileSize(box.downloads + "/.dledger/partial/1.part") > 0)
         #expect(!partialExists(box, 2) && !partialExists(box, 3))
