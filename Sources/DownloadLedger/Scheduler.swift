@@ -47,6 +47,8 @@ public final class Scheduler: Sendable {
     let backlog = FactBacklog()
     /// The downloader's lock on the ledger while `run` runs.
     let runLock = Mutex<RunLock?>(nil)
+    /// The last count of free descriptors, reused while it cannot change a plan (the loop's passes only).
+    private let descriptors = Mutex(DescriptorBudget())
 
     /// The largest file a transfer of this run may become, over the ledger's `max-size` setting
     /// (`dledger get/run --max-size`); nil follows the ledger.
@@ -258,13 +260,22 @@ public final class Scheduler: Sendable {
         let limit = maxDownloads ?? list.maxDownloads(for: shared ? host : nil)
         let pass = mailbox.startPass(head: list.head, limit: limit)
         guard let book = pass.book else { return pass.quietIdle ?? false }
-        // The free descriptors are counted afresh each pass (another part of the process may close some): a pass
-        // that left a task waiting for them is retried after a tick.
+        // The free descriptors are counted afresh (another part of the process may close some) unless the last
+        // count, younger than a tick, left twice what this pass may use: a pass that left a task waiting for them
+        // is retried after a tick.
+        let settings = mailbox.settings
+        let standby = shared ? 0 : settings.standby
+        let needed = DescriptorBudget.needed(
+            limit: limit, standby: min(standby, limit), connections: max(connectionsPerTask, list.connections)
+        )
+        let free = descriptors.withLock {
+            $0.free(needing: needed, now: .now, maxAge: settings.tick, count: DescriptorLimit.free)
+        }
         var plan = SchedulePlan.make(
             list: list, book: book, limit: limit, only: only, connections: connectionsPerTask,
-            freeDescriptors: DescriptorLimit.free(),
+            freeDescriptors: free,
             claims: shared ? SchedulePlan.Claims(host: host, now: ledger.now()) : nil,
-            standby: shared ? 0 : mailbox.settings.standby)
+            standby: standby)
         let claimed = shared ? try claimStarts(&plan) : nil
         let (actions, idle) = mailbox.adopt(plan, inputs: pass.inputs)
         carryOut(actions, in: claimed ?? list)
