@@ -42,17 +42,22 @@ struct SchedulePlan: Sendable, Equatable {
     ///     limit, no more run than they pay for, and the rest wait their turn rather than fail with EMFILE.
     ///   - claims: on a shared ledger, this host and the time: tasks other live hosts hold are left to them (a
     ///     running one is stopped without a fact: its claim was lost). Nil on a ledger of one downloader.
+    ///   - standby: how many of the tasks that come next in list order, once `limit` transfers run, are prepared
+    ///     to start the moment a slot frees (``TransferAction/standby(_:_:)``), at most one per slot; 0: none.
+    ///     Only with a limit.
     /// - Complexity: O(tasks in the list) for the states, but only the runnable tasks are copied.
     static func make(
         list: DownloadList, book: TransferBook, limit: Int, only: Set<TaskID>?, connections: Int,
-        freeDescriptors: Int, claims: Claims? = nil
+        freeDescriptors: Int, claims: Claims? = nil, standby: Int = 0
     ) -> SchedulePlan {
+        // A prepared transfer holds its descriptors already, and will take a slot's: counted as running.
         let capacity = DescriptorLimit.transferCapacity(
-            connections: max(connections, list.connections), running: book.running.count,
+            connections: max(connections, list.connections), running: book.running.count + book.standby.count,
             free: freeDescriptors)
         let elsewhere = claims.map { HeldElsewhere($0, list: list) }
-        let (wanted, waits, held) = wantedTasks(
-            list, book: book, limit: limit, only: only, capacity: capacity, elsewhere: elsewhere)
+        let (wanted, next, waits, held) = wantedTasks(
+            list, book: book, limit: limit, only: only, capacity: capacity, elsewhere: elsewhere,
+            standby: limit > 0 ? min(standby, limit) : 0)
         let wantedIDs = Set(wanted.map(\.id))
         var actions: [TransferAction] = []
         // On a shared ledger, this host's own speed limit when it has one (``DownloadList/speedLimit(for:)``).
@@ -71,7 +76,21 @@ struct SchedulePlan: Sendable, Equatable {
         for id in book.held.sorted() where wantedIDs.contains(id) && book.stopping[id] == nil {
             actions.append(.release(id))
         }
+        // A prepared transfer whose task changed since (a redownload, a move down the list, a pause) is withdrawn
+        // before anything starts, and prepared again if it still comes next.
+        let defaults = TransferBook.RequestDefaults(list)
+        let comingIDs = wantedIDs.union(next.map(\.id))
+        var kept: Set<TaskID> = []
+        for entry in book.standby {
+            let same = entry.defaults == defaults && list.tasks[entry.id] == entry.task
+            if comingIDs.contains(entry.id) && same {
+                kept.insert(entry.id)
+            } else {
+                actions.append(.withdraw(entry.id))
+            }
+        }
         for t in wanted where book.running[t.id] == nil { actions.append(.start(t)) }
+        for t in next where !kept.contains(t.id) { actions.append(.standby(t, defaults)) }
         var after = book
         for action in actions { after.note(action) }
         return SchedulePlan(
@@ -95,13 +114,14 @@ struct SchedulePlan: Sendable, Equatable {
         }
     }
 
-    /// The tasks that should be running, in list order, whether one more waits only for descriptors, and whether
-    /// one is held by another host.
+    /// The tasks that should be running, in list order, up to `standby` that come next (not running, within the
+    /// descriptors), whether one more waits only for descriptors, and whether one is held by another host.
     private static func wantedTasks(
         _ list: DownloadList, book: TransferBook, limit: Int, only: Set<TaskID>?, capacity: Int,
-        elsewhere: HeldElsewhere?
-    ) -> (tasks: [DownloadTask], waitsForDescriptors: Bool, heldElsewhere: Bool) {
+        elsewhere: HeldElsewhere?, standby: Int
+    ) -> (tasks: [DownloadTask], next: [DownloadTask], waitsForDescriptors: Bool, heldElsewhere: Bool) {
         var wanted: [DownloadTask] = []
+        var next: [DownloadTask] = []
         var waits = false
         var held = false
         for section in list.sections {
@@ -114,7 +134,16 @@ struct SchedulePlan: Sendable, Equatable {
                     held = true
                     continue
                 }
-                if limit > 0 && wanted.count >= limit { return (wanted, waits, held) }
+                if limit > 0 && wanted.count >= limit {
+                    guard next.count < standby else { return (wanted, next, waits, held) }
+                    // A running transfer past the limit is stopped, not prepared; the budget is never exceeded.
+                    if book.running[id] != nil { continue }
+                    guard wanted.count + next.count + book.finishing.count < capacity else {
+                        return (wanted, next, waits, held)
+                    }
+                    next.append(t)
+                    continue
+                }
                 // Running ones first in list order, so a transfer is never stopped for the budget: only new ones
                 // wait.
                 if wanted.count + book.finishing.count >= capacity && book.running[id] == nil {
@@ -124,7 +153,7 @@ struct SchedulePlan: Sendable, Equatable {
                 wanted.append(t)
             }
         }
-        return (wanted, waits, held)
+        return (wanted, next, waits, held)
     }
 
     /// New own speed limits of running tasks.

@@ -71,7 +71,7 @@ extension Scheduler {
 
     /// Forgets the transfer of `id`: it ended.
     func finish(_ id: TaskID) {
-        mailbox.end(id)
+        mailbox.end(id)?.discard()
     }
 
     /// A user who renamed the task while it downloaded gets that name, if free; else the engine's name stands.

@@ -74,6 +74,8 @@ extension Scheduler {
     func enterOutage(_ error: any Error, headBefore: Int64?) {
         let reason = (error as? StoreError).map { Self.reason($0) } ?? "\(error)"
         backlog.failed(reason: reason, headBefore: headBefore)
+        // No transfer starts on its own while the facts cannot be recorded.
+        discardStandby()
         mailbox.armRetry.yield()
         if backlog.isFull {
             for id in mailbox.stopAllForShutdown() { engine.cancel(id: id) }
@@ -96,6 +98,7 @@ extension Scheduler {
         guard backlog.count == 0 else { return true }
         guard resumeAfterOutage() else { return true }
         backlog.endOutage()
+        mailbox.reopenStandby()
         return false
     }
 

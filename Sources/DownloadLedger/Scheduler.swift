@@ -47,6 +47,8 @@ public final class Scheduler: Sendable {
     let backlog = FactBacklog()
     /// The downloader's lock on the ledger while `run` runs.
     let runLock = Mutex<RunLock?>(nil)
+    /// The last count of free descriptors, reused while it cannot change a plan (the loop's passes only).
+    private let descriptors = Mutex(DescriptorBudget())
 
     /// The largest file a transfer of this run may become, over the ledger's `max-size` setting
     /// (`dledger get/run --max-size`); nil follows the ledger.
@@ -73,6 +75,15 @@ public final class Scheduler: Sendable {
     public var checkpointInterval: Duration? {
         get { mailbox.settings.checkpointInterval }
         set { mailbox.settings.checkpointInterval = newValue }
+    }
+    /// How many of the tasks that come next, once the maximum count runs, are prepared ahead (their requests
+    /// made and partial files opened) to start the moment a transfer receives its last byte, within the engine's
+    /// turn rather than after a pass: one per slot of the count, up to this many (8; 0: none; none on a shared
+    /// ledger, whose starts are claimed first). Transfers of the same size end together: a prepared one for each
+    /// slot lets a whole round of them hand over in the loop.
+    public var standby: Int {
+        get { mailbox.settings.standby }
+        set { mailbox.settings.standby = max(newValue, 0) }
     }
     /// The programs run after outcomes (over the ledger's settings), their time limit and environment.
     public var hooks: HookSettings {
@@ -109,7 +120,10 @@ public final class Scheduler: Sendable {
         let mailbox = SchedulerMailbox(wakeUp: wakeUp, armDeferredFlush: armDeferredFlush, armRetry: armRetry)
         // The engine hands its events straight to the mailbox on its own threads (no hop through a task: the next
         // transfer starts about a millisecond sooner), and the mailbox holds no reference back to the scheduler.
-        self.engine = try TransferEngine(config: config, onEvent: { mailbox.receive($0) })
+        let engine = try TransferEngine(config: config, onEvent: { mailbox.receive($0) })
+        // Weak: the engine holds the mailbox (its event handler), which must not hold the engine back.
+        mailbox.setLaunch { [weak engine] in engine?.start($0) }
+        self.engine = engine
         self.mailbox = mailbox
         self.wake = wake
         self.deferredFlush = deferredFlush
@@ -141,6 +155,9 @@ public final class Scheduler: Sendable {
     public func run(untilIdle: Bool = false, whenLocked: () -> Void = {}) async throws {
         try takeRunLock()
         defer { releaseRunLock() }
+        // Whatever way the run ends, what was prepared ahead is closed (an empty partial file goes).
+        mailbox.reopenStandby()
+        defer { discardStandby() }
         whenLocked()
         let settings = mailbox.settings
         let publisher = ActivityPublisher(board: publishingBoard(), source: { [engine] in engine.activity() })
@@ -216,6 +233,7 @@ public final class Scheduler: Sendable {
 
     /// Stops every running transfer and waits until the engine confirmed each (facts recorded).
     private func drain(_ wakes: inout AsyncStream<Void>.Iterator) async throws {
+        discardStandby()
         for id in mailbox.stopAllForShutdown() { engine.cancel(id: id) }
         while mailbox.hasRunning {
             _ = await wakes.next()
@@ -241,12 +259,22 @@ public final class Scheduler: Sendable {
         let limit = maxDownloads ?? list.maxDownloads(for: shared ? host : nil)
         let pass = mailbox.startPass(head: list.head, limit: limit)
         guard let book = pass.book else { return pass.quietIdle ?? false }
-        // The free descriptors are counted afresh each pass (another part of the process may close some): a pass
-        // that left a task waiting for them is retried after a tick.
+        // The free descriptors are counted afresh (another part of the process may close some) unless the last
+        // count, younger than a tick, left twice what this pass may use: a pass that left a task waiting for them
+        // is retried after a tick.
+        let settings = mailbox.settings
+        let standby = shared ? 0 : settings.standby
+        let needed = DescriptorBudget.needed(
+            limit: limit, standby: min(standby, limit), connections: max(connectionsPerTask, list.connections)
+        )
+        let free = descriptors.withLock {
+            $0.free(needing: needed, now: .now, maxAge: settings.tick, count: DescriptorLimit.free)
+        }
         var plan = SchedulePlan.make(
             list: list, book: book, limit: limit, only: only, connections: connectionsPerTask,
-            freeDescriptors: DescriptorLimit.free(),
-            claims: shared ? SchedulePlan.Claims(host: host, now: ledger.now()) : nil)
+            freeDescriptors: free,
+            claims: shared ? SchedulePlan.Claims(host: host, now: ledger.now()) : nil,
+            standby: standby)
         let claimed = shared ? try claimStarts(&plan) : nil
         let (actions, idle) = mailbox.adopt(plan, inputs: pass.inputs)
         carryOut(actions, in: claimed ?? list)
@@ -265,23 +293,50 @@ public final class Scheduler: Sendable {
             case .stop(let id, _): engine.cancel(id: id)
             case .hold(let id): engine.hold(id: id)
             case .release(let id): engine.release(id: id)
-            case .start(let task): start(task, in: list)
+            case .start(let task):
+                if let prepared = mailbox.takePrepared(task.id) {
+                    engine.start(prepared)
+                } else {
+                    start(task, in: list)
+                }
+            case .standby(let task, _): prepare(task, in: list)
+            case .withdraw(let id): mailbox.takePrepared(id)?.discard()
             }
         }
+    }
+
+    /// Stops preparing transfers ahead and closes those prepared (the run ends, or the database is out of reach).
+    func discardStandby() {
+        for prepared in mailbox.withdrawAll() { prepared.discard() }
+    }
+
+    /// Prepares the transfer of `task` (a standby entry) as ``start(_:in:)`` would start it, and keeps it for the
+    /// next free slot; discarded when the entry went meanwhile.
+    private func prepare(_ task: DownloadTask, in list: DownloadList) {
+        guard let request = startingRequest(for: task, in: list) else { return }
+        let prepared = engine.prepare(request)
+        if !mailbox.offer(prepared) { prepared.discard() }
     }
 
     /// Starts the transfer of `task`, its credentials opened (outside the mailbox's lock: the vault is read under
     /// the ledger's).
     private func start(_ given: DownloadTask, in list: DownloadList) {
+        guard let request = startingRequest(for: given, in: list) else { return }
+        engine.start(request)
+    }
+
+    /// The request that starts `given` (its credentials opened, the validator to resume with, the run's maximum
+    /// size), its folder created when missing; nil when a credential cannot be opened (the task failed).
+    private func startingRequest(for given: DownloadTask, in list: DownloadList) -> TransferRequest? {
         var task = given
         if let folder { task.directory = folder }
-        guard var request = request(for: task, in: list) else { return }
+        guard var request = request(for: task, in: list) else { return nil }
         request.validator = Self.resumeValidator(for: request, logged: list.tasks[request.id])
         if let maxSize { request.maxSize = maxSize }
         if FileNaming.isSafeDirectory(request.directory) && !Self.isDirectory(request.directory) {
             try? FileManager.default.createDirectory(
                 atPath: request.directory, withIntermediateDirectories: true)
         }
-        engine.start(request)
+        return request
     }
 }

@@ -14,6 +14,9 @@ final class SchedulerMailbox: Sendable {
         var factDelay: Duration = .milliseconds(20)
         var checkpointInterval: Duration? = .seconds(1)
         var hooks = HookSettings()
+        /// Transfers prepared ahead to start the moment a slot frees (``TransferAction/standby(_:_:)``), at most
+        /// one per slot.
+        var standby = 8
     }
 
     private struct State {
@@ -37,6 +40,13 @@ final class SchedulerMailbox: Sendable {
         var quiet: (inputs: QuietInputs, idle: Bool)?
         var stopRequested = false
         var failure: (any Error)?
+        /// The prepared transfers of the book's standby entries, once prepared (``offer(_:)``).
+        var prepared: [TaskID: PreparedTransfer] = [:]
+        /// Starts a prepared transfer on the engine (set once the engine exists); nil: none is started on its own.
+        var launch: (@Sendable (PreparedTransfer) -> Void)?
+        /// Set by ``withdrawAll()``: no transfer is prepared or started on its own any more (the run ends, or the
+        /// database is out of reach).
+        var standbyClosed = false
     }
 
     /// What a scheduling pass decides from: equal inputs, equal decisions.
@@ -47,6 +57,7 @@ final class SchedulerMailbox: Sendable {
         var stopping: Set<TaskID>
         var held: Set<TaskID>
         var finishing: Set<TaskID>
+        var standby: [TaskID]
     }
 
     /// When an engine event should wake the loop.
@@ -80,13 +91,72 @@ final class SchedulerMailbox: Sendable {
         set { state.withLock { $0.settings = newValue } }
     }
 
-    /// Files an engine event and wakes the loop as it needs; on the engine thread that emits it.
+    /// Files an engine event and wakes the loop as it needs; on the engine thread that emits it. A transfer that
+    /// received its last byte gives its slot to the first prepared transfer at once, on this thread (the loop's):
+    /// the next request leaves within the engine's turn, not after a pass.
     func receive(_ event: TransferEvent) {
-        switch state.withLock({ Self.take(event, into: &$0) }) {
+        let (urgency, successor) = state.withLock { state in
+            (Self.take(event, into: &state), Self.promote(after: event, in: &state))
+        }
+        if let successor { successor.launch(successor.prepared) }
+        switch urgency {
         case .now: wakeUp.yield()
         case .armTimer: armDeferredFlush.yield()
         case .later: break
         }
+    }
+
+    /// The prepared transfer that takes the slot `event` frees, noted as running: after `.received`, the first
+    /// standby entry already prepared, unless the run ends or waits for the database.
+    private static func promote(after event: TransferEvent, in state: inout State) -> (
+        prepared: PreparedTransfer, launch: @Sendable (PreparedTransfer) -> Void
+    )? {
+        guard case .received = event, !state.standbyClosed, !state.stopRequested, state.failure == nil,
+            let launch = state.launch,
+            let entry = state.book.standby.first(where: { state.prepared[$0.id] != nil }),
+            let prepared = state.prepared.removeValue(forKey: entry.id)
+        else { return nil }
+        state.book.promote(entry)
+        return (prepared, launch)
+    }
+
+    /// Sets how a prepared transfer is started on the engine.
+    func setLaunch(_ launch: @escaping @Sendable (PreparedTransfer) -> Void) {
+        state.withLock { $0.launch = launch }
+    }
+
+    /// Keeps `prepared` for its standby entry; false when the entry is gone meanwhile (withdrawn, ended, or the
+    /// standby closed): the caller discards it.
+    func offer(_ prepared: PreparedTransfer) -> Bool {
+        state.withLock { state in
+            let id = prepared.request.id
+            guard !state.standbyClosed, state.prepared[id] == nil,
+                state.book.standby.contains(where: { $0.id == id })
+            else { return false }
+            state.prepared[id] = prepared
+            return true
+        }
+    }
+
+    /// The prepared transfer of `id`, taken out (to start or discard), if one is kept.
+    func takePrepared(_ id: TaskID) -> PreparedTransfer? {
+        state.withLock { $0.prepared.removeValue(forKey: id) }
+    }
+
+    /// Empties the standby for good (the run ends, or the database is out of reach) and returns the prepared
+    /// transfers to discard. Until ``reopenStandby()``, none is prepared or started on its own.
+    func withdrawAll() -> [PreparedTransfer] {
+        state.withLock { state in
+            state.standbyClosed = true
+            state.book.standby.removeAll()
+            defer { state.prepared.removeAll() }
+            return Array(state.prepared.values)
+        }
+    }
+
+    /// Lets the passes prepare transfers again (the database answers again).
+    func reopenStandby() {
+        state.withLock { $0.standbyClosed = false }
     }
 
     /// Files a ready-made fact (a hook's `hookFinished`) for the loop, which records it at once; on the thread that
@@ -184,7 +254,7 @@ final class SchedulerMailbox: Sendable {
             let b = state.book
             let inputs = QuietInputs(
                 head: head, limit: limit, running: Set(b.running.keys), stopping: Set(b.stopping.keys),
-                held: b.held, finishing: b.finishing)
+                held: b.held, finishing: b.finishing, standby: b.standby.map(\.id))
             if let quiet = state.quiet, quiet.inputs == inputs { return (nil, inputs, quiet.idle) }
             state.quiet = nil
             return (b, inputs, nil)
@@ -201,6 +271,16 @@ final class SchedulerMailbox: Sendable {
                 switch action {
                 case .stop(let id, _), .hold(let id):
                     if state.book.finishing.contains(id) { continue }
+                // A prepared transfer may have started on its own since the plan was made: it runs, and the next
+                // pass sees it so.
+                case .start(let task):
+                    if state.book.running[task.id] != nil { continue }
+                case .standby(let task, _):
+                    let taken =
+                        state.book.running[task.id] != nil || state.book.standby.contains { $0.id == task.id }
+                    if state.standbyClosed || taken { continue }
+                case .withdraw(let id):
+                    if !state.book.standby.contains(where: { $0.id == id }) { continue }
                 default: break
                 }
                 state.book.note(action)
@@ -220,11 +300,14 @@ final class SchedulerMailbox: Sendable {
         state.withLock { $0.book.stopping[id] }
     }
 
-    /// Forgets the transfer of `id`: it ended. The end of the last one makes the next pass match (idle).
-    func end(_ id: TaskID) {
+    /// Forgets the transfer of `id`: it ended. The end of the last one makes the next pass match (idle). Returns
+    /// what was prepared for it, if it was a standby entry, to discard.
+    @discardableResult
+    func end(_ id: TaskID) -> PreparedTransfer? {
         state.withLock { state in
             state.book.end(id)
             if state.book.running.isEmpty { state.slotsChanged = true }
+            return state.prepared.removeValue(forKey: id)
         }
     }
 

@@ -28,6 +28,11 @@ enum TransferAction: Sendable, Equatable {
     case hold(TaskID)
     /// A held transfer goes on, on its kept connection.
     case release(TaskID)
-    /// Start the task's transfer.
+    /// Start the task's transfer (with what a ``standby(_:)`` prepared for it, if it was one).
     case start(DownloadTask)
+    /// Prepare the task's transfer (its partial file opened) to start the moment a running transfer receives its
+    /// last byte, without waiting for a pass: the next in list order after the running ones.
+    case standby(DownloadTask, TransferBook.RequestDefaults)
+    /// A prepared transfer the list no longer wants next: close what was prepared.
+    case withdraw(TaskID)
 }

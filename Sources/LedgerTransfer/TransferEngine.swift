@@ -66,6 +66,21 @@ public final class TransferEngine: Sendable {
         mailbox.start(request)
     }
 
+    /// Prepares the start of a transfer ahead, on the caller's thread: the request is checked and its partial file
+    /// opened (created if new). ``start(_:)-(PreparedTransfer)`` then hands it to the loop without file system work;
+    /// one never started must be discarded (``PreparedTransfer/discard()``). Nothing else is reserved: the id is not
+    /// running until the start.
+    public func prepare(_ request: TransferRequest) -> PreparedTransfer {
+        PreparedTransfer(request)
+    }
+
+    /// Starts a transfer prepared by ``prepare(_:)``; ignored (what was opened closed) if that id is already
+    /// running. Cheap enough for an ``init(config:onEvent:)`` handler to call on the engine's thread for another id
+    /// than the event's: it queues the start and wakes the loop.
+    public func start(_ prepared: PreparedTransfer) {
+        mailbox.start(prepared)
+    }
+
     /// Stops a transfer promptly, keeping its partial file; it then reports ``TransferEvent/stopped(id:bytes:)``.
     /// A transfer whose bytes have all arrived is already completing: it reports its `.completed` (or `.failed`).
     public func cancel(id: Int64) {

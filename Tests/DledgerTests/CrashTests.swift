@@ -70,6 +70,55 @@ import Testing
             resume?.ifRange == "\"v1\"", "a resume after a crash must carry the validator it started with")
     }
 
+    /// Killed while the next transfers were prepared ahead (``Scheduler/standby``: their partial files made, nothing
+    /// asked of the server, nothing logged): the next run downloads each whole, from the start, and leaves no
+    /// partial file.
+    @Test func killedWhileTheNextTransfersWerePreparedThenEachDownloadsWhole() async throws {
+        let box = try DledgerSandbox()
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let size: Int64 = 600_000
+        let paths = (1...3).map { "/n\($0).bin" }
+        for (n, path) in paths.enumerated() {
+            let faults = Faults(throttleBytesPerSecond: 300_000)
+            let etag = "\"n\(n + 1)\""
+            server.serve(path, Resource(size: size, seed: UInt64(n + 1), etag: etag, faults: faults))
+        }
+        #expect(try await box.run(["add"] + paths.map(server.url)).status == 0)
+        let runner = try box.start("run", "-j", "1")
+        // One slot, one prepared.
+        let prepared = await eventually(15) {
+            partialSize(box.partialPath(1)) >= 30_000
+                && FileManager.default.fileExists(atPath: box.partialPath(2))
+        }
+        #expect(prepared, "the next transfer was not prepared while the first downloaded")
+        let acknowledged = try await box.run("log", "--json").out.split(separator: "\n").map(String.init)
+        let pid = runner.process.processIdentifier
+        kill(pid, SIGKILL)
+        let dead = await runner.wait()
+        #expect(dead.status == SIGKILL, "the run ended before the kill: \(dead.err)")
+        let kill = KilledRun(
+            pid: pid, partials: (1...3).map { partialSize(box.partialPath($0)) }, acknowledged: acknowledged)
+        try await box.expectIntact(after: kill)
+        // What the kill left of the prepared one: its empty partial file, nothing in the log.
+        #expect(FileManager.default.fileExists(atPath: box.partialPath(2)) && kill.partials[1] == 0)
+        #expect(server.requests(paths[1]).isEmpty && server.requests(paths[2]).isEmpty)
+
+        let run = try await box.run("run", "--until-idle", "-j", "1")
+        #expect(run.status == 0, "\(run.err)")
+        for (n, path) in paths.enumerated() {
+            let identical =
+                box.contents("n\(n + 1).bin") == Body.generatedBytes(seed: UInt64(n + 1), in: 0..<size)
+            #expect(identical, "n\(n + 1).bin differs from the served body")
+            #expect(try await box.task(n + 1)?["state"] as? String == "finished")
+            #expect(!FileManager.default.fileExists(atPath: box.partialPath(n + 1)))
+            // The prepared ones: asked for once, from the start.
+            if n > 0 { #expect(server.requests(path).map(\.range) == [nil], "\(path)") }
+        }
+        #expect(server.requests(paths[0]).contains { $0.range == "bytes=\(kill.partials[0])-" })
+        #expect(try await box.run("verify").status == 0)
+    }
+
     @Test(arguments: LedgerStoreKind.allCases)
     func killedWhileAppendingFactsFastLosesNoAcknowledgedEvent(store: LedgerStoreKind) async throws {
         let box = try DledgerSandbox(store: store)

@@ -47,12 +47,12 @@ import Testing
         /// The plan now; with `carryOut`, its actions are noted as the scheduler notes them.
         mutating func plan(
             jobs: Int? = nil, only: Set<TaskID>? = nil, connections: Int = 1, free: Int = 10_000,
-            carryOut: Bool = true
+            standby: Int = 0, carryOut: Bool = true
         ) -> SchedulePlan {
             let plan = SchedulePlan.make(
                 list: list, book: book, limit: jobs ?? list.maxDownloads, only: only,
                 connections: connections,
-                freeDescriptors: free)
+                freeDescriptors: free, standby: standby)
             if carryOut { for action in plan.actions { book.note(action) } }
             return plan
         }

@@ -1,3 +1,4 @@
+import Glibc
 import Synchronization
 
 /// What the engine's callers and its loop thread share: a command queue, the running set, the last activity
@@ -55,6 +56,25 @@ final class EngineMailbox: Sendable {
             return true
         }
         if queued { multi.wakeup() }
+    }
+
+    /// Queues the start of a transfer prepared ahead (its partial file already open) unless that id is running or
+    /// the engine is shut down; then what was opened is closed instead (an empty partial file removed only when the
+    /// id is not running: a running transfer of the same id owns that file).
+    func start(_ prepared: PreparedTransfer) {
+        guard let opened = prepared.take() else { return }
+        let request = prepared.request
+        let outcome: (queued: Bool, running: Bool) = state.withLock { state in
+            guard !state.closed else { return (false, false) }
+            guard state.running.insert(request.id).inserted else { return (false, true) }
+            state.commands.append(.start(request, opened))
+            return (true, true)
+        }
+        if outcome.queued {
+            multi.wakeup()
+        } else {
+            opened.discard(removingEmpty: !outcome.running)
+        }
     }
 
     /// Queues a command for the loop and wakes it. Returns false once the engine is shut down.
@@ -141,5 +161,13 @@ struct OpenedPartial: @unchecked Sendable {
         } catch {
             (opened, failure) = (nil, error.reason)
         }
+    }
+
+    /// Closes the descriptors of a partial file that will not be written; with `removingEmpty`, removes the file
+    /// when it holds no byte (as a stopped transfer's empty partial goes).
+    func discard(removingEmpty: Bool) {
+        guard let (file, readFD) = opened else { return }
+        if removingEmpty && file.size == 0 { file.remove() }
+        close(readFD)
     }
 }
