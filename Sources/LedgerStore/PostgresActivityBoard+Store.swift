@@ -79,14 +79,14 @@ extension PostgresEventStore {
 public final class PostgresActivityWriter {
     public let location: PostgresLocation
     public let host: String
-    /// The session the upserts run on; nil until the first publish reaches the server.
-    private var connection: PostgresConnection?
-    /// When a first connect that failed may be tried again (the connection's own backoff covers it afterwards).
-    private var backoff = ReconnectBackoff()
+    /// The session the upserts run on: the ledger's schema on its `search_path`, commits that do not wait for a
+    /// WAL flush (the table is unlogged: there is nothing to wait for but the commit record).
+    private var kept: PostgresKeptConnection
 
     public init(_ location: PostgresLocation, host: String) {
         self.location = location
         self.host = host
+        kept = PostgresKeptConnection(location, setUp: Self.setUp)
     }
 
     /// Replaces this host's row with `record`, written by process `pid` whose run lock is held by the session
@@ -100,7 +100,7 @@ public final class PostgresActivityWriter {
         row.add(Int64(lockBackend))
         row.add(writtenMs)
         row.add(bytes: record)
-        try connected().execute(
+        try kept.connected().execute(
             """
             INSERT INTO activity (host, pid, lock_backend, written_at, record)
             VALUES ($1, $2::int4, $3::int4, $4, $5)
@@ -115,28 +115,7 @@ public final class PostgresActivityWriter {
         var row = PostgresParameters()
         row.add(text: host)
         row.add(Int64(pid))
-        _ = try? connected().execute("DELETE FROM activity WHERE host = $1 AND pid = $2::int4", row)
-    }
-
-    /// The kept session: the ledger's schema on its `search_path`, commits that do not wait for a WAL flush (the
-    /// table is unlogged: there is nothing to wait for but the commit record).
-    private func connected() throws -> PostgresConnection {
-        if let connection { return connection }
-        let now = ContinuousClock.now
-        guard backoff.mayTry(at: now) else {
-            throw StoreError.cannotConnect(location.masked, "the server could not be reached")
-        }
-        do {
-            let made = try PostgresConnection(location)
-            try Self.setUp(made)
-            made.afterReconnect = { [unowned made] in try Self.setUp(made) }
-            backoff.succeeded()
-            connection = made
-            return made
-        } catch {
-            backoff.failed(at: now)
-            throw error
-        }
+        _ = try? kept.connected().execute("DELETE FROM activity WHERE host = $1 AND pid = $2::int4", row)
     }
 
     private static func setUp(_ connection: PostgresConnection) throws {

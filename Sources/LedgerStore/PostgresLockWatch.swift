@@ -11,38 +11,20 @@
 public final class PostgresLockWatch {
     public let location: PostgresLocation
     public let host: String
-    /// The session the looks run on; nil until the first look reaches the server.
-    private var connection: PostgresConnection?
-    /// When a first connect that failed may be tried again (the connection's own backoff covers it afterwards).
-    private var backoff = ReconnectBackoff()
+    /// The session the looks run on.
+    private var kept: PostgresKeptConnection
 
     public init(_ location: PostgresLocation, host: String) {
         self.location = location
         self.host = host
+        kept = PostgresKeptConnection(location)
     }
 
     /// The pid of the downloader that holds the lock of ``host`` now (``PostgresRunLock/holder(_:host:)``'s
     /// answer), or nil when none does or the server does not show its name to this user.
     /// - Throws: `StoreError.cannotConnect` while the server cannot be reached (or before the next try is due).
     public func holder() throws -> Int32? {
-        let connection = try connected()
+        let connection = try kept.connected()
         return try PostgresRunLock.holder(on: connection, location, host: host)
-    }
-
-    private func connected() throws -> PostgresConnection {
-        if let connection { return connection }
-        let now = ContinuousClock.now
-        guard backoff.mayTry(at: now) else {
-            throw StoreError.cannotConnect(location.masked, "the server could not be reached")
-        }
-        do {
-            let made = try PostgresConnection(location)
-            backoff.succeeded()
-            connection = made
-            return made
-        } catch {
-            backoff.failed(at: now)
-            throw error
-        }
     }
 }
