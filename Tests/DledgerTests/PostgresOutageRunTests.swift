@@ -95,15 +95,10 @@ struct PostgresOutageRunTests {
             Resource(size: size, seed: 41, etag: "\"f\"", faults: Faults(throttleBytesPerSecond: 100_000)))
         let direct = cluster.ledger("takeover")
         // A's way to the server: TCP through a relay, to the port the cluster also listens on.
-        let query = URLComponents(
-            string: cluster.uri.replacingOccurrences(of: "postgresql:///", with: "http://x/"))
-        let items = query?.queryItems ?? []
-        let port = try #require(
-            items.first { $0.name == "port" }?.value.flatMap { UInt16($0) }, "\(cluster.uri)")
-        let user = try #require(items.first { $0.name == "user" }?.value, "\(cluster.uri)")
-        let relay = try TCPRelay(to: port)
+        let address = try PostgresTCPAddress(cluster.uri)
+        let relay = try TCPRelay(to: address.port)
         defer { relay.stop() }
-        let viaRelay = "postgresql://\(user)@127.0.0.1:\(relay.port)/dledger?sslmode=disable&ledger=takeover"
+        let viaRelay = address.uri(port: relay.port, ledger: "takeover")
         #expect(try await box.run("add", server.url("/f.bin"), env: ["DLEDGER_LEDGER": direct]).status == 0)
         let a = try Running(
             box.process(["run", "--until-idle", "--host-name", "lab"], env: ["DLEDGER_LEDGER": viaRelay]),

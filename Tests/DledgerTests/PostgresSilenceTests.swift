@@ -16,17 +16,12 @@ struct PostgresSilenceTests {
             try await box.run("add", "https://example.com/a.iso", env: ["DLEDGER_LEDGER": direct]).status == 0
         )
         // The command's host: a network of its own, whose only way to the server is a relay.
-        let query = URLComponents(
-            string: cluster.uri.replacingOccurrences(of: "postgresql:///", with: "http://x/"))
-        let items = query?.queryItems ?? []
-        let port = try #require(
-            items.first { $0.name == "port" }?.value.flatMap { UInt16($0) }, "\(cluster.uri)")
-        let user = try #require(items.first { $0.name == "user" }?.value, "\(cluster.uri)")
+        let address = try PostgresTCPAddress(cluster.uri)
         let network = try NetworkNamespace()
         defer { network.remove() }
-        let relay = try TCPRelay(to: port, listeningIn: network.path)
+        let relay = try TCPRelay(to: address.port, listeningIn: network.path)
         defer { relay.stop() }
-        let viaRelay = "postgresql://\(user)@127.0.0.1:\(relay.port)/dledger?sslmode=disable&ledger=silent"
+        let viaRelay = address.uri(port: relay.port, ledger: "silent")
         func ls() throws -> Running {
             let process = box.process(["ls"], env: ["DLEDGER_LEDGER": viaRelay])
             network.enter(process)
