@@ -57,8 +57,6 @@ final class HashWorker: @unchecked Sendable {
     private var cursor = 0
     /// Until when a lone chunk waits for a partner (see ``nextWork()``); guarded by `condition`.
     private var pairDeadline: ContinuousClock.Instant?
-    /// Lone chunks still to hash without waiting for a partner; guarded by `condition`.
-    private var soloLeft = 0
     /// Guarded by `condition`.
     private var pairsTaken = 0
     /// Guarded by `condition`.
@@ -197,7 +195,8 @@ final class HashWorker: @unchecked Sendable {
 
     /// Waits for the next step, taking the followers in turn; nil once stopping. Two chunks of two files are
     /// taken together when there are; a lone chunk waits up to ``pairWait`` for one of another file while other
-    /// files are still receiving (nobody waits for its hash yet, and hashing two at once costs less CPU).
+    /// files are still receiving, nobody waits for its hash yet and the worker is not behind (hashing two at once
+    /// costs half the CPU per byte; see ``partnerWait(for:)``).
     private func nextWork() -> Work? {
         condition.lock()
         defer { condition.unlock() }
@@ -235,19 +234,28 @@ final class HashWorker: @unchecked Sendable {
 
     /// How long a lone chunk may wait for one of another file.
     static let pairWait: Duration = .milliseconds(2)
-    /// Lone chunks hashed without waiting after a wait found no partner: the other files are slow (or paused), and
-    /// a wait per chunk would hold a fast file's hash to one chunk per ``pairWait``.
-    static let soloAfterMiss = 64
+    /// Chunks queued in all from which the worker counts as behind: a lone chunk waits for a partner only below.
+    static let pairQueueLimit = 8
+
+    /// Where the bytes queued for `follower` end: its last chunk's end, or `chunk`'s when none is queued behind it.
+    private static func end(of follower: HashFollower, after chunk: HashChunk) -> Int64 {
+        follower.chunks.last?.end ?? chunk.end
+    }
 
     /// How much longer the lone chunk waits for a partner, or nil when it is hashed alone now. Under the lock.
-    /// Timed on the monotonic clock, so a change of the wall clock neither stretches nor skips the wait.
+    ///
+    /// It does not wait when its digest is awaited (the file is sealed), when no other file is receiving, or when
+    /// the worker is behind: ``pairQueueLimit`` chunks queued in all, or bytes of its file published past its
+    /// chunks (to read back). Files often arrive in bursts of a whole chunk run each, so a file's own queued chunks
+    /// do not count as behind: they wait together for another file's burst. A fast file beside a stalled one fills
+    /// the queue and is then hashed at the worker's own speed; below the limit a wait only takes time the worker
+    /// would spend idle. Its partner is any chunk of another file published meanwhile (each publish wakes the
+    /// worker). Timed on the monotonic clock, so a change of the wall clock neither stretches nor skips the wait.
     private func partnerWait(for work: ChunkWork) -> Duration? {
-        guard soloLeft == 0 else {
-            soloLeft -= 1
-            return nil
-        }
-        guard !work.follower.sealed,
-            followers.contains(where: { $0 !== work.follower && !$0.sealed && $0.result == nil })
+        let follower = work.follower
+        guard !follower.sealed, follower.published <= Self.end(of: follower, after: work.chunk),
+            followers.reduce(0, { $0 + $1.chunks.count }) < Self.pairQueueLimit,
+            followers.contains(where: { $0 !== follower && !$0.sealed && $0.result == nil })
         else { return nil }
         let now = ContinuousClock.now
         guard let deadline = pairDeadline else {
@@ -256,7 +264,6 @@ final class HashWorker: @unchecked Sendable {
         }
         guard now < deadline else {
             partnersMissed += 1
-            soloLeft = Self.soloAfterMiss
             return nil
         }
         return now.duration(to: deadline)
