@@ -126,7 +126,8 @@ extension Ledger {
 extension Ledger {
     /// Whether a downloader (`Scheduler.run`, in this or another process) holds this ledger's run lock now. A task
     /// the list says is downloading while none does was interrupted (a kill, a crash): it resumes with the next run.
-    public var isDownloaderRunning: Bool { RunLock.isHeld(ledgerPath: path) }
+    /// On PostgreSQL the server is asked on this ledger's store connection.
+    public var isDownloaderRunning: Bool { runLockHeld(host: nil) }
 
     /// The pid of the downloader that holds this ledger's run lock now: as written in `<ledger>.lock`, or for a
     /// PostgreSQL ledger as its session names it (a pid on the host it runs on). Nil when none holds it or its pid
@@ -134,7 +135,19 @@ extension Ledger {
     public var downloaderPid: Int32? { RunLock.holder(ledgerPath: path) }
     /// Whether the downloader of `host` holds this ledger's run lock now: on a PostgreSQL ledger, where several
     /// host names run together, that host's; on a SQLite ledger, the one downloader's (``isDownloaderRunning``).
-    public func isDownloaderRunning(host: String) -> Bool { RunLock.isHeld(ledgerPath: path, host: host) }
+    public func isDownloaderRunning(host: String) -> Bool { runLockHeld(host: host) }
+
+    /// The run lock (of `host` when given) as ``RunLock/isHeld(ledgerPath:host:)`` tells it; a PostgreSQL ledger
+    /// open on its store asks on that connection instead of making one for the look. False when it cannot be told.
+    private func runLockHeld(host: String?) -> Bool {
+        let asked = core.withLock { state in
+            (state.store as? PostgresEventStore).map { try? $0.isRunLockHeld(host: host) }
+        }
+        switch asked {
+        case .some(let held): return held ?? false
+        case .none: return RunLock.isHeld(ledgerPath: path, host: host)
+        }
+    }
 
     /// Folds the write-ahead log into the main file when no other process still needs it, so that the main file
     /// alone (what users copy) holds every acknowledged event. Called when a command is done with the ledger.

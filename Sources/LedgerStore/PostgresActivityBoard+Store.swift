@@ -51,6 +51,13 @@ extension PostgresEventStore {
         }
     }
 
+    /// Whether a downloader (of any host name, or of `host` when given) holds the ledger's run lock now, asked on
+    /// this store's connection (``PostgresRunLock/isHeld(_:host:)`` makes a session of its own for the look).
+    /// - Throws: `StoreError` when the look fails (`.cannotConnect` while the server is out of reach).
+    public func isRunLockHeld(host: String? = nil) throws -> Bool {
+        try PostgresRunLock.holders(on: connection, location, host: host).rowCount > 0
+    }
+
     /// The rows whose writer's session holds its host's run lock (`$1`: the schema).
     static let liveActivitySQL = """
         SELECT a.host, a.pid, a.written_at, a.record FROM activity a

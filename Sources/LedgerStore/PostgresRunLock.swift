@@ -129,7 +129,7 @@ public final class PostgresRunLock {
 
     /// The sessions that hold a downloader's lock of the ledger (of `host` only, when given): one row each, their
     /// `application_name`.
-    private static func holders(
+    static func holders(
         on connection: PostgresConnection, _ location: PostgresLocation, host: String?
     )
         throws -> PostgresResult
