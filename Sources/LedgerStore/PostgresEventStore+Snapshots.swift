@@ -206,6 +206,24 @@ extension PostgresEventStore {
         return result
     }
 
+    /// Whether the bytes `encoding` hands over in pieces are those of the sealed snapshot at exactly `seq`, by its
+    /// digest, as the SQLite store tells it: the stored bytes (tens of MB) do not cross the wire for `verify`'s
+    /// comparison, and the encoding is never held whole. Only a snapshot whose seal ties it to the chain counts.
+    public func snapshotHolds(
+        reducerVersion: Int, seq: Int64, encoding: (_ piece: (UnsafeRawBufferPointer) -> Void) -> Void
+    ) throws -> Bool {
+        guard try exists() else { return false }
+        let row = try connection.execute(
+            """
+            SELECT s.event_hash, s.digest FROM snapshots s JOIN events e ON e.seq = s.seq
+            WHERE s.reducer_version = $1 AND s.seq = $2 AND e.hash = s.event_hash
+            """, PostgresParameters(Int64(reducerVersion), seq))
+        guard row.rowCount == 1, !row.isNull(0, 0), !row.isNull(0, 1) else { return false }
+        let digest = SnapshotSeal.digest(
+            reducerVersion: reducerVersion, seq: seq, eventHash: row.bytes(0, 0), tag: [], pieces: encoding)
+        return row.bytes(0, 1).elementsEqual(digest)
+    }
+
     public func latestSnapshotSeq(reducerVersion: Int, atOrBefore seq: Int64?) throws -> Int64? {
         try withLatestSnapshot(reducerVersion: reducerVersion, atOrBefore: seq) { seq, _ in seq }
     }
