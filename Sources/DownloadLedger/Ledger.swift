@@ -213,5 +213,11 @@ public final class Ledger: Sendable {
     public func now() -> Int64 { clock() }
 
     /// The followers' streams end with the ledger, and the thread that looked for other processes' changes stops.
-    deinit { followers.close() }
+    /// A ledger opened to write leaves its file quiet (``leaveQuiet()``) when no other connection has it open, so a
+    /// program that uses the library and lets its ledger go leaves a file that any copy of opens in the plain
+    /// `sqlite3` shell, as `dledger` does after each command. Never waits.
+    deinit {
+        followers.close()
+        if !isReadOnly { _ = core.withLock { $0.store.leaveQuiet() } }
+    }
 }
