@@ -11,6 +11,18 @@ extension SchedulerTests {
         FileManager.default.fileExists(atPath: box.downloads + "/.dledger/partial/\(id).part")
     }
 
+    /// Serves `count` files `/<prefix><n>.bin` of `size` bytes (seed n), each paced at `rate` bytes a second, and
+    /// adds them to `ledger` in order: tasks 1…count.
+    func addPaced(_ ledger: Ledger, prefix: String, count: Int, size: Int64, rate: Int) throws {
+        var urls: [String] = []
+        for i in 1...count {
+            let faults = Faults(throttleBytesPerSecond: rate)
+            server.serve("/\(prefix)\(i).bin", Resource(size: size, seed: UInt64(i), faults: faults))
+            urls.append(server.url("/\(prefix)\(i).bin"))
+        }
+        try ledger.add(urls)
+    }
+
     func startedIDs(_ ledger: Ledger) throws -> [TaskID] {
         try ledger.log().compactMap { e -> TaskID? in
             if case .transferStarted(let id, _, _) = e.entry.event { return id }
@@ -21,13 +33,7 @@ extension SchedulerTests {
     @Test func preparedTransfersStartInListOrderWithinTheCount() async throws {
         let box = try Sandbox()
         let ledger = try box.ledger()
-        var urls: [String] = []
-        for i in 1...5 {
-            let faults = Faults(throttleBytesPerSecond: 1_000_000)
-            server.serve("/s\(i).bin", Resource(size: 300_000, seed: UInt64(i), faults: faults))
-            urls.append(server.url("/s\(i).bin"))
-        }
-        try ledger.add(urls)
+        try addPaced(ledger, prefix: "s", count: 5, size: 300_000, rate: 1_000_000)
         let scheduler = try Scheduler(ledger: ledger, maxDownloads: 2)
         scheduler.tick = .milliseconds(20)
         #expect(scheduler.standby == 8)
@@ -58,13 +64,7 @@ extension SchedulerTests {
     @Test func aPreparedTaskThatIsPausedNeverStartsAndItsEmptyFileGoes() async throws {
         let box = try Sandbox()
         let ledger = try box.ledger()
-        var urls: [String] = []
-        for i in 1...3 {
-            let faults = Faults(throttleBytesPerSecond: 1_000_000)
-            server.serve("/p\(i).bin", Resource(size: 400_000, seed: UInt64(i), faults: faults))
-            urls.append(server.url("/p\(i).bin"))
-        }
-        try ledger.add(urls)
+        try addPaced(ledger, prefix: "p", count: 3, size: 400_000, rate: 1_000_000)
         let running = try startRunning(ledger, maxDownloads: 1)
         #expect(await eventually { partialExists(box, 2) && ledger.list.tasks[1]?.state != .finished })
         try ledger.execute(.pause(.tasks([2])))
@@ -84,13 +84,7 @@ extension SchedulerTests {
     @Test func aStopOfTheRunLeavesNoPreparedFileAndStartsNothingMore() async throws {
         let box = try Sandbox()
         let ledger = try box.ledger()
-        var urls: [String] = []
-        for i in 1...3 {
-            let faults = Faults(throttleBytesPerSecond: 300_000)
-            server.serve("/q\(i).bin", Resource(size: 900_000, seed: UInt64(i), faults: faults))
-            urls.append(server.url("/q\(i).bin"))
-        }
-        try ledger.add(urls)
+        try addPaced(ledger, prefix: "q", count: 3, size: 900_000, rate: 300_000)
         let running = try startRunning(ledger, maxDownloads: 1)
         #expect(
             await eventually {
