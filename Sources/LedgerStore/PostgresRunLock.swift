@@ -25,11 +25,15 @@ public final class PostgresRunLock {
     private var connection: PostgresConnection?
     /// When the lock may be tried again after its session was lost.
     private var backoff = ReconnectBackoff()
+    /// The server's process of the session the lock was last taken on, kept after the session is lost (libpq then
+    /// says 0): the process a silent network may have left holding the lock on the server.
+    private var backend: Int32
 
     private init(location: PostgresLocation, connection: PostgresConnection, host: String) {
         self.location = location
         self.connection = connection
         self.host = host
+        backend = PQbackendPID(connection.connection)
     }
 
     deinit { release() }
@@ -51,7 +55,15 @@ public final class PostgresRunLock {
 
     /// A new session named `dledger run PID HOST` that holds the lock of `host`, or nil when another session holds
     /// it. The session is never made again by itself: a new one would not hold the lock.
-    private static func takeOnNewSession(_ location: PostgresLocation, host: String) throws
+    ///
+    /// The server is asked to notice a silent client as the client notices a silent server (its own keepalives and
+    /// user timeout on this session's socket, ``serverSilenceSQL``): a session cut off by the network then ends on
+    /// the server too, and its lock with it, within about 20 s instead of the server's default two hours.
+    /// `orphan`: the server's process of this lock's previous session, which this process lost (a silent network):
+    /// while the server still has it (a proxy in between keeps it open), it holds the lock that this process wants
+    /// back, and it is ended (`pg_terminate_backend`) — only that process, and only while it holds this lock.
+    private static func takeOnNewSession(_ location: PostgresLocation, host: String, orphan: Int32? = nil)
+        throws
         -> PostgresConnection?
     {
         let connection = try PostgresConnection(location)
@@ -59,8 +71,43 @@ public final class PostgresRunLock {
         var name = PostgresParameters()
         name.add(text: "dledger run \(getpid()) \(host)")
         try connection.execute("SELECT set_config('application_name', $1, false)", name)
-        guard try take(on: connection, location, host: host, "pg_try_advisory_lock") else { return nil }
+        _ = try connection.executeScript(serverSilenceSQL)
+        if try take(on: connection, location, host: host, "pg_try_advisory_lock") { return connection }
+        guard let orphan, try end(orphan, on: connection, location, host: host),
+            try take(on: connection, location, host: host, "pg_try_advisory_lock")
+        else { return nil }
         return connection
+    }
+
+    /// The server-side twin of ``PostgresConnection/silenceSettings``, for the lock's session: the server probes a
+    /// connection idle for 5 s every 3 s and gives up after 3 probes, or after 15 s of data unacknowledged. Settable
+    /// by any user; ignored on a Unix socket.
+    static let serverSilenceSQL = """
+        SET tcp_keepalives_idle = 5; SET tcp_keepalives_interval = 3; SET tcp_keepalives_count = 3;
+        SET tcp_user_timeout = 15000
+        """
+
+    /// Ends the server process `pid` if it is the one that holds the lock of `host` now, under this process's own
+    /// session name (`dledger run PID HOST`: a server process that got the same pid after a restart, holding the lock
+    /// for another downloader, is left alone), and waits up to 5 s for it to be gone. Returns whether it was ended.
+    private static func end(
+        _ pid: Int32, on connection: PostgresConnection, _ location: PostgresLocation, host: String
+    ) throws -> Bool {
+        var key = PostgresParameters()
+        key.add(text: location.schema)
+        key.add(text: host)
+        key.add(Int64(pid))
+        key.add(text: "dledger run \(getpid()) \(host)")
+        let result = try connection.execute(
+            """
+            SELECT pg_terminate_backend(l.pid, 5000) FROM pg_locks l
+            WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 AND l.mode = 'ExclusiveLock'
+              AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+              AND l.classid = hashtext('dledger run ' || $1)::oid AND l.objid = hashtext($2)::oid
+              AND l.pid = $3::int4
+              AND EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = l.pid AND a.application_name = $4)
+            """, key)
+        return result.rowCount == 1 && result.bool(0, 0)
     }
 
     /// The server's process for the session that holds the lock now (`pg_backend_pid()`), which the activity board
@@ -86,12 +133,14 @@ public final class PostgresRunLock {
             throw StoreError.cannotConnect(location.masked, "the run lock's session was lost")
         }
         do {
-            guard let session = try Self.takeOnNewSession(location, host: host) else {
+            // The lost session's server process may still be there, holding the lock.
+            guard let session = try Self.takeOnNewSession(location, host: host, orphan: backend) else {
                 self.connection = nil
                 return false
             }
             backoff.succeeded()
             self.connection = session
+            backend = PQbackendPID(session.connection)
             return true
         } catch let error as StoreError where error.isConnectionLoss {
             backoff.failed(at: now)

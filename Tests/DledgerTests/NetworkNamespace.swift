@@ -51,10 +51,15 @@ final class NetworkNamespace: @unchecked Sendable {
     }
 
     /// Takes the namespace's loopback down: every packet in it is dropped from now on, nothing is closed.
-    func silence() throws {
+    func silence() throws { try link("down") }
+
+    /// Brings the loopback up again: packets flow, and connections that outlived the silence go on.
+    func speak() throws { try link("up") }
+
+    private func link(_ state: String) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/nsenter")
-        process.arguments = ["--net=" + path, "--", "sh", "-c", "ip link set lo down"]
+        process.arguments = ["--net=" + path, "--", "sh", "-c", "ip link set lo " + state]
         process.environment = ["PATH": Self.searchPath]
         try process.run()
         process.waitUntilExit()
