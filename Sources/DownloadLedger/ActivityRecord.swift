@@ -24,6 +24,18 @@ struct ActivityRecord: Equatable {
     static let maxTransfers = 8192
     /// The largest figure a field may hold (2^53: a speed or a time in ms is exact as a Double below it).
     static let maxFigure: Int64 = 1 << 53
+    /// How old a snapshot of running transfers may be and still be believed. The publisher rewrites it at least
+    /// every second while transfers run (``ActivityPublisher``); one older than this is a writer alive that stopped
+    /// publishing (a full disk, a lost connection), whose figures would stay on show while its transfers go on, so
+    /// readers show what the log and the partial files say instead. An empty snapshot (nothing running) is not
+    /// rewritten while nothing changes and is believed at any age.
+    static let maxAgeMs: Int64 = 5_000
+
+    /// Whether a snapshot written at `writtenMs` holding `activity` is too old to be believed at `nowMs` (the same
+    /// clock). A clock that went back (a snapshot from the future) is not a reason to distrust it.
+    static func isStale(writtenMs: Int64, activity: [TransferActivity], nowMs: Int64) -> Bool {
+        !activity.isEmpty && nowMs - writtenMs > maxAgeMs
+    }
 
     /// The text of the record; never one ``decode(_:)`` refuses: a size below the bytes received is left out
     /// (unknown), figures are clamped to their ranges, and a retry counted past its last attempt loses its count.

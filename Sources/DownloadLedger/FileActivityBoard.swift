@@ -8,7 +8,8 @@ import LedgerTransfer
 /// The file is created `0600` under a temporary name (opened with `O_EXCL | O_NOFOLLOW`) and renamed over the
 /// board, so a reader sees one whole snapshot and a link planted at either name is never followed. A reader
 /// trusts it only while the run lock is held by the pid the snapshot names: after a `kill -9` the kernel has
-/// dropped the lock and the file left behind is ignored (and replaced by the next downloader).
+/// dropped the lock and the file left behind is ignored (and replaced by the next downloader). A snapshot of running
+/// transfers older than ``ActivityRecord/maxAgeMs`` is not believed either (its writer stopped publishing).
 public struct FileActivityBoard: ActivityBoard {
     /// The ledger's path; the board is `ledgerPath + "-activity"`.
     public let ledgerPath: String
@@ -51,7 +52,10 @@ public struct FileActivityBoard: ActivityBoard {
 
     public func read() -> [TransferActivity]? {
         guard let holder = RunLock.holder(ledgerPath: ledgerPath), let record = record(),
-            record.pid == holder
+            record.pid == holder,
+            !ActivityRecord.isStale(
+                writtenMs: record.writtenMs, activity: record.activity,
+                nowMs: Int64((RetryWait.wallClock() * 1000).rounded()))
         else { return nil }
         return record.activity
     }

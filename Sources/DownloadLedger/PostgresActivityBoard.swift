@@ -73,7 +73,7 @@ public final class PostgresActivityBoard: ActivityBoard {
                 throw StoreError.cannotConnect(writer.location.masked, "the run lock's session is not held")
             }
             try writer.publish(
-                record.encoded(), pid: record.pid, lockBackend: backend, writtenMs: record.writtenMs)
+                record.encoded(), pid: record.pid, lockBackend: backend)
         }
     }
 
@@ -101,7 +101,9 @@ public final class PostgresActivityBoard: ActivityBoard {
     }
 
     /// The activity of `rows` that decode, in host order; a task two hosts publish (one stalled past its lease)
-    /// is the newer row's. Nil when no row decodes.
+    /// is the newer row's, by the server's clock. A row of running transfers older than
+    /// ``ActivityRecord/maxAgeMs`` by the server's clock counts as a live host with no figures to believe (its
+    /// writer stopped publishing). Nil when no row decodes.
     static func merged(_ rows: [PostgresActivityRow]) -> [TransferActivity]? {
         var order: [TaskID] = []
         var newest: [TaskID: (activity: TransferActivity, writtenMs: Int64)] = [:]
@@ -109,13 +111,15 @@ public final class PostgresActivityBoard: ActivityBoard {
         for row in rows {
             guard let record = ActivityRecord.decode(row.record), record.pid == row.pid else { continue }
             believed = true
-            for a in record.activity {
+            let stale = ActivityRecord.isStale(
+                writtenMs: row.writtenMs, activity: record.activity, nowMs: row.writtenMs + row.ageMs)
+            for a in record.activity where !stale {
                 if let seen = newest[a.id] {
-                    guard record.writtenMs > seen.writtenMs else { continue }
+                    guard row.writtenMs > seen.writtenMs else { continue }
                 } else {
                     order.append(a.id)
                 }
-                newest[a.id] = (a, record.writtenMs)
+                newest[a.id] = (a, row.writtenMs)
             }
         }
         return believed ? order.compactMap { newest[$0]?.activity } : nil

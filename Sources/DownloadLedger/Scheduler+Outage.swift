@@ -130,7 +130,8 @@ extension Scheduler {
             try? await Task.sleep(for: interval)
             guard !backlog.isInOutage, runLock.withLock({ $0?.isSessionLost ?? false }) else { continue }
             enterOutage(
-                StoreError.cannotConnect(ledger.path, "the server ended the run lock's session"),
+                StoreError.cannotConnect(
+                    ledger.path, "the run lock's session was lost (a restart, or a silent network)"),
                 headBefore: nil)
             mailbox.wakeUp.yield()
         }

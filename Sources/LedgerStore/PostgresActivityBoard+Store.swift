@@ -5,15 +5,18 @@ public struct PostgresActivityRow: Sendable, Equatable {
     public var host: String
     /// The downloader's process, on its host.
     public var pid: Int32
-    /// When it was written, in ms since the Unix epoch (the writer's clock).
+    /// When it was written, in ms since the Unix epoch, by the server's clock (the same for every host).
     public var writtenMs: Int64
+    /// Its age when it was read, in ms, by the server's clock: free of the hosts' clock differences.
+    public var ageMs: Int64
     /// The published record, byte for byte.
     public var record: [UInt8]
 
-    public init(host: String, pid: Int32, writtenMs: Int64, record: [UInt8]) {
+    public init(host: String, pid: Int32, writtenMs: Int64, ageMs: Int64 = 0, record: [UInt8]) {
         self.host = host
         self.pid = pid
         self.writtenMs = writtenMs
+        self.ageMs = ageMs
         self.record = record
     }
 }
@@ -47,7 +50,8 @@ extension PostgresEventStore {
         return (0..<result.rowCount).map { row in
             PostgresActivityRow(
                 host: result.string(row, 0), pid: Int32(truncatingIfNeeded: result.int64(row, 1)),
-                writtenMs: result.int64(row, 2), record: Array(result.bytes(row, 3)))
+                writtenMs: result.int64(row, 2), ageMs: result.int64(row, 4),
+                record: Array(result.bytes(row, 3)))
         }
     }
 
@@ -60,7 +64,9 @@ extension PostgresEventStore {
 
     /// The rows whose writer's session holds its host's run lock (`$1`: the schema).
     static let liveActivitySQL = """
-        SELECT a.host, a.pid, a.written_at, a.record FROM activity a
+        SELECT a.host, a.pid, a.written_at, a.record,
+            (extract(epoch FROM clock_timestamp()) * 1000)::int8 - a.written_at
+        FROM activity a
         WHERE EXISTS (
             SELECT 1 FROM pg_locks l
             WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 AND l.mode = 'ExclusiveLock'
@@ -78,7 +84,7 @@ extension PostgresEventStore {
 ///
 /// ```swift
 /// let writer = PostgresActivityWriter(try PostgresLocation(uri), host: "nas")
-/// try writer.publish(record, pid: getpid(), lockBackend: lock.sessionPid!, writtenMs: now)
+/// try writer.publish(record, pid: getpid(), lockBackend: lock.sessionPid!)
 /// writer.withdraw(pid: getpid())
 /// ```
 ///
@@ -97,20 +103,20 @@ public final class PostgresActivityWriter {
     }
 
     /// Replaces this host's row with `record`, written by process `pid` whose run lock is held by the session
-    /// `lockBackend` (``PostgresRunLock/sessionPid``).
+    /// `lockBackend` (``PostgresRunLock/sessionPid``). The row's time is the server's (`clock_timestamp()`), so that
+    /// readers on any host tell its age the same way.
     /// - Throws: `StoreError` when it cannot be written (`.cannotConnect` while the server is out of reach, or
     ///   before the next try is due; `.server` when the ledger has no board): the caller tries again later.
-    public func publish(_ record: [UInt8], pid: Int32, lockBackend: Int32, writtenMs: Int64) throws {
+    public func publish(_ record: [UInt8], pid: Int32, lockBackend: Int32) throws {
         var row = PostgresParameters()
         row.add(text: host)
         row.add(Int64(pid))
         row.add(Int64(lockBackend))
-        row.add(writtenMs)
         row.add(bytes: record)
         try kept.connected().execute(
             """
             INSERT INTO activity (host, pid, lock_backend, written_at, record)
-            VALUES ($1, $2::int4, $3::int4, $4, $5)
+            VALUES ($1, $2::int4, $3::int4, (extract(epoch FROM clock_timestamp()) * 1000)::int8, $4)
             ON CONFLICT (host) DO UPDATE SET pid = excluded.pid, lock_backend = excluded.lock_backend,
                 written_at = excluded.written_at, record = excluded.record
             """, row)

@@ -274,13 +274,15 @@ import Testing
         kill(runner.process.processIdentifier, SIGSTOP)
         defer { kill(runner.process.processIdentifier, SIGCONT) }
         let pid = runner.process.processIdentifier
+        // Written now: each forgery is refused for what it is, not for its age (ActivityRecord.maxAgeMs).
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
         let forgeries = [
-            "garbage\u{0}\u{FF}", "dledger-activity 1\n\(pid)\t1\n1\t9000000\t0\t4000000\t5\t1\t0\n",
-            "dledger-activity 1\n\(pid)\t1\n1\t5\t5\t9\t0\t99999\t0\n",
+            "garbage\u{0}\u{FF}", "dledger-activity 1\n\(pid)\t\(now)\n1\t9000000\t0\t4000000\t5\t1\t0\n",
+            "dledger-activity 1\n\(pid)\t\(now)\n1\t5\t5\t9\t0\t99999\t0\n",
             String(repeating: "9", count: 2 << 20),
             // Well formed, by another process than the one that holds the run lock (and, in PostgreSQL, than the
             // row names).
-            "dledger-activity 1\n\(pid + 1)\t1\n1\t5\t5\t4000000\t100\t1\t0\n",
+            "dledger-activity 1\n\(pid + 1)\t\(now)\n1\t5\t5\t4000000\t100\t1\t0\n",
         ]
         for forged in forgeries {
             try Self.forge(box, Array(forged.utf8))
@@ -292,7 +294,7 @@ import Testing
             #expect(try await box.run("stats").status == 0)
         }
         // The control: the same record by the process that holds the lock is believed.
-        try Self.forge(box, Array("dledger-activity 1\n\(pid)\t1\n1\t5\t5\t4000000\t100\t1\t0\n".utf8))
+        try Self.forge(box, Array("dledger-activity 1\n\(pid)\t\(now)\n1\t5\t5\t4000000\t100\t1\t0\n".utf8))
         #expect(try await box.task(1)?["speed"] as? Int == 100, "the control record was not believed")
         if store == .postgres {
             // Under another host name, naming the session that holds this downloader's lock: that session holds

@@ -79,6 +79,32 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: board.path))
     }
 
+    /// A writer alive that stopped publishing (its publishes fail: a full disk) leaves a snapshot that ages: past
+    /// ``ActivityRecord/maxAgeMs`` its running transfers are not believed (readers show the log's and the partial
+    /// files' figures), while a snapshot that says nothing runs is believed at any age.
+    @Test func aSnapshotOfRunningTransfersIsBelievedOnlyWhileFresh() throws {
+        let ledger = try LockedLedger()
+        let board = FileActivityBoard(ledgerPath: ledger.path)
+        ledger.holdLock()
+        let now = Int64((RetryWait.wallClock() * 1000).rounded())
+        func write(writtenMs: Int64, _ activity: [TransferActivity]) throws {
+            let record = ActivityRecord(pid: getpid(), writtenMs: writtenMs, activity: activity)
+            try Data(record.encoded()).write(to: URL(fileURLWithPath: board.path))
+        }
+        try write(writtenMs: now - 2_000, Self.sample())
+        #expect(board.read()?.map(\.id) == [3, 9, 12])
+        try write(writtenMs: now - ActivityRecord.maxAgeMs - 2_000, Self.sample())
+        #expect(board.read() == nil)
+        try write(writtenMs: now - 3_600_000, [])
+        #expect(board.read() == [])
+        // A clock that went back: the snapshot seems to come from the future, and is believed.
+        try write(writtenMs: now + 60_000, Self.sample())
+        #expect(board.read()?.count == 3)
+        // A publish writes the time of now.
+        try board.publish(Self.sample())
+        #expect(board.read()?.count == 3)
+    }
+
     @Test func aRecordNeverCarriesAURLOrALogin() throws {
         var a = TransferActivity(id: 1, bytes: 5, expected: 9, speed: 1, eta: nil)
         a.retry = RetryWait(

@@ -39,6 +39,25 @@ import Testing
         #expect(merged.first?.bytes == 30)
     }
 
+    /// Ages and order are the server's: a row of running transfers older than ``ActivityRecord/maxAgeMs`` is a live
+    /// host whose figures are not believed; an empty one is believed at any age; two hosts' rows of one task are
+    /// ordered by the server's time, whatever their own clocks wrote in the record.
+    @Test func staleRowsAreNotBelievedAndOrderIsTheServers() throws {
+        var fresh = Self.row("alpha", pid: 10, writtenMs: 5_000, [Self.transfer(1, bytes: 100)])
+        fresh.ageMs = 1_000
+        var stale = Self.row("beta", pid: 20, writtenMs: 9_000, [Self.transfer(2, bytes: 200)])
+        stale.ageMs = ActivityRecord.maxAgeMs + 1
+        #expect(PostgresActivityBoard.merged([fresh, stale])?.map(\.id) == [1])
+        var idle = Self.row("gamma", pid: 30, writtenMs: 1, [])
+        idle.ageMs = 3_600_000
+        #expect(PostgresActivityBoard.merged([stale, idle]) == [])
+        // beta's own clock is behind: its record says 1, the server wrote it after alpha's.
+        let alpha = Self.row("alpha", pid: 10, writtenMs: 5_000, [Self.transfer(1, bytes: 900)])
+        let record = ActivityRecord(pid: 20, writtenMs: 1, activity: [Self.transfer(1, bytes: 30)])
+        let beta = PostgresActivityRow(host: "beta", pid: 20, writtenMs: 6_000, record: record.encoded())
+        #expect(PostgresActivityBoard.merged([alpha, beta])?.first?.bytes == 30)
+    }
+
     @Test func rowsThatDoNotDecodeOrNameAnotherProcessAreIgnored() throws {
         var otherPid = Self.row("beta", pid: 20, writtenMs: 9, [Self.transfer(2, bytes: 5)])
         otherPid.pid = 21
