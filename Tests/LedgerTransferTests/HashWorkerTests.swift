@@ -80,16 +80,21 @@ import Testing
         (0..<count).map { Self.bytes(HashWorker.chunkSize, seed: seed &+ UInt64($0)) }
     }
 
+    /// Two transfers' partial files in `directory`, followed by `worker`.
+    static func twoJobs(_ worker: HashWorker, in directory: String) throws -> ([TransferRequest], [Job]) {
+        let requests = (1...2).map {
+            TransferRequest(id: Int64($0), url: "http://x/\($0)", directory: directory)
+        }
+        return (requests, try requests.map { try Job(request: $0, hashes: worker) })
+    }
+
     /// Two files receiving side by side are hashed two chunks at a time, and each digest is its own file's.
     @Test func twoFilesReceivingAreHashedInPairs() throws {
         let directory = NSTemporaryDirectory() + "hashworker-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let worker = HashWorker()
         defer { worker.shutdown() }
-        let requests = (1...2).map {
-            TransferRequest(id: Int64($0), url: "http://x/\($0)", directory: directory)
-        }
-        let jobs = try requests.map { try Job(request: $0, hashes: worker) }
+        let (requests, jobs) = try Self.twoJobs(worker, in: directory)
         let content = [Self.chunks(100, seed: 1), Self.chunks(100, seed: 1_000)]
         for round in 0..<100 {
             for (n, job) in jobs.enumerated() { try content[n][round].withUnsafeBytes { try job.append($0) } }
@@ -136,10 +141,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let worker = HashWorker()
         defer { worker.shutdown() }
-        let requests = (1...2).map {
-            TransferRequest(id: Int64($0), url: "http://x/\($0)", directory: directory)
-        }
-        let jobs = try requests.map { try Job(request: $0, hashes: worker) }
+        let (requests, jobs) = try Self.twoJobs(worker, in: directory)
         let content = [Self.chunks(6, seed: 7), Self.chunks(6, seed: 70)]
         // File 1 alone first: its chunk waits for a partner that does not come.
         try content[0][0].withUnsafeBytes { try jobs[0].append($0) }
