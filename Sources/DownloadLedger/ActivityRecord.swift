@@ -31,6 +31,9 @@ struct ActivityRecord: Equatable {
     /// rewritten while nothing changes and is believed at any age.
     static let maxAgeMs: Int64 = 5_000
 
+    /// The wall clock in milliseconds since the Unix epoch, as records are written and aged on one machine.
+    static func nowMs() -> Int64 { Int64((RetryWait.wallClock() * 1000).rounded()) }
+
     /// Whether a snapshot written at `writtenMs` holding `activity` is too old to be believed at `nowMs` (the same
     /// clock). A clock that went back (a snapshot from the future) is not a reason to distrust it.
     static func isStale(writtenMs: Int64, activity: [TransferActivity], nowMs: Int64) -> Bool {

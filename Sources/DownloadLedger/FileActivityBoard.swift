@@ -24,7 +24,7 @@ public struct FileActivityBoard: ActivityBoard {
 
     public func publish(_ activity: [TransferActivity]) throws {
         let record = ActivityRecord(
-            pid: getpid(), writtenMs: Int64((RetryWait.wallClock() * 1000).rounded()), activity: activity)
+            pid: getpid(), writtenMs: ActivityRecord.nowMs(), activity: activity)
         let bytes = record.encoded()
         // A name left by a writer killed between its open and its rename is ours to replace.
         unlink(temporaryPath)
@@ -55,7 +55,7 @@ public struct FileActivityBoard: ActivityBoard {
             record.pid == holder,
             !ActivityRecord.isStale(
                 writtenMs: record.writtenMs, activity: record.activity,
-                nowMs: Int64((RetryWait.wallClock() * 1000).rounded()))
+                nowMs: ActivityRecord.nowMs())
         else { return nil }
         return record.activity
     }

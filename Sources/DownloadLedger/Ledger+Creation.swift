@@ -140,13 +140,11 @@ extension Ledger {
     /// The run lock (of `host` when given) as ``RunLock/isHeld(ledgerPath:host:)`` tells it; a PostgreSQL ledger
     /// open on its store asks on that connection instead of making one for the look. False when it cannot be told.
     private func runLockHeld(host: String?) -> Bool {
-        let asked = core.withLock { state in
-            (state.store as? PostgresEventStore).map { try? $0.isRunLockHeld(host: host) }
+        let asked = core.withLock { state -> Bool? in
+            guard let store = state.store as? PostgresEventStore else { return nil }
+            return (try? store.isRunLockHeld(host: host)) ?? false
         }
-        switch asked {
-        case .some(let held): return held ?? false
-        case .none: return RunLock.isHeld(ledgerPath: path, host: host)
-        }
+        return asked ?? RunLock.isHeld(ledgerPath: path, host: host)
     }
 
     /// Folds the write-ahead log into the main file when no other process still needs it, so that the main file

@@ -66,7 +66,7 @@ public final class PostgresActivityBoard: ActivityBoard {
     public func publish(_ activity: [TransferActivity]) throws {
         guard let lockSession else { throw StoreError.readOnly }
         let record = ActivityRecord(
-            pid: getpid(), writtenMs: Int64((RetryWait.wallClock() * 1000).rounded()), activity: activity)
+            pid: getpid(), writtenMs: ActivityRecord.nowMs(), activity: activity)
         try state.withLock { state in
             guard let writer = state.writer else { throw StoreError.readOnly }
             guard let backend = lockSession() else {

@@ -62,10 +62,12 @@ extension PostgresEventStore {
         try PostgresRunLock.holders(on: connection, location, host: host).rowCount > 0
     }
 
+    /// The server's clock, in ms since the Unix epoch: the time rows are written at and aged by.
+    static let serverNowMsSQL = "(extract(epoch FROM clock_timestamp()) * 1000)::int8"
+
     /// The rows whose writer's session holds its host's run lock (`$1`: the schema).
     static let liveActivitySQL = """
-        SELECT a.host, a.pid, a.written_at, a.record,
-            (extract(epoch FROM clock_timestamp()) * 1000)::int8 - a.written_at
+        SELECT a.host, a.pid, a.written_at, a.record, \(serverNowMsSQL) - a.written_at
         FROM activity a
         WHERE EXISTS (
             SELECT 1 FROM pg_locks l
@@ -116,7 +118,7 @@ public final class PostgresActivityWriter {
         try kept.connected().execute(
             """
             INSERT INTO activity (host, pid, lock_backend, written_at, record)
-            VALUES ($1, $2::int4, $3::int4, (extract(epoch FROM clock_timestamp()) * 1000)::int8, $4)
+            VALUES ($1, $2::int4, $3::int4, \(PostgresEventStore.serverNowMsSQL), $4)
             ON CONFLICT (host) DO UPDATE SET pid = excluded.pid, lock_backend = excluded.lock_backend,
                 written_at = excluded.written_at, record = excluded.record
             """, row)

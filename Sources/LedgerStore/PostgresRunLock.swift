@@ -99,14 +99,8 @@ public final class PostgresRunLock {
         key.add(Int64(pid))
         key.add(text: "dledger run \(getpid()) \(host)")
         let result = try connection.execute(
-            """
-            SELECT pg_terminate_backend(l.pid, 5000) FROM pg_locks l
-            WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 AND l.mode = 'ExclusiveLock'
-              AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-              AND l.classid = hashtext('dledger run ' || $1)::oid AND l.objid = hashtext($2)::oid
-              AND l.pid = $3::int4
-              AND EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = l.pid AND a.application_name = $4)
-            """, key)
+            "SELECT pg_terminate_backend(l.pid, 5000) " + heldLocksSQL
+                + " AND l.pid = $3::int4 AND a.application_name = $4", key)
         return result.rowCount == 1 && result.bool(0, 0)
     }
 
@@ -186,15 +180,19 @@ public final class PostgresRunLock {
         var key = PostgresParameters()
         key.add(text: location.schema)
         key.add(text: host ?? "")
-        let sql = """
-            SELECT a.application_name FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
-            WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 AND l.mode = 'ExclusiveLock'
-              AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-              AND l.classid = hashtext('dledger run ' || $1)::oid
-              AND ($2 = '' OR l.objid = hashtext($2)::oid)
-            """
-        return try connection.execute(sql, key)
+        return try connection.execute("SELECT a.application_name " + heldLocksSQL, key)
     }
+
+    /// The run locks held now, `l` in `pg_locks` with its session `a` in `pg_stat_activity`: of the ledger whose
+    /// schema is `$1`, and of host `$2` unless `$2` is empty. Statements add their columns before and conditions
+    /// after.
+    private static let heldLocksSQL = """
+        FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+        WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 AND l.mode = 'ExclusiveLock'
+          AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+          AND l.classid = hashtext('dledger run ' || $1)::oid
+          AND ($2 = '' OR l.objid = hashtext($2)::oid)
+        """
 
     /// Gives the lock back and closes its connection. Safe to call more than once.
     public func release() {
