@@ -72,10 +72,35 @@ extension SQLiteEventStore {
         defer { try? db.execute("PRAGMA synchronous = \(level)") }
         do {
             try db.execute("PRAGMA synchronous = OFF; PRAGMA journal_mode = DELETE")
-            return try db.journalMode() == "delete"
+            guard try db.journalMode() == "delete" else { return false }
+            closeLogDescriptor()
+            return true
         } catch {
             return false
         }
+    }
+
+    /// Hands the log's dirty pages to the kernel's writeback without waiting (`sync_file_range`), after a commit
+    /// that did not sync them (`synchronous=NORMAL`). The next checkpoint, which syncs the log before it copies
+    /// it into the main file, then waits for a few pages instead of every commit since the last one: the
+    /// checkpoint that leaves a ledger quiet after a run of 600 small commits waited 3–5 ms for a 3.6 MB log.
+    ///
+    /// A hint only: nothing waits for it, and nothing depends on it. The `-wal` is opened read-only on its own
+    /// descriptor, never following a link; SQLite holds no lock on that file (its locks are on the main file and
+    /// the `-shm`), so closing this descriptor takes none of them away.
+    func startLogWriteback() {
+        if logDescriptor < 0 {
+            logDescriptor = open(path + "-wal", O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+            guard logDescriptor >= 0 else { return }
+        }
+        _ = csqlite_start_writeback(logDescriptor)
+    }
+
+    /// Closes the descriptor of the `-wal` (the log is gone, or the store is).
+    func closeLogDescriptor() {
+        guard logDescriptor >= 0 else { return }
+        close(logDescriptor)
+        logDescriptor = -1
     }
 
     /// The journal mode the file is in, as this connection sees it: `wal` or `delete` (lowercase).

@@ -47,6 +47,11 @@ public final class SQLiteEventStore: EventStoreUpkeep {
     let hasher = ChainHasher()
     /// (task, seq) pairs of the append in progress, reused.
     var links: [Int64] = []
+    /// Whether commits are synced at checkpoints only (`synchronous=NORMAL`): each then starts the writeback of
+    /// the log (``startLogWriteback()``).
+    var commitsSyncAtCheckpoint = false
+    /// The `-wal` opened read-only for ``startLogWriteback()``, -1 until a commit asked for it.
+    var logDescriptor: Int32 = -1
 
     /// The DownloadLedger `PRAGMA application_id` ("DLGR").
     public static let applicationID: Int64 = 0x444C_4752
@@ -124,6 +129,7 @@ public final class SQLiteEventStore: EventStoreUpkeep {
     }
 
     deinit {
+        closeLogDescriptor()
         if let privateCopy { Self.removePrivateCopy(privateCopy) }
     }
 
@@ -171,6 +177,7 @@ public final class SQLiteEventStore: EventStoreUpkeep {
     public func setSynchronous(_ mode: Synchronous) throws {
         guard !isReadOnly else { return }
         try translatingErrors { try db.execute("PRAGMA synchronous = \(mode.rawValue)") }
+        commitsSyncAtCheckpoint = mode == .normal
     }
 
     /// `.full` is `synchronous=FULL`, `.facts` `synchronous=NORMAL` (in WAL mode a commit then survives a crash of
@@ -228,6 +235,7 @@ public final class SQLiteEventStore: EventStoreUpkeep {
             }
         }
         if !vault.added.isEmpty { Self.restrictToOwner(path) }
+        if commitsSyncAtCheckpoint { startLogWriteback() }
         return appended
     }
 

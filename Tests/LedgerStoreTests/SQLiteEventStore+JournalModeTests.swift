@@ -45,6 +45,41 @@ struct SQLiteJournalModeTests {
         #expect(try reader.head() == 3)
     }
 
+    /// The descriptors of this process that name the ledger's `-wal` (deleted or not).
+    func logDescriptors() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").compactMap {
+            let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)
+            return target.map { $0.hasPrefix(path + "-wal") ? $0 : nil } ?? nil
+        }
+    }
+
+    /// Commits that are synced at checkpoints only (`synchronous=NORMAL`, the downloader's facts) hand the log to
+    /// the kernel's writeback through a descriptor of their own; the store lets go of it when it leaves the file
+    /// quiet, so no deleted log is held open (its blocks would stay used until the process ends).
+    @Test func factCommitsStartTheLogsWritebackAndLetGoOfTheLogWhenTheFileGoesQuiet() throws {
+        var store: SQLiteEventStore? = try SQLiteEventStore(path: path)
+        _ = try store?.append([sampleEvent(1)], expectingHead: 0, time: 1)
+        // Durable commits sync the log themselves: nothing to hand over.
+        #expect(try logDescriptors().count == 1)  // SQLite's own
+        try store?.setDurability(.facts)
+        _ = try store?.append([sampleEvent(2)], expectingHead: 1, time: 2)
+        _ = try store?.append([sampleEvent(3)], expectingHead: 2, time: 3)
+        #expect(try logDescriptors().count == 2)
+        #expect(store?.leaveQuiet() == true)
+        #expect(try logDescriptors().isEmpty)
+        // In rollback-journal mode there is no log to hand over.
+        _ = try store?.append([sampleEvent(4)], expectingHead: 3, time: 4)
+        #expect(try logDescriptors().isEmpty)
+        store = nil
+        // A store let go in WAL closes it too.
+        store = try SQLiteEventStore(path: path, existing: true)
+        try store?.setDurability(.facts)
+        _ = try store?.append([sampleEvent(5)], expectingHead: 4, time: 5)
+        #expect(try logDescriptors().count == 2)
+        store = nil
+        #expect(try logDescriptors().isEmpty)
+    }
+
     @Test func aFileAnotherConnectionHasOpenStaysInWAL() throws {
         let writer = try SQLiteEventStore(path: path)
         _ = try writer.append([sampleEvent(1)], expectingHead: 0, time: 1)
