@@ -52,6 +52,8 @@ public final class SQLiteEventStore: EventStoreUpkeep {
     var commitsSyncAtCheckpoint = false
     /// The `-wal` opened read-only for ``startLogWriteback()``, -1 until a commit asked for it.
     var logDescriptor: Int32 = -1
+    /// The log's size when it was last handed to the kernel's writeback, and the commits since.
+    var logHandedOver: (size: Int64, commitsSince: Int) = (0, 0)
 
     /// The DownloadLedger `PRAGMA application_id` ("DLGR").
     public static let applicationID: Int64 = 0x444C_4752
