@@ -45,8 +45,7 @@ import Testing
     func theSoftLimitIsRaisedToTheHardOneAtStart() async throws {
         let box = try DledgerSandbox()
         let server = try LoopbackServer()
-        server.serve(
-            "/slow.bin", Resource(size: 400_000, seed: 1, faults: Faults(throttleBytesPerSecond: 100_000)))
+        server.servePaced("/slow.bin", size: 400_000, seed: 1)
         try await box.run("add", server.url("/slow.bin"))
 
         let run = try limited(box, "64:4096", "run", "--until-idle", "-q")

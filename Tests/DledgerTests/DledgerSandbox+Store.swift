@@ -87,18 +87,9 @@ extension DledgerSandbox {
     /// Runs `sql` with psql on the sandbox's database (in the ledger's schema unless `inSchema` is false) and
     /// returns what it printed, trimmed (unaligned, tuples only).
     func psql(_ sql: String, inSchema: Bool = true) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: ScriptRun.which("psql") ?? "/usr/bin/psql")
         let statement = inSchema ? "SET search_path TO \(postgresSchema); " + sql : sql
-        p.arguments = [
-            "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-d", postgresConninfo, "-c", statement,
-        ]
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0, "psql failed: \(sql)")
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let (output, succeeded) = try psqlChecked(postgresConninfo, [statement])
+        #expect(succeeded, "psql failed: \(sql)")
+        return output
     }
 }

@@ -26,9 +26,7 @@ struct PostgresOutageRunTests {
         server.serve("/a.bin", Resource(size: 50_000, seed: 31, etag: "\"a\""))
         // The second keeps the run busy past the outage (12 s at 100 kB/s).
         let size: Int64 = 1_200_000
-        server.serve(
-            "/b.bin",
-            Resource(size: size, seed: 32, etag: "\"b\"", faults: Faults(throttleBytesPerSecond: 100_000)))
+        server.servePaced("/b.bin", size: size, seed: 32, etag: "\"b\"")
         let hook = try script(
             box, "slow-hook.sh", "touch \"$0.started\"\nsleep 5\necho hooked\ntouch \"$0.done\"\n")
         let uri = cluster.ledger("hooked")
@@ -90,9 +88,7 @@ struct PostgresOutageRunTests {
         let server = try LoopbackServer()
         defer { server.stop() }
         let size: Int64 = 600_000
-        server.serve(
-            "/f.bin",
-            Resource(size: size, seed: 41, etag: "\"f\"", faults: Faults(throttleBytesPerSecond: 100_000)))
+        server.servePaced("/f.bin", size: size, seed: 41, etag: "\"f\"")
         let direct = cluster.ledger("takeover")
         // A's way to the server: TCP through a relay, to the port the cluster also listens on.
         let address = try PostgresTCPAddress(cluster.uri)

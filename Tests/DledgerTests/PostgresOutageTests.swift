@@ -17,11 +17,7 @@ struct PostgresOutageTests {
         // waits for a free slot (three at a time): none starts while the list may be behind the log.
         let sizes: [Int64] = [450_000, 1_000_000, 1_000_000, 300_000]
         for (n, size) in sizes.enumerated() {
-            server.serve(
-                "/f\(n + 1).bin",
-                Resource(
-                    size: size, seed: UInt64(n + 11), etag: "\"f\(n + 1)\"",
-                    faults: Faults(throttleBytesPerSecond: 100_000)))
+            server.servePaced("/f\(n + 1).bin", size: size, seed: UInt64(n + 11), etag: "\"f\(n + 1)\"")
         }
         let uri = cluster.ledger("outage")
         let added = try await box.run(
@@ -95,9 +91,7 @@ struct PostgresOutageTests {
         let server = try LoopbackServer()
         defer { server.stop() }
         let size: Int64 = 2_000_000
-        server.serve(
-            "/slow.bin",
-            Resource(size: size, seed: 9, etag: "\"s\"", faults: Faults(throttleBytesPerSecond: 100_000)))
+        server.servePaced("/slow.bin", size: size, seed: 9, etag: "\"s\"")
         let uri = cluster.ledger("relock")
         #expect(try await box.run("add", "--ledger", uri, server.url("/slow.bin")).status == 0)
         let first = try box.start("run", "--until-idle", "--ledger", uri)

@@ -15,14 +15,10 @@ struct PostgresOutageUITests {
         let server = try LoopbackServer()
         defer { server.stop() }
         let size: Int64 = 1_200_000
-        server.serve(
-            "/a.bin",
-            Resource(size: size, seed: 21, etag: "\"a\"", faults: Faults(throttleBytesPerSecond: 100_000)))
+        server.servePaced("/a.bin", size: size, seed: 21, etag: "\"a\"")
         // The small one finishes while the server is away: its facts wait, and the header counts them.
         let small: Int64 = 500_000
-        server.serve(
-            "/c.bin",
-            Resource(size: small, seed: 23, etag: "\"c\"", faults: Faults(throttleBytesPerSecond: 100_000)))
+        server.servePaced("/c.bin", size: small, seed: 23, etag: "\"c\"")
         let uri = cluster.ledger("uiaway")
         let env = ["DLEDGER_LEDGER": uri]
         #expect(

@@ -83,9 +83,7 @@ struct PostgresSilenceTests {
         let server = try LoopbackServer()
         defer { server.stop() }
         let size: Int64 = 1_500_000
-        server.serve(
-            "/s.bin",
-            Resource(size: size, seed: 51, etag: "\"s\"", faults: Faults(throttleBytesPerSecond: 100_000)))
+        server.servePaced("/s.bin", size: size, seed: 51, etag: "\"s\"")
         let network = try NetworkNamespace()
         defer { network.remove() }
         let address = try PostgresTCPAddress(cluster.uri)

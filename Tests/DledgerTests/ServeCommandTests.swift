@@ -36,8 +36,7 @@ import Testing
     func aria2pDrivesServeThroughAddListPauseResumeRemovePurgeOptionsAndNotifications() async throws {
         let box = try DledgerSandbox()
         let files = try LoopbackServer()
-        files.serve(
-            "/slow.bin", Resource(size: 2_000_000, seed: 5, faults: Faults(throttleBytesPerSecond: 100_000)))
+        files.servePaced("/slow.bin", size: 2_000_000, seed: 5)
         files.serve("/fast.bin", Resource(size: 300_000, seed: 6))
         // The secret serve made (issue 26), as a user hands it to aria2p.
         let (server, port) = try await Self.serve(box, secret: nil)
