@@ -28,11 +28,16 @@ let package = Package(
         .target(name: "CSHA256"),
         .target(name: "CBufferCache"),
         .target(name: "CSpawn"),
+        .target(name: "CWriteback"),
         // Closes WebSocket connections on an unmasked client frame, which libwebsockets 4.1 lets through (docs/rpc.md).
         .target(name: "CWebSocketGuard"),
         .target(name: "LedgerCore"),
-        .target(name: "LedgerStore", dependencies: ["LedgerCore", "CSQLite", "CCrypto", "CPostgres"]),
-        .target(name: "LedgerTransfer", dependencies: ["CCurl", "CCrypto", "CSHA256", "CBufferCache"]),
+        .target(
+            name: "LedgerStore",
+            dependencies: ["LedgerCore", "CSQLite", "CCrypto", "CPostgres", "CWriteback"]),
+        .target(
+            name: "LedgerTransfer",
+            dependencies: ["CCurl", "CCrypto", "CSHA256", "CBufferCache", "CWriteback"]),
         .target(
             name: "DownloadLedger",
             dependencies: ["LedgerCore", "LedgerStore", "LedgerTransfer", "CCrypto", "CSpawn"]),

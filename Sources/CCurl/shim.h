@@ -50,12 +50,6 @@ static inline int ccurl_renameat_noreplace(int fromDir, const char *from, int to
     return (int)syscall(SYS_renameat2, fromDir, from, toDir, to, 1u /* RENAME_NOREPLACE */);
 }
 
-/* LedgerTransfer: start writeback of a written range without waiting for it (sync_file_range with
-   SYNC_FILE_RANGE_WRITE), so the completion fsync finds little dirty data. Also _GNU_SOURCE-only in glibc. */
-static inline int ccurl_start_writeback(int fd, long long offset, long long length) {
-    return (int)syscall(SYS_sync_file_range, fd, (off_t)offset, (off_t)length, 2u /* SYNC_FILE_RANGE_WRITE */);
-}
-
 /* LedgerTransfer: a partial file's mark (the task generation and validator it was written under) as an extended
    attribute that travels with the file. fsetxattr/getxattr are not in Swift's Glibc module. */
 #include <sys/xattr.h>

@@ -21,15 +21,4 @@ static inline int csqlite_config_busy_timeout(sqlite3 *db, int ms) {
 static inline int csqlite_config_memstatus(int on) {
     return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, on);
 }
-#if defined(__linux__)
-#include <sys/syscall.h>
-#include <unistd.h>
-/// Starts the kernel's writeback of every dirty page of `fd` without waiting for it (sync_file_range with
-/// SYNC_FILE_RANGE_WRITE, which glibc declares only under _GNU_SOURCE): a later fsync then finds little to write.
-static inline int csqlite_start_writeback(int fd) {
-    return (int)syscall(SYS_sync_file_range, fd, (long long)0, (long long)0, 2u /* SYNC_FILE_RANGE_WRITE */);
-}
-#else
-static inline int csqlite_start_writeback(int fd) { (void)fd; return 0; }
-#endif
 #endif

@@ -1,4 +1,5 @@
 import CSQLite
+import CWriteback
 
 #if canImport(Glibc)
     import Glibc
@@ -107,7 +108,7 @@ extension SQLiteEventStore {
             size - logHandedOver.size >= Self.logWritebackStep
                 || logHandedOver.commitsSince >= Self.logWritebackCommits
         else { return }
-        _ = csqlite_start_writeback(logDescriptor)
+        _ = cwriteback_start(logDescriptor, 0, 0)
         logHandedOver = (size: size, commitsSince: 0)
     }
 

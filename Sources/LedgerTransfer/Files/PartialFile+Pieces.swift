@@ -1,4 +1,5 @@
 import CCurl
+import CWriteback
 import Glibc
 
 /// Writing at offsets, and the piece map kept on the file: what a segmented transfer needs of its partial file.
@@ -31,7 +32,7 @@ extension PartialFile {
     /// Asks the kernel to start writing every dirty byte of the file out, without waiting (a segmented transfer
     /// calls it every ``writebackStep`` bytes, as appending does), so the final fsync finds little to write.
     func startWriteback() {
-        _ = ccurl_start_writeback(fd, 0, 0)
+        _ = cwriteback_start(fd, 0, 0)
     }
 
     /// Turns appending on or off (`O_APPEND`, under which pwrite(2) would append too).

@@ -1,4 +1,5 @@
 import CCurl
+import CWriteback
 import Glibc
 
 /// The partial file of one transfer, `<dir>/.dledger/partial/<id>.part`, opened for appending; owns its descriptor.
@@ -94,7 +95,7 @@ final class PartialFile {
         }
         if size - writebackStart >= Self.writebackStep {
             // Best effort: an error here shows up again at the fsync.
-            _ = ccurl_start_writeback(fd, writebackStart, size - writebackStart)
+            _ = cwriteback_start(fd, writebackStart, size - writebackStart)
             writebackStart = size
         }
         if reservedEnd < expectedEnd && size + Self.reserveStep / 4 > reservedEnd { reserveAhead() }
