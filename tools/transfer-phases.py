@@ -23,7 +23,14 @@ def main() -> int:
     if len(sys.argv) < 4:
         print(__doc__.splitlines()[0])
         return 64
-    url_list, rounds, binaries = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+    url_list, binaries = sys.argv[1], sys.argv[3:]
+    rounds = int(sys.argv[2]) if sys.argv[2].isdigit() else 0
+    if not 1 <= rounds <= 10_000 or not os.path.isfile(url_list):
+        print("error: N is a count of rounds from 1 to 10000, and LIST a file of URLs")
+        return 64
+    if missing := [b for b in binaries if not os.access(b, os.X_OK)]:
+        print(f"error: not an executable: {missing[0]}")
+        return 64
     work = tempfile.mkdtemp(prefix="transfer-phases-")
     names = ["created", "first facts", "last facts", "exit", "tail (exit - last facts)"]
     rows: dict[str, list[list[float]]] = {b: [] for b in binaries}
@@ -31,6 +38,9 @@ def main() -> int:
         for n in range(rounds):
             for binary in binaries if n % 2 == 0 else binaries[::-1]:
                 run(binary, url_list, os.path.join(work, f"run{n}-{binaries.index(binary)}"), rows[binary])
+    except subprocess.CalledProcessError as failed:
+        print(f"error: {' '.join(failed.cmd)} exited with {failed.returncode}")
+        return 1
     finally:
         shutil.rmtree(work, ignore_errors=True)
     for binary in binaries:

@@ -20,7 +20,14 @@ def main() -> int:
     if len(sys.argv) < 5:
         print(__doc__.splitlines()[0])
         return 64
-    url_list, curl_config, rounds, binaries = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
+    url_list, curl_config, binaries = sys.argv[1], sys.argv[2], sys.argv[4:]
+    rounds = int(sys.argv[3]) if sys.argv[3].isdigit() else 0
+    if not 2 <= rounds <= 10_000 or not os.path.isfile(url_list) or not os.path.isfile(curl_config):
+        print("error: N is a count of rounds from 2 to 10000 (quartiles need two), LIST and CURL_CONFIG files")
+        return 64
+    if missing := [b for b in binaries if not os.access(b, os.X_OK)]:
+        print(f"error: not an executable: {missing[0]}")
+        return 64
     clients = ["curl"] + binaries
     walls: dict[str, list[float]] = {c: [] for c in clients}
     cpus: dict[str, list[float]] = {c: [] for c in clients}
@@ -60,11 +67,14 @@ def timed(argv: list[str]) -> tuple[float, float]:
         null = os.open(os.devnull, os.O_WRONLY)
         os.dup2(null, 1)
         os.dup2(null, 2)
-        os.execvp(argv[0], argv)
+        try:
+            os.execvp(argv[0], argv)
+        finally:
+            os._exit(127)
     _, status, usage = os.wait4(pid, 0)
     wall = (time.perf_counter() - started) * 1000
     if status != 0:
-        raise SystemExit(f"failed ({status}): {' '.join(argv)}")
+        raise SystemExit(f"error: {' '.join(argv)} exited with {os.waitstatus_to_exitcode(status)}")
     return wall, (usage.ru_utime + usage.ru_stime) * 1000
 
 
