@@ -108,6 +108,41 @@ import Testing
         #expect(worker.pairing.pairs > 0)
     }
 
+    /// Bytes read back from the files (resumed prefixes, and every append once the pool is empty: here it has no
+    /// buffer at all) are hashed two files at a time as chunks are, so a worker that fell behind does not fall
+    /// further behind by hashing at half its speed; each digest is still its own file's.
+    @Test func twoFilesReadBackAreHashedInPairs() throws {
+        let directory = NSTemporaryDirectory() + "hashworker-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let worker = HashWorker(maxBuffers: 0)
+        defer { worker.shutdown() }
+        let requests = (1...2).map {
+            TransferRequest(id: Int64($0), url: "http://x/\($0)", directory: directory)
+        }
+        try FileManager.default.createDirectory(
+            atPath: requests[0].partialDirectory, withIntermediateDirectories: true)
+        // Prefixes of different lengths, so a read is cut to its partner's length and the rest hashed after.
+        for (n, request) in requests.enumerated() {
+            let prefix = Self.bytes((4 << 20) + 1_000 * n, seed: 40 + UInt64(n))
+            #expect(FileManager.default.createFile(atPath: request.partialPath, contents: Data(prefix)))
+        }
+        let jobs = try requests.map { try Job(request: $0, hashes: worker) }
+        for round in 0..<40 {
+            for (n, job) in jobs.enumerated() {
+                try Self.bytes(70_001 + 3_000 * n, seed: UInt64(round * 10 + n)).withUnsafeBytes {
+                    try job.append($0)
+                }
+            }
+        }
+        for (job, request) in zip(jobs, requests) {
+            try job.flush()
+            let digest = try worker.digest(of: job.follower, size: job.file.size).get()
+            worker.forget(job.follower)
+            #expect(digest == (try Self.sha256(ofFile: request.partialPath)), "job \(request.id)")
+        }
+        #expect(worker.pairing.pairs >= 1, "\(worker.pairing)")
+    }
+
     /// A file receiving beside one that sends nothing is hashed at the worker's speed: a lone chunk waits for a
     /// partner only while fewer than ``HashWorker/pairQueueLimit`` chunks are queued, not before every chunk
     /// (which would hold its hash to one chunk per ``HashWorker/pairWait``: about 40 missed waits here).

@@ -55,13 +55,14 @@ final class HashFollower: @unchecked Sendable {
         }
         if failure == nil, let first = chunks.first, first.offset <= hashed {
             chunks.removeFirst()
-            return .hash(
-                .init(follower: self, generation: generation, chunk: first, skip: Int(hashed - first.offset)))
+            let work = HashWorker.ChunkWork(
+                follower: self, generation: generation, chunk: first, skip: Int(hashed - first.offset))
+            return .one(.chunk(work))
         }
         if failure == nil && hashed < published {
             var count = min(published - hashed, Int64(maxRead))
             if let next = chunks.first { count = min(count, next.offset - hashed) }
-            return .read(self, generation: generation, from: hashed, count: Int(count))
+            return .one(.read(.init(follower: self, generation: generation, from: hashed, count: Int(count))))
         }
         return sealed ? .finish(self) : nil
     }

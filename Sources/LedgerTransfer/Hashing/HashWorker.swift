@@ -15,11 +15,37 @@ final class HashWorker: @unchecked Sendable {
     // @unchecked: state guarded by `condition` (an NSCondition: the worker waits on it), raw buffers, a C hasher.
     /// One step of work, decided under the lock and done outside it.
     enum Work {
-        case read(HashFollower, generation: Int, from: Int64, count: Int)
-        case hash(ChunkWork)
-        /// Two chunks of two files, hashed side by side (``SHA256Hasher/update(_:_:_:_:)``).
-        case hashTwo(ChunkWork, ChunkWork)
+        case one(Piece)
+        /// Two pieces of two files, hashed side by side (``SHA256Hasher/update(_:_:_:_:)``).
+        case two(Piece, Piece)
         case finish(HashFollower)
+    }
+
+    /// The next bytes of one file: a chunk the loop copied, or bytes to read back from the file.
+    enum Piece {
+        case chunk(ChunkWork)
+        case read(ReadWork)
+
+        var follower: HashFollower {
+            switch self {
+            case .chunk(let work): work.follower
+            case .read(let work): work.follower
+            }
+        }
+
+        /// Bytes the piece holds (a chunk) or asks for (a read).
+        var count: Int {
+            switch self {
+            case .chunk(let work): work.chunk.count - work.skip
+            case .read(let work): work.count
+            }
+        }
+
+        /// The piece asking for at most `limit` bytes: a read is shortened, a chunk stays whole.
+        func capped(at limit: Int) -> Piece {
+            guard case .read(let work) = self, work.count > limit else { return self }
+            return .read(.init(follower: work.follower, generation: work.generation, from: work.from, count: limit))
+        }
     }
 
     /// Hash `chunk` from its byte `skip` on (the bytes before were read from the file).
@@ -32,6 +58,14 @@ final class HashWorker: @unchecked Sendable {
         var bytes: UnsafeRawBufferPointer {
             UnsafeRawBufferPointer(rebasing: chunk.buffer.bytes[skip..<chunk.count])
         }
+    }
+
+    /// Read `count` bytes of the file from `from` on, and hash them.
+    struct ReadWork {
+        let follower: HashFollower
+        let generation: Int
+        let from: Int64
+        let count: Int
     }
 
     static let readSize = 1 << 20
@@ -172,64 +206,83 @@ final class HashWorker: @unchecked Sendable {
     }
 
     private func run() {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.readSize, alignment: 16)
-        defer { buffer.deallocate() }
+        // One buffer per side of a pair: two files read back are hashed side by side like two chunks.
+        let buffers = (
+            UnsafeMutableRawBufferPointer.allocate(byteCount: Self.readSize, alignment: 16),
+            UnsafeMutableRawBufferPointer.allocate(byteCount: Self.readSize, alignment: 16)
+        )
+        defer {
+            buffers.0.deallocate()
+            buffers.1.deallocate()
+        }
         while let work = nextWork() {
             switch work {
-            case .read(let follower, let generation, let from, let count):
-                read(follower, generation: generation, from: from, count: count, into: buffer)
-            case .hash(let work):
-                feed(work.follower, generation: work.generation, bytes: work.bytes, failure: nil)
-                locked { recycle(work.chunk) }
-            case .hashTwo(let first, let second):
-                feed(first, second)
-                locked {
-                    recycle(first.chunk)
-                    recycle(second.chunk)
+            case .one(let piece):
+                if let bytes = bytes(of: piece, buffer: buffers.0) { feed(piece, bytes) }
+                release(piece)
+            case .two(let first, let second):
+                let bytesA = bytes(of: first, buffer: buffers.0)
+                let bytesB = bytes(of: second, buffer: buffers.1)
+                if let bytesA, let bytesB {
+                    feed((first, bytesA), (second, bytesB))
+                } else {
+                    if let bytesA { feed(first, bytesA) }
+                    if let bytesB { feed(second, bytesB) }
                 }
+                release(first)
+                release(second)
             case .finish(let follower):
                 finish(follower)
             }
         }
     }
 
-    /// Waits for the next step, taking the followers in turn; nil once stopping. Two chunks of two files are
-    /// taken together when there are; a lone chunk waits up to ``pairWait`` for one of another file while other
-    /// files are still receiving, nobody waits for its hash yet and the worker is not behind (hashing two at once
-    /// costs half the CPU per byte; see ``partnerWait(for:)``).
+    /// Waits for the next step, taking the followers in turn; nil once stopping. Two pieces of two files are
+    /// taken together when there are (chunks, bytes to read back, or one of each); a lone chunk waits up to
+    /// ``pairWait`` for one of another file while other files are still receiving, nobody waits for its hash yet
+    /// and the worker is not behind (hashing two at once costs half the CPU per byte; see
+    /// ``partnerWait(for:)``). A lone read does not wait: it means the worker is behind.
     private func nextWork() -> Work? {
         condition.lock()
         defer { condition.unlock() }
         while !stopping {
-            var held: (work: ChunkWork, index: Int)?
+            var held: (piece: Piece, index: Int)?
             for step in 0..<followers.count {
                 let index = (cursor + step) % followers.count
                 guard let work = followers[index].nextWork(maxRead: Self.readSize, recycle: recycle) else {
                     continue
                 }
-                if case .hash(let chunk) = work {
-                    guard let first = held else {
-                        held = (chunk, index)
-                        continue
-                    }
-                    pairsTaken += 1
-                    return taken(.hashTwo(first.work, chunk), at: index)
+                guard case .one(let piece) = work else {
+                    if let first = held { putBack(first.piece) }
+                    return taken(work, at: index)
                 }
-                if let first = held { first.work.follower.chunks.insert(first.work.chunk, at: 0) }
-                return taken(work, at: index)
+                guard let first = held else {
+                    held = (piece, index)
+                    continue
+                }
+                // A read asks no more than its partner holds: the pair hashes the length they have in common.
+                let common = min(first.piece.count, piece.count)
+                pairsTaken += 1
+                return taken(.two(first.piece.capped(at: common), piece.capped(at: common)), at: index)
             }
             guard let first = held else {
                 condition.wait()
                 continue
             }
-            guard let left = partnerWait(for: first.work) else {
-                return taken(.hash(first.work), at: first.index)
+            guard case .chunk(let chunk) = first.piece, let left = partnerWait(for: chunk) else {
+                return taken(.one(first.piece), at: first.index)
             }
-            first.work.follower.chunks.insert(first.work.chunk, at: 0)
+            putBack(first.piece)
             let seconds = Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18
             _ = condition.wait(until: Date(timeIntervalSinceNow: seconds))
         }
         return nil
+    }
+
+    /// Returns a piece taken but not hashed to its file: a chunk goes back to the front of its queue (a read is
+    /// worked out again from the file's state). Under the lock.
+    private func putBack(_ piece: Piece) {
+        if case .chunk(let work) = piece { work.follower.chunks.insert(work.chunk, at: 0) }
     }
 
     /// How long a lone chunk may wait for one of another file.
@@ -279,44 +332,65 @@ final class HashWorker: @unchecked Sendable {
         return work
     }
 
-    private func read(
-        _ follower: HashFollower, generation: Int, from: Int64, count: Int,
-        into buffer: UnsafeMutableRawBufferPointer
-    ) {
-        var got = pread(follower.fd, buffer.baseAddress, count, off_t(from))
-        while got < 0 && errno == EINTR {
-            got = pread(follower.fd, buffer.baseAddress, count, off_t(from))
+    /// The bytes of `piece`: its chunk's, or those read from the file into `buffer`; nil when the read failed
+    /// (the failure is then recorded on the file).
+    private func bytes(of piece: Piece, buffer: UnsafeMutableRawBufferPointer) -> UnsafeRawBufferPointer? {
+        let work: ReadWork
+        switch piece {
+        case .chunk(let chunk): return chunk.bytes
+        case .read(let read): work = read
         }
-        let failure: TransferError? =
-            got < 0
-            ? PartialFile.error("cannot read a partial file")
-            : got == 0 ? .fileSystem("a partial file shrank while it was hashed") : nil
-        let bytes = UnsafeRawBufferPointer(rebasing: buffer[..<max(got, 0)])
-        feed(follower, generation: generation, bytes: bytes, failure: failure)
+        var got = pread(work.follower.fd, buffer.baseAddress, work.count, off_t(work.from))
+        while got < 0 && errno == EINTR {
+            got = pread(work.follower.fd, buffer.baseAddress, work.count, off_t(work.from))
+        }
+        guard got > 0 else {
+            let failure: TransferError =
+                got < 0
+                ? PartialFile.error("cannot read a partial file")
+                : .fileSystem("a partial file shrank while it was hashed")
+            _ = hasher(of: work.follower, generation: work.generation, failure: failure)
+            return nil
+        }
+        return UnsafeRawBufferPointer(rebasing: buffer[..<got])
     }
 
-    /// Adds `bytes` (the next of the file, read or copied under `generation`) to the hash, unless the file was
-    /// rewritten meanwhile; records `failure` instead when the read failed.
-    private func feed(
-        _ follower: HashFollower, generation: Int, bytes: UnsafeRawBufferPointer, failure: TransferError?
-    ) {
-        guard let hasher = hasher(of: follower, generation: generation, failure: failure) else { return }
+    /// Gives a hashed piece's chunk back to the pool.
+    private func release(_ piece: Piece) {
+        if case .chunk(let work) = piece { locked { recycle(work.chunk) } }
+    }
+
+    /// The generation the bytes of `piece` were read or copied under.
+    private static func generation(of piece: Piece) -> Int {
+        switch piece {
+        case .chunk(let work): work.generation
+        case .read(let work): work.generation
+        }
+    }
+
+    /// Adds `bytes` (the next of the piece's file) to its hash, unless the file was rewritten meanwhile.
+    private func feed(_ piece: Piece, _ bytes: UnsafeRawBufferPointer) {
+        let generation = Self.generation(of: piece)
+        guard let hasher = hasher(of: piece.follower, generation: generation, failure: nil) else { return }
         hasher.update(bytes)
-        count(bytes.count, of: follower, generation: generation)
+        count(bytes.count, of: piece.follower, generation: generation)
     }
 
-    /// Adds two chunks of two files to their hashes, side by side.
-    private func feed(_ first: ChunkWork, _ second: ChunkWork) {
-        let hasherA = hasher(of: first.follower, generation: first.generation, failure: nil)
-        let hasherB = hasher(of: second.follower, generation: second.generation, failure: nil)
+    /// Adds the bytes of two pieces of two files to their hashes, side by side.
+    private func feed(
+        _ first: (piece: Piece, bytes: UnsafeRawBufferPointer), _ second: (piece: Piece, bytes: UnsafeRawBufferPointer)
+    ) {
+        let generations = (Self.generation(of: first.piece), Self.generation(of: second.piece))
+        let hasherA = hasher(of: first.piece.follower, generation: generations.0, failure: nil)
+        let hasherB = hasher(of: second.piece.follower, generation: generations.1, failure: nil)
         if let hasherA, let hasherB {
             SHA256Hasher.update(hasherA, first.bytes, hasherB, second.bytes)
         } else {
             hasherA?.update(first.bytes)
             hasherB?.update(second.bytes)
         }
-        if hasherA != nil { count(first.bytes.count, of: first.follower, generation: first.generation) }
-        if hasherB != nil { count(second.bytes.count, of: second.follower, generation: second.generation) }
+        if hasherA != nil { count(first.bytes.count, of: first.piece.follower, generation: generations.0) }
+        if hasherB != nil { count(second.bytes.count, of: second.piece.follower, generation: generations.1) }
     }
 
     /// The running hash of `follower` to add bytes read or copied under `generation` to; nil when the file was
