@@ -15,19 +15,22 @@ extension Scheduler {
         guard !events.isEmpty || !handed.isEmpty || backlog.count > 0 else { return }
         var facts: [Event] = []
         var ended: [TaskID] = []
+        // Each download folder is opened once for the whole batch: the placed files' identities, then the removal
+        // of their partials, mostly in one folder (instead of its three folders opened twice per file).
+        let folders = FolderMemo()
         for event in events {
-            if let fact = fact(for: event) { facts.append(fact) }
+            if let fact = fact(for: event, folders: folders) { facts.append(fact) }
             if event.isTerminal { ended.append(event.id) }
         }
         facts += handed
         // Recorded, or kept in order while the database is out of reach (`Scheduler+Outage.swift`); once recorded,
         // their hooks start and the completed partials (second links to the placed files) go.
-        recordFacts(facts)
+        recordFacts(facts, folders: folders)
         for id in ended { finish(id) }
     }
 
-    /// The fact an engine event stands for, if any.
-    func fact(for event: TransferEvent) -> Event? {
+    /// The fact an engine event stands for, if any; `folders` opens the download folders it looks into.
+    func fact(for event: TransferEvent, folders: FolderMemo) -> Event? {
         switch event {
         case .started(let id, let attempt, let offset):
             guard mailbox.stopReason(id) == nil else { return nil }
@@ -41,7 +44,7 @@ extension Scheduler {
             let name = placeUserName(id: id, fileName: fileName)
             return .transferCompleted(
                 id: id, bytes: bytes, sha256: sha256, fileName: name,
-                placed: placedIdentity(id: id, name: name),
+                placed: placedIdentity(id: id, name: name, folders: folders),
                 // A SQLite ledger has one downloader: its facts name no host, and its views stay as they were.
                 host: shared ? host : nil, directory: folder)
         case .failed(let id, let reason, let retryable, let bytes):
@@ -93,9 +96,9 @@ extension Scheduler {
 
     /// The device, inode and modification time of the file just placed at `name`: those of its partial, a second link to it until
     /// the fact is recorded (the placed name itself on a file system without hard links).
-    private func placedIdentity(id: TaskID, name: String) -> FileIdentity? {
+    private func placedIdentity(id: TaskID, name: String, folders: FolderMemo) -> FileIdentity? {
         guard let t = ledger.list.tasks[id],
-            let folder = try? DownloadFolder(directory: self.folder ?? t.directory),
+            let folder = folders.folder(self.folder ?? t.directory),
             let info = folder.partialStatus(id: id) ?? folder.status(of: name)
         else { return nil }
         return FileOwnership.identity(info)

@@ -29,7 +29,7 @@ extension Scheduler {
 
     /// Appends the facts that wait, then `new`, in one transaction, in order; while the database is out of reach
     /// they all wait. After the outage, facts an append whose answer was lost did commit are not appended twice.
-    func recordFacts(_ new: [Event]) {
+    func recordFacts(_ new: [Event], folders: FolderMemo = FolderMemo()) {
         var facts = backlog.adding(new)
         guard !facts.isEmpty else { return }
         if backlog.isInOutage { guard resumeAfterOutage() else { return } }
@@ -39,14 +39,14 @@ extension Scheduler {
                 let logged = try ledger.loggedPrefix(of: facts, after: before)
                 if logged > 0 {
                     backlog.recorded(logged)
-                    afterRecording(facts[..<logged])
+                    afterRecording(facts[..<logged], folders: folders)
                     facts.removeFirst(logged)
                 }
             }
             if !facts.isEmpty {
                 mailbox.appended(facts.count, endingAt: try ledger.record(facts))
                 backlog.recorded(facts.count)
-                afterRecording(facts[...])
+                afterRecording(facts[...], folders: folders)
             }
             // The list holds what happened meanwhile now: match it again.
             if backlog.endOutage() { mailbox.matchAgain() }
@@ -59,12 +59,12 @@ extension Scheduler {
 
     /// What follows the record of `facts`: their hooks, and the removal of the partials of completed transfers
     /// (second links to the placed files until then).
-    private func afterRecording(_ facts: ArraySlice<Event>) {
+    private func afterRecording(_ facts: ArraySlice<Event>, folders: FolderMemo) {
         let list = ledger.list
         for fact in facts {
             startHook(after: fact)
             if case .transferCompleted(let id, _, _, _, _, _, _) = fact, let t = list.tasks[id] {
-                FileOwnership.removePartial(of: t)
+                folders.folder(t.directory)?.removePartial(id: t.id)
             }
         }
     }

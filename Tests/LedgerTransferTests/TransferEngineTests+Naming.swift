@@ -159,3 +159,35 @@ extension TransferEngineTests {
         #expect(info.st_mode & 0o777 == 0o700)
     }
 }
+
+extension TransferEngineTests {
+    /// The file is placed through the folders it was downloaded in, not through the path looked up again: a
+    /// download directory moved away while the file downloads, and a link put at its old path to another folder,
+    /// send nothing there; the file lands, whole, beside its partial in the moved folder.
+    @Test func aFileIsPlacedInTheFolderItWasDownloadedIn() async throws {
+        let h = try Harness()
+        defer { h.close() }
+        let resource = Resource(size: 60_000, seed: 6, faults: Faults(throttleBytesPerSecond: 100_000))
+        h.server.serve("/file.bin", resource)
+        let elsewhere = h.root + "/elsewhere"
+        // A real `.dledger/partial` there: a placement that looked the path up again would find folders to use.
+        try FileManager.default.createDirectory(
+            atPath: elsewhere + "/.dledger/partial", withIntermediateDirectories: true)
+        let moved = h.root + "/moved"
+
+        h.engine.start(h.request(1, "/file.bin"))
+        #expect(await Harness.eventually { h.engine.activity().first.map { $0.bytes > 0 } ?? false })
+        try FileManager.default.moveItem(atPath: h.directory, toPath: moved)
+        try FileManager.default.createSymbolicLink(atPath: h.directory, withDestinationPath: elsewhere)
+        let event = await h.events.terminal(1)
+
+        guard case .completed(_, 60_000, _, let name) = event else {
+            Issue.record("ended with \(String(describing: event))")
+            return
+        }
+        #expect(name == "file.bin")
+        #expect(FileManager.default.contents(atPath: moved + "/file.bin") == Data(resource.body.allBytes))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere) == [".dledger"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere + "/.dledger/partial").isEmpty)
+    }
+}

@@ -34,6 +34,19 @@ enum FilePlacement {
         } catch {
             throw TransferError(error)
         }
+        return try place(
+            id: id, folder: folder, base: base, keepPartial: keepPartial, ledgerPath: ledgerPath, sync: sync)
+    }
+
+    /// ``place(id:directory:base:keepPartial:ledgerPath:sync:)`` through `folder`, already open (the one the
+    /// partial file was opened in: ``PartialFile/folder``).
+    static func place(
+        id: Int64, folder: DownloadFolder, base: String, keepPartial: Bool = false, ledgerPath: String? = nil,
+        sync: () throws(TransferError) -> Void
+    )
+        throws(TransferError) -> String
+    {
+        let directory = folder.path
         guard folder.hasPartials else { throw .fileSystem("no partial folder in \(directory)") }
         let partial = DownloadFolder.partialName(id: id)
         var synced = false

@@ -26,6 +26,10 @@ final class PartialFile {
     let directory: String
     /// The descriptor (``PartialFile+Pieces`` writes at offsets and keeps the piece map through it).
     let fd: Int32
+    /// The download folder the file was opened in, kept for the transfer's life: the file is placed and removed
+    /// through it, instead of opening the folder and its hidden folders again by path for each step. Its three
+    /// descriptors are counted in ``DescriptorLimit/cost(connections:)``.
+    let folder: DownloadFolder
     /// Bytes in the file (its length: with holes, once a segmented transfer writes at offsets).
     var size: Int64
     /// Where the next writeback starts: bytes before it were already handed to the kernel's writeback.
@@ -39,7 +43,6 @@ final class PartialFile {
     /// The download directory may be a symbolic link (the user's choice); the hidden folders must be real ones,
     /// and the file is opened relative to them (``DownloadFolder``).
     init(request: TransferRequest) throws(TransferError) {
-        let folder: DownloadFolder
         do {
             folder = try DownloadFolder(directory: request.directory, creating: true)
             fd = try folder.openPartial(id: request.id)
@@ -60,7 +63,7 @@ final class PartialFile {
 
     /// Removes the file's name from its (real) partial folder; the open descriptor stays usable. Best effort.
     func remove() {
-        (try? DownloadFolder(directory: directory))?.removePartial(id: id)
+        folder.removePartial(id: id)
     }
 
     /// The device and inode of the file.

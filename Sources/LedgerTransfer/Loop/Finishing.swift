@@ -20,8 +20,9 @@ struct Finishing: @unchecked Sendable {
     let kept: Int64
 
     /// Wait for the hash and verify it, then link the file to a free final name, fsync the file and its directory
-    /// (``FilePlacement/place(id:directory:base:keepPartial:ledgerPath:sync:)``): `.completed` only once both are
-    /// durable. The writeback is started first, so the disk works while the hash catches up.
+    /// (``FilePlacement/place(id:folder:base:keepPartial:ledgerPath:sync:)``, through the folder the partial file
+    /// was opened in): `.completed` only once both are durable. The writeback is started first, so the disk works
+    /// while the hash catches up.
     func complete() -> TransferEvent {
         let id = request.id
         do {
@@ -37,7 +38,7 @@ struct Finishing: @unchecked Sendable {
             }
             let placed = try Self.waitingForDescriptors { () throws(TransferError) -> String in
                 try FilePlacement.place(
-                    id: request.id, directory: request.directory, base: name, keepPartial: keepPartial,
+                    id: request.id, folder: file.folder, base: name, keepPartial: keepPartial,
                     ledgerPath: ledgerPath, sync: file.sync)
             }
             return .completed(id: id, bytes: file.size, sha256: sha256, fileName: placed)
