@@ -44,7 +44,8 @@ final class HashWorker: @unchecked Sendable {
         /// The piece asking for at most `limit` bytes: a read is shortened, a chunk stays whole.
         func capped(at limit: Int) -> Piece {
             guard case .read(let work) = self, work.count > limit else { return self }
-            return .read(.init(follower: work.follower, generation: work.generation, from: work.from, count: limit))
+            return .read(
+                .init(follower: work.follower, generation: work.generation, from: work.from, count: limit))
         }
     }
 
@@ -378,7 +379,8 @@ final class HashWorker: @unchecked Sendable {
 
     /// Adds the bytes of two pieces of two files to their hashes, side by side.
     private func feed(
-        _ first: (piece: Piece, bytes: UnsafeRawBufferPointer), _ second: (piece: Piece, bytes: UnsafeRawBufferPointer)
+        _ first: (piece: Piece, bytes: UnsafeRawBufferPointer),
+        _ second: (piece: Piece, bytes: UnsafeRawBufferPointer)
     ) {
         let generations = (Self.generation(of: first.piece), Self.generation(of: second.piece))
         let hasherA = hasher(of: first.piece.follower, generation: generations.0, failure: nil)
