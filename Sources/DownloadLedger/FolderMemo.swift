@@ -1,12 +1,14 @@
 import LedgerTransfer
 
-/// Download folders opened for one piece of scheduler work, each at most once (``DownloadFolder`` opens a folder
-/// and its two hidden folders: three `openat` and three `close`). A batch of facts looks into the folder of every
-/// file that completed, twice: for the placed file's identity, then to remove its partial once the fact is
-/// recorded; with 200 files finishing in one folder, that was two openings of it per file.
+/// Download folders opened for one turn of the scheduler, each at most once (``DownloadFolder`` opens a folder and
+/// its two hidden folders: three `openat` and three `close`). A turn looks into the folder of every file that
+/// completed twice (the placed file's identity, then the removal of its partial once the fact is recorded), and
+/// into the folder of every transfer it starts or prepares (the resume check of its partial): with 200 files in one
+/// folder, each ending as its successor starts, that was three openings of the folder per file.
 ///
-/// Short-lived, like the folders it holds: made for one batch and let go with it, so a folder replaced meanwhile
-/// is opened afresh by the next batch. A folder that cannot be opened is remembered as such for the batch.
+/// Short-lived, like the folders it holds: made for one turn and let go with it, so a folder replaced meanwhile is
+/// opened afresh by the next turn. A folder that cannot be opened, or has no hidden folders yet, is remembered as
+/// such for the turn: no partial of a task the turn starts can be there then.
 final class FolderMemo {
     private var opened: [String: DownloadFolder?] = [:]
 

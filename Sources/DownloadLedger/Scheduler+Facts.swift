@@ -7,7 +7,7 @@ extension Scheduler {
     /// Turns the engine events received so far into ledger facts, appended in one transaction, then frees the
     /// ids of the transfers that ended. Unless `force`, waits while only `.started` / `.resolved` facts younger
     /// than `factDelay` are pending.
-    func flush(force: Bool) {
+    func flush(force: Bool, folders: FolderMemo = FolderMemo()) {
         let events = mailbox.takeDueEvents(force: force)
         // Hooks' facts, which no engine event stands for, are recorded at once.
         let handed = mailbox.takeFacts()
@@ -15,9 +15,8 @@ extension Scheduler {
         guard !events.isEmpty || !handed.isEmpty || backlog.count > 0 else { return }
         var facts: [Event] = []
         var ended: [TaskID] = []
-        // Each download folder is opened once for the whole batch: the placed files' identities, then the removal
-        // of their partials, mostly in one folder (instead of its three folders opened twice per file).
-        let folders = FolderMemo()
+        // Each download folder is opened once for the whole batch (`folders`): the placed files' identities, then
+        // the removal of their partials, mostly in one folder (instead of its three folders opened twice per file).
         for event in events {
             if let fact = fact(for: event, folders: folders) { facts.append(fact) }
             if event.isTerminal { ended.append(event.id) }

@@ -12,9 +12,12 @@ extension Scheduler {
     /// resume even when the run that wrote them was killed before logging the transfer's start or the server's
     /// validator; an older generation's (a redownload's predecessor) are removed. Without a mark (a file system
     /// without extended attributes), a task the log never saw start has no partial worth keeping.
-    static func resumeValidator(for request: TransferRequest, logged t: DownloadTask?) -> String? {
+    /// `folders` opens the download folder (once for the scheduler's turn).
+    static func resumeValidator(
+        for request: TransferRequest, logged t: DownloadTask?, folders: FolderMemo = FolderMemo()
+    ) -> String? {
         // Only the real hidden folder is looked at: a link there is refused (the engine then fails the task).
-        guard let folder = try? DownloadFolder(directory: request.directory), folder.hasPartials else {
+        guard let folder = folders.folder(request.directory), folder.hasPartials else {
             return t?.validator
         }
         if let mark = folder.partialMark(id: request.id) {

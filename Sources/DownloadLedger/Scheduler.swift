@@ -214,10 +214,13 @@ public final class Scheduler: Sendable {
     private func loop(untilIdle: Bool) async throws {
         var wakes = wake.makeAsyncIterator()
         while true {
-            flush(force: false)
+            // One opening of each download folder for the turn: the facts' placed files and partials, then the
+            // resume checks of the transfers the pass starts (a file ending and its successor starting, mostly).
+            let folders = FolderMemo()
+            flush(force: false, folders: folders)
             if mailbox.shouldEnd { break }
             if mailbox.takeMatch() && !holdsBackForOutage() {
-                let idle = try step()
+                let idle = try step(folders: folders)
                 if untilIdle && idle { break }
             }
             _ = await wakes.next()
@@ -247,7 +250,7 @@ public final class Scheduler: Sendable {
     /// A pass whose inputs (the list's head, the running, stopping, held and finishing transfers) are those a
     /// pass that changed nothing ended with would change nothing again: it is skipped, so an idle downloader's
     /// pass costs a look at the log, not a walk over every task of a long history.
-    func step() throws -> Bool {
+    func step(folders: FolderMemo = FolderMemo()) throws -> Bool {
         do {
             try ledger.refresh()
         } catch let error where StoreError.isConnectionLoss(error) {
@@ -277,14 +280,14 @@ public final class Scheduler: Sendable {
             standby: standby)
         let claimed = shared ? try claimStarts(&plan) : nil
         let (actions, idle) = mailbox.adopt(plan, inputs: pass.inputs)
-        carryOut(actions, in: claimed ?? list)
+        carryOut(actions, in: claimed ?? list, folders: folders)
         // A task waits for descriptors, or for another host's lease to run out: look again after a tick.
         if plan.waitsForDescriptors || plan.heldElsewhere { mailbox.armRetry.yield() }
         return idle
     }
 
     /// Hands the plan's actions to the engine, in order.
-    private func carryOut(_ actions: [TransferAction], in list: DownloadList) {
+    private func carryOut(_ actions: [TransferAction], in list: DownloadList, folders: FolderMemo) {
         for action in actions {
             switch action {
             case .limitAll(let limit): engine.setSpeedLimit(limit)
@@ -297,9 +300,9 @@ public final class Scheduler: Sendable {
                 if let prepared = mailbox.takePrepared(task.id) {
                     engine.start(prepared)
                 } else {
-                    start(task, in: list)
+                    start(task, in: list, folders: folders)
                 }
-            case .standby(let task, _): prepare(task, in: list)
+            case .standby(let task, _): prepare(task, in: list, folders: folders)
             case .withdraw(let id): mailbox.takePrepared(id)?.discard()
             }
         }
@@ -312,26 +315,29 @@ public final class Scheduler: Sendable {
 
     /// Prepares the transfer of `task` (a standby entry) as ``start(_:in:)`` would start it, and keeps it for the
     /// next free slot; discarded when the entry went meanwhile.
-    private func prepare(_ task: DownloadTask, in list: DownloadList) {
-        guard let request = startingRequest(for: task, in: list) else { return }
+    private func prepare(_ task: DownloadTask, in list: DownloadList, folders: FolderMemo) {
+        guard let request = startingRequest(for: task, in: list, folders: folders) else { return }
         let prepared = engine.prepare(request)
         if !mailbox.offer(prepared) { prepared.discard() }
     }
 
     /// Starts the transfer of `task`, its credentials opened (outside the mailbox's lock: the vault is read under
     /// the ledger's).
-    private func start(_ given: DownloadTask, in list: DownloadList) {
-        guard let request = startingRequest(for: given, in: list) else { return }
+    private func start(_ given: DownloadTask, in list: DownloadList, folders: FolderMemo) {
+        guard let request = startingRequest(for: given, in: list, folders: folders) else { return }
         engine.start(request)
     }
 
     /// The request that starts `given` (its credentials opened, the validator to resume with, the run's maximum
     /// size), its folder created when missing; nil when a credential cannot be opened (the task failed).
-    private func startingRequest(for given: DownloadTask, in list: DownloadList) -> TransferRequest? {
+    private func startingRequest(for given: DownloadTask, in list: DownloadList, folders: FolderMemo)
+        -> TransferRequest?
+    {
         var task = given
         if let folder { task.directory = folder }
         guard var request = request(for: task, in: list) else { return nil }
-        request.validator = Self.resumeValidator(for: request, logged: list.tasks[request.id])
+        request.validator = Self.resumeValidator(
+            for: request, logged: list.tasks[request.id], folders: folders)
         if let maxSize { request.maxSize = maxSize }
         if FileNaming.isSafeDirectory(request.directory) && !Self.isDirectory(request.directory) {
             try? FileManager.default.createDirectory(
