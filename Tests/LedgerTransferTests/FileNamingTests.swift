@@ -75,4 +75,44 @@ struct FileNamingTests {
             #expect(name.hasSuffix(".bin"))
         }
     }
+
+    /// A download directory is absolute, its components (as the kernel splits them: on the byte `/`) neither empty
+    /// nor `.` or `..`, with no control character; one trailing slash is allowed.
+    @Test(arguments: [
+        ("/", true), ("/home/me/Downloads", true), ("/a/", true), ("/a b/ü/...", true), ("/.hidden/x", true),
+        ("/\u{301}x", true), ("/a/\u{301}", true),
+        ("", false), ("a/b", false), ("//", false), ("/a//b", false), ("/a//", false), ("/.", false),
+        ("/a/..", false), ("/../x", false), ("/a/./b", false), ("/a\u{0}b", false), ("/a\nb", false),
+        ("/a\u{7F}", false), ("/a\u{85}b", false), ("/a\u{9F}", false), ("/../\u{301}", false),
+        ("/" + String(repeating: "a", count: 4095), false), ("/" + String(repeating: "a", count: 4094), true),
+    ])
+    func aDownloadDirectoryIsAnAbsolutePathWithoutDotsOrControls(path: String, safe: Bool) {
+        #expect(FileNaming.isSafeDirectory(path) == safe, "\(path.unicodeScalars.map { $0.value })")
+    }
+
+    /// The same rule said another way, over random paths of slashes, dots, letters, controls and combining marks.
+    @Test func aDownloadDirectoryMatchesTheRuleOnRandomPaths() {
+        let pieces = ["/", "/", ".", ".", "a", "é", "\u{301}", "\u{1}", "\u{85}", "\u{A0}", " "]
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for _ in 0..<20_000 {
+            var path = ""
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            for step in 0..<Int(state % 9) { path += pieces[Int((state >> (UInt64(step) * 4 + 8)) % 11)] }
+            let scalars = Array(path.unicodeScalars)
+            let components = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+                .dropFirst()
+            let expected =
+                scalars.first == "/" && !scalars.contains { $0.properties.generalCategory == .control }
+                && (path == "/"
+                    || components.enumerated().allSatisfy { n, part in
+                        let last = n == components.count - 1
+                        return (part.isEmpty && last && components.count > 1)
+                            || (!part.isEmpty && !part.elementsEqual(".".utf8)
+                                && !part.elementsEqual("..".utf8))
+                    })
+            #expect(FileNaming.isSafeDirectory(path) == expected, "\(scalars.map { $0.value })")
+        }
+    }
 }

@@ -96,15 +96,31 @@ extension FileNaming {
     /// Whether `path` may be used as a download directory: absolute, every component non-empty and neither `.`
     /// nor `..`, no control character. (Links in it are the user's choice and are followed.)
     public static func isSafeDirectory(_ path: String) -> Bool {
-        guard path.hasPrefix("/"), path.utf8.count < 4096 else { return false }
-        guard !path.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            return false
+        // One pass over the bytes: every folder opening checks its path, a few per transfer. A control character
+        // is a byte below 0x20 or 0x7F, or U+0080–U+009F (0xC2 then 0x80–0x9F: 0xC2 only ever leads a character).
+        let slash = UInt8(ascii: "/")
+        let utf8 = path.utf8
+        guard utf8.first == slash, utf8.count < 4096 else { return false }
+        var previous = slash
+        var length = 0
+        var dotsOnly = true
+        for byte in utf8.dropFirst() {
+            if byte < 0x20 || byte == 0x7F || (previous == 0xC2 && (0x80...0x9F).contains(byte)) {
+                return false
+            }
+            previous = byte
+            if byte == slash {
+                // An empty component, `.` or `..`.
+                guard length > 0, !(dotsOnly && length <= 2) else { return false }
+                length = 0
+                dotsOnly = true
+            } else {
+                length += 1
+                dotsOnly = dotsOnly && byte == UInt8(ascii: ".")
+            }
         }
-        if path == "/" { return true }
-        var rest = path.dropFirst()
-        if rest.hasSuffix("/") { rest = rest.dropLast() }
-        let parts = rest.split(separator: "/", omittingEmptySubsequences: false)
-        return parts.allSatisfy { !$0.isEmpty && $0 != "." && $0 != ".." }
+        // Ends with a component, or with one slash after one (or is "/").
+        return length == 0 || !(dotsOnly && length <= 2)
     }
 
     private static let compoundExtensions = [".tar.gz", ".tar.bz2", ".tar.xz", ".tar.zst", ".tar.lz"]
