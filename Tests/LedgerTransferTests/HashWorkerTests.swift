@@ -80,6 +80,18 @@ import Testing
         (0..<count).map { Self.bytes(HashWorker.chunkSize, seed: seed &+ UInt64($0)) }
     }
 
+    /// Seals each job's file and checks that the worker's digest is its file's (as OpenSSL hashes it).
+    static func expectDigestsOfTheirFiles(_ jobs: [Job], _ requests: [TransferRequest], _ worker: HashWorker)
+        throws
+    {
+        for (job, request) in zip(jobs, requests) {
+            try job.flush()
+            let digest = try worker.digest(of: job.follower, size: job.file.size).get()
+            worker.forget(job.follower)
+            #expect(digest == (try Self.sha256(ofFile: request.partialPath)), "job \(request.id)")
+        }
+    }
+
     /// Two transfers' partial files in `directory`, followed by `worker`.
     static func twoJobs(_ worker: HashWorker, in directory: String) throws -> ([TransferRequest], [Job]) {
         let requests = (1...2).map {
@@ -99,12 +111,7 @@ import Testing
         for round in 0..<100 {
             for (n, job) in jobs.enumerated() { try content[n][round].withUnsafeBytes { try job.append($0) } }
         }
-        for (job, request) in zip(jobs, requests) {
-            try job.flush()
-            let digest = try worker.digest(of: job.follower, size: job.file.size).get()
-            worker.forget(job.follower)
-            #expect(digest == (try Self.sha256(ofFile: request.partialPath)), "job \(request.id)")
-        }
+        try Self.expectDigestsOfTheirFiles(jobs, requests, worker)
         #expect(worker.pairing.pairs > 0)
     }
 
@@ -134,12 +141,7 @@ import Testing
                 }
             }
         }
-        for (job, request) in zip(jobs, requests) {
-            try job.flush()
-            let digest = try worker.digest(of: job.follower, size: job.file.size).get()
-            worker.forget(job.follower)
-            #expect(digest == (try Self.sha256(ofFile: request.partialPath)), "job \(request.id)")
-        }
+        try Self.expectDigestsOfTheirFiles(jobs, requests, worker)
         #expect(worker.pairing.pairs >= 1, "\(worker.pairing)")
     }
 
@@ -190,12 +192,7 @@ import Testing
             usleep(10_000)
         }
         try content[1][5].withUnsafeBytes { try jobs[1].append($0) }
-        for (job, request) in zip(jobs, requests) {
-            try job.flush()
-            let digest = try worker.digest(of: job.follower, size: job.file.size).get()
-            worker.forget(job.follower)
-            #expect(digest == (try Self.sha256(ofFile: request.partialPath)), "job \(request.id)")
-        }
+        try Self.expectDigestsOfTheirFiles(jobs, requests, worker)
         #expect(worker.pairing.pairs >= 1, "\(worker.pairing)")
     }
 }
