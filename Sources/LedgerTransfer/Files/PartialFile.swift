@@ -17,8 +17,9 @@ final class PartialFile {
     /// large folios): a 256 KiB write asks for 256 KiB of contiguous memory. On the benchmark's virtual machine,
     /// whose host takes back large free blocks, such memory is sometimes fresh from the host and filling it cost
     /// up to 2 µs a page: 200 files of 1 MiB took 0.35–0.96 s in 256 KiB writes against 0.36–0.49 s in 32 KiB ones
-    /// (small pieces come from pages recently freed). docs/transfer.md has the measurements.
-    static let maxWrite = 32 << 10
+    /// (small pieces come from pages recently freed). 64 KiB writes make half the calls of 32 KiB ones and were no
+    /// slower after a burst of I/O, in the 200-file case or the 1 GiB one. docs/transfer.md has the measurements.
+    static let maxWrite = 64 << 10
     static let reserveStep: Int64 = 64 << 20
     /// `<directory>/.dledger/partial/<id>.part`, for messages; never opened by this path.
     let path: String
