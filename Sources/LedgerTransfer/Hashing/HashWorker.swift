@@ -33,6 +33,14 @@ final class HashWorker: @unchecked Sendable {
             }
         }
 
+        /// The generation of the file the bytes were copied or are read under.
+        var generation: Int {
+            switch self {
+            case .chunk(let work): work.generation
+            case .read(let work): work.generation
+            }
+        }
+
         /// Bytes the piece holds (a chunk) or asks for (a read).
         var count: Int {
             switch self {
@@ -70,6 +78,8 @@ final class HashWorker: @unchecked Sendable {
     }
 
     static let readSize = 1 << 20
+    /// The least a read paired with a shorter piece is cut to (what one pread then brings at least, when there is).
+    static let minCappedRead = 64 << 10
     /// How many new bytes the loop lets pass before it publishes them: curl delivers 16 KiB per callback, and
     /// taking the lock (and waking this thread) for each costs futexes and short preads.
     static let publishStep: Int64 = 256 << 10
@@ -261,8 +271,9 @@ final class HashWorker: @unchecked Sendable {
                     held = (piece, index)
                     continue
                 }
-                // A read asks no more than its partner holds: the pair hashes the length they have in common.
-                let common = min(first.piece.count, piece.count)
+                // A read asks no more than its partner holds, so that the pair hashes side by side all it reads;
+                // never less than ``minCappedRead`` (a partner of a few bytes would make a read of a few bytes).
+                let common = max(min(first.piece.count, piece.count), Self.minCappedRead)
                 pairsTaken += 1
                 return taken(.two(first.piece.capped(at: common), piece.capped(at: common)), at: index)
             }
@@ -361,20 +372,13 @@ final class HashWorker: @unchecked Sendable {
         if case .chunk(let work) = piece { locked { recycle(work.chunk) } }
     }
 
-    /// The generation the bytes of `piece` were read or copied under.
-    private static func generation(of piece: Piece) -> Int {
-        switch piece {
-        case .chunk(let work): work.generation
-        case .read(let work): work.generation
-        }
-    }
-
     /// Adds `bytes` (the next of the piece's file) to its hash, unless the file was rewritten meanwhile.
     private func feed(_ piece: Piece, _ bytes: UnsafeRawBufferPointer) {
-        let generation = Self.generation(of: piece)
-        guard let hasher = hasher(of: piece.follower, generation: generation, failure: nil) else { return }
+        guard let hasher = hasher(of: piece.follower, generation: piece.generation, failure: nil) else {
+            return
+        }
         hasher.update(bytes)
-        count(bytes.count, of: piece.follower, generation: generation)
+        count(bytes.count, of: piece.follower, generation: piece.generation)
     }
 
     /// Adds the bytes of two pieces of two files to their hashes, side by side.
@@ -382,17 +386,20 @@ final class HashWorker: @unchecked Sendable {
         _ first: (piece: Piece, bytes: UnsafeRawBufferPointer),
         _ second: (piece: Piece, bytes: UnsafeRawBufferPointer)
     ) {
-        let generations = (Self.generation(of: first.piece), Self.generation(of: second.piece))
-        let hasherA = hasher(of: first.piece.follower, generation: generations.0, failure: nil)
-        let hasherB = hasher(of: second.piece.follower, generation: generations.1, failure: nil)
+        let hasherA = hasher(of: first.piece.follower, generation: first.piece.generation, failure: nil)
+        let hasherB = hasher(of: second.piece.follower, generation: second.piece.generation, failure: nil)
         if let hasherA, let hasherB {
             SHA256Hasher.update(hasherA, first.bytes, hasherB, second.bytes)
         } else {
             hasherA?.update(first.bytes)
             hasherB?.update(second.bytes)
         }
-        if hasherA != nil { count(first.bytes.count, of: first.piece.follower, generation: generations.0) }
-        if hasherB != nil { count(second.bytes.count, of: second.piece.follower, generation: generations.1) }
+        if hasherA != nil {
+            count(first.bytes.count, of: first.piece.follower, generation: first.piece.generation)
+        }
+        if hasherB != nil {
+            count(second.bytes.count, of: second.piece.follower, generation: second.piece.generation)
+        }
     }
 
     /// The running hash of `follower` to add bytes read or copied under `generation` to; nil when the file was
