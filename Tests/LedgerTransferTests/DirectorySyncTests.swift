@@ -8,11 +8,14 @@ import Testing
         let directory = NSTemporaryDirectory() + "dirsync-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        try #require(fd >= 0)
+        defer { close(fd) }
         let syncer = DirectorySync()
         let callers = 32
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<callers {
-                group.addTask { await Task.detached { syncer.sync(directory) }.value }
+                group.addTask { await Task.detached { syncer.sync(descriptor: fd) }.value }
             }
         }
         // Every caller got a sync that began after it arrived, and none ran more than one of its own.
@@ -20,11 +23,13 @@ import Testing
         #expect(syncer.performed <= callers)
     }
 
-    @Test func aLaterCallerGetsANewSync() {
-        let directory = NSTemporaryDirectory()
+    @Test func aLaterCallerGetsANewSync() throws {
+        let fd = open(NSTemporaryDirectory(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        try #require(fd >= 0)
+        defer { close(fd) }
         let syncer = DirectorySync()
-        syncer.sync(directory)
-        syncer.sync(directory)
+        syncer.sync(descriptor: fd)
+        syncer.sync(descriptor: fd)
         // Sequential callers cannot share: the second change came after the first sync began.
         #expect(syncer.performed == 2)
     }

@@ -3,6 +3,10 @@ import Foundation
 /// Makes new directory entries durable with as few directory fsyncs as possible: each caller waits for a sync
 /// that started after its own change, but everyone who arrives while one runs shares the next (group commit).
 /// Eight files finishing together cost one or two fsyncs of their directory, not eight.
+///
+/// A directory is named by the descriptor its caller placed through (``DownloadFolder``'s), and callers share syncs
+/// of the same directory (device and inode): a path looked up again could name another folder by then (the
+/// download folder moved away, a link put in its place), and opening it cost an `openat` and a `close` per sync.
 final class DirectorySync: @unchecked Sendable {
     // @unchecked: `progress` is guarded by `condition`, an NSCondition because callers wait on it (a Mutex cannot).
     static let shared = DirectorySync()
@@ -15,8 +19,14 @@ final class DirectorySync: @unchecked Sendable {
         var running = false
     }
 
+    /// A directory: its device and inode.
+    private struct Key: Hashable {
+        let device: UInt64
+        let inode: UInt64
+    }
+
     private let condition = NSCondition()
-    private var progress: [String: Progress] = [:]
+    private var progress: [Key: Progress] = [:]
 
     /// How many directory fsyncs were run, for tests.
     var performed: Int {
@@ -25,33 +35,33 @@ final class DirectorySync: @unchecked Sendable {
         return progress.values.reduce(0) { $0 + $1.done }
     }
 
-    /// Returns once a directory fsync that began after this call has finished; best effort (an error is ignored,
-    /// as a failed directory sync leaves the file complete under its name).
-    func sync(_ directory: String) {
+    /// Returns once an fsync of the directory open as `descriptor` that began after this call has finished; best
+    /// effort (an error is ignored, as a failed directory sync leaves the file complete under its name). The
+    /// descriptor stays the caller's; the sync that runs is through the descriptor of the caller that runs it.
+    func sync(descriptor: Int32) {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            fsync(descriptor)
+            return
+        }
+        let key = Key(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
         condition.lock()
         defer { condition.unlock() }
-        let needed = progress[directory, default: Progress()].started + 1
-        while progress[directory, default: Progress()].done < needed {
-            if progress[directory, default: Progress()].running {
+        let needed = progress[key, default: Progress()].started + 1
+        while progress[key, default: Progress()].done < needed {
+            if progress[key, default: Progress()].running {
                 condition.wait()
                 continue
             }
-            progress[directory, default: Progress()].running = true
-            progress[directory, default: Progress()].started += 1
-            let number = progress[directory, default: Progress()].started
+            progress[key, default: Progress()].running = true
+            progress[key, default: Progress()].started += 1
+            let number = progress[key, default: Progress()].started
             condition.unlock()
-            Self.fsyncDirectory(directory)
+            fsync(descriptor)
             condition.lock()
-            progress[directory, default: Progress()].done = number
-            progress[directory, default: Progress()].running = false
+            progress[key, default: Progress()].done = number
+            progress[key, default: Progress()].running = false
             condition.broadcast()
         }
-    }
-
-    private static func fsyncDirectory(_ directory: String) {
-        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { return }
-        fsync(fd)
-        close(fd)
     }
 }

@@ -59,14 +59,14 @@ enum FilePlacement {
                     unlinkat(folder.directory, name, 0)
                     throw error
                 }
-                syncDirectory(directory)
+                syncDirectory(folder)
                 if !keepPartial { folder.removePartial(id: id) }
                 return name
             }
             if errno == EEXIST {
                 if isSameFile(folder, partial, name) {
                     try sync()
-                    syncDirectory(directory)
+                    syncDirectory(folder)
                     if !keepPartial { folder.removePartial(id: id) }
                     return name
                 }
@@ -80,7 +80,7 @@ enum FilePlacement {
                 synced = true
             }
             if ccurl_renameat_noreplace(folder.partials, partial, folder.directory, name) == 0 {
-                syncDirectory(directory)
+                syncDirectory(folder)
                 return name
             }
             if errno == EEXIST { continue }
@@ -101,7 +101,7 @@ enum FilePlacement {
 
     /// Makes the new directory entry durable, sharing the directory fsync with placements finishing at the
     /// same time; best effort.
-    private static func syncDirectory(_ directory: String) {
-        DirectorySync.shared.sync(directory)
+    private static func syncDirectory(_ folder: DownloadFolder) {
+        DirectorySync.shared.sync(descriptor: folder.directory)
     }
 }
