@@ -24,7 +24,6 @@ final class PartialFile {
     /// `<directory>/.dledger/partial/<id>.part`, for messages; never opened by this path.
     let path: String
     let id: Int64
-    let directory: String
     /// The descriptor (``PartialFile+Pieces`` writes at offsets and keeps the piece map through it).
     let fd: Int32
     /// The download folder the file was opened in, kept for the transfer's life: the file is placed and removed
@@ -52,7 +51,6 @@ final class PartialFile {
         }
         path = request.partialPath
         id = request.id
-        directory = request.directory
         var info = stat()
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
             close(fd)
