@@ -1,3 +1,4 @@
+import CWriteback
 import Foundation
 import Synchronization
 
@@ -42,10 +43,10 @@ public final class TransferEngine: Sendable {
         let loop = TransferLoop(config: config, mailbox: mailbox)
         let stopped = stoppedLoop
         let thread = Thread {
+            _ = cwriteback_name_thread("dledger-loop")
             loop.run()
             stopped.signal()
         }
-        thread.name = "LedgerTransfer"
         thread.start()
     }
 

@@ -131,3 +131,45 @@ extension TransferEngineTests {
         #expect(h.engine.running.isEmpty)
     }
 }
+
+extension TransferEngineTests {
+    /// The threads of this process named `name` (`/proc/self/task/*/comm`), each with its scheduling policy (the
+    /// 41st field of its `stat`: 0 SCHED_OTHER, 3 SCHED_BATCH).
+    static func threadPolicies(named name: String?) throws -> [Int] {
+        try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").compactMap { tid in
+            let task = "/proc/self/task/" + tid
+            guard let comm = try? String(contentsOfFile: task + "/comm", encoding: .utf8),
+                name == nil || comm.trimmingCharacters(in: .newlines) == name,
+                let stat = try? String(contentsOfFile: task + "/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { return nil }
+            // Fields after the name in parentheses start with the state, the 3rd field.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return Int(String(fields[41 - 3])) ?? -1
+        }
+    }
+
+    /// The hash worker and the completion threads yield to the loop: their wake-ups (a chunk handed over, a file to
+    /// sync) must not preempt the loop's receive and write. The loop itself keeps the normal policy.
+    @Test func theHashAndCompletionThreadsRunAsBatchWorkAndTheLoopDoesNot() async throws {
+        let h = try Harness()
+        defer { h.close() }
+        let resource = Resource(size: 600_000, seed: 7)
+        h.server.serve("/a.bin", resource)
+
+        let event = await h.run(h.request(1, "/a.bin"))
+        guard case .completed = event else {
+            Issue.record("the transfer ended with \(String(describing: event))")
+            return
+        }
+        let loops = try Self.threadPolicies(named: "dledger-loop")
+        let hashes = try Self.threadPolicies(named: "dledger-hash")
+        let completions = try Self.threadPolicies(named: "dledger-finish")
+        #expect(!loops.isEmpty && loops.allSatisfy { $0 == 0 }, "loop threads: \(loops)")
+        #expect(!hashes.isEmpty && hashes.allSatisfy { $0 == 3 }, "hash threads: \(hashes)")
+        #expect(!completions.isEmpty && completions.allSatisfy { $0 == 3 }, "completions: \(completions)")
+        // No other thread took the policy (a thread inherits it from the one that starts it).
+        let all = try Self.threadPolicies(named: nil)
+        #expect(all.filter { $0 == 3 }.count == hashes.count + completions.count, "all threads: \(all)")
+    }
+}

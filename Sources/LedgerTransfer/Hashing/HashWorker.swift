@@ -1,3 +1,4 @@
+import CWriteback
 import Foundation
 import Glibc
 
@@ -111,10 +112,11 @@ final class HashWorker: @unchecked Sendable {
     init(maxBuffers: Int = HashWorker.defaultMaxBuffers) {
         self.maxBuffers = maxBuffers
         let thread = Thread { [self] in
+            _ = cwriteback_name_thread("dledger-hash")
+            _ = cwriteback_background_thread()  // its wake-ups do not preempt the loop
             run()
             stopped.signal()
         }
-        thread.name = "LedgerTransfer hash"
         thread.start()
     }
 

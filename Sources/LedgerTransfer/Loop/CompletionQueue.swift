@@ -1,3 +1,4 @@
+import CWriteback
 import Foundation
 
 /// Runs the blocking end of transfers (fsync, waiting for the hash, linking, the directory fsync) on a few threads
@@ -43,10 +44,11 @@ final class CompletionQueue: @unchecked Sendable {
             threads += 1
             exited.enter()
             let thread = Thread { [self] in
+                _ = cwriteback_name_thread("dledger-finish")
+                _ = cwriteback_background_thread()  // its wake-ups do not preempt the loop
                 work()
                 exited.leave()
             }
-            thread.name = "LedgerTransfer completion"
             thread.start()
         }
     }

@@ -31,6 +31,12 @@ final class TransferLoop: @unchecked Sendable {
     var limiterDebts: [Int64: Double] = [:]
     static let tickInterval = 0.25
     static let refillInterval = 0.05
+    /// curl's receive buffer per transfer. curl's default 16 KiB means a recv and a loop turn per 16 KiB (65 000
+    /// per GiB, six times curl's own tool); 256 KiB gives about 4 000. Larger ones (curl allows 512 KiB) spread
+    /// each recv's copy over memory the caches no longer hold by the time the bytes are copied on: with 8 transfers
+    /// 512 KiB buffers are 4 MiB, and the 200-file run took 2–8 % more wall time and 20 ms more CPU with them
+    /// (docs/bench-transfer.md).
+    static let receiveBuffer = 256 << 10
 
     init(config: TransferConfig, mailbox: EngineMailbox) {
         self.config = config
@@ -204,9 +210,7 @@ final class TransferLoop: @unchecked Sendable {
         easy.set(CURLOPT_SSL_VERIFYHOST, config.verifyTLS ? 2 : 0)
         easy.set(CURLOPT_HTTP_CONTENT_DECODING, 0)
         easy.set(CURLOPT_NOSIGNAL, 1)
-        // curl's default 16 KiB means a recv and a loop turn per 16 KiB (65 000 per GiB, six times curl's own
-        // tool); 512 KiB (curl's maximum) gives about 2 700, and 8 transfers still hold only 4 MiB.
-        easy.set(CURLOPT_BUFFERSIZE, 512 * 1024)
+        easy.set(CURLOPT_BUFFERSIZE, Self.receiveBuffer)
         easy.setHeaders(attempt.requestHeaders + request.headers)
         let context = Unmanaged.passUnretained(attempt).toOpaque()
         easy.set(CURLOPT_HEADERFUNCTION, callback: Self.headerCallback)
