@@ -64,11 +64,18 @@ enum TransferChild {
             return 64
         }
         do {
-            let text = try String(contentsOfFile: list, encoding: .utf8)
-            let urls = text.split(whereSeparator: \.isNewline).map(String.init).filter { !$0.isEmpty }
-            return try await download(
+            // Lines split on their bytes: splitting 200 URLs by Character cost about 1.4 ms, charged to this row.
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: list))
+            let urls = bytes.split(separator: UInt8(ascii: "\n")).map { line in
+                String(decoding: line.last == UInt8(ascii: "\r") ? line.dropLast() : line, as: UTF8.self)
+            }.filter { !$0.isEmpty }
+            let code = try await download(
                 urls, into: directory, ledger: ledgerPath ?? directory + ".ledger", parallel: parallel,
                 tick: tick, connections: connections, checkpoint: checkpoint)
+            // Exits here, as an application does once its work is done, instead of returning to the top level:
+            // on Linux that hop to the main actor waits for a dispatch thread (up to ~1 ms at the end of a run).
+            // The ledger is closed by now (quiet on disk): `download` released it.
+            exit(code)
         } catch {
             print("error: \(error)")
             return 1
