@@ -32,7 +32,8 @@ import Testing
         let before = dl_cache_reused()
         // Four times the largest block anything here caches (curl's receive buffers, freed by earlier transfers of
         // this process, may be cached beside the small one): taking one would not fit.
-        let larger = try #require(dl_cache_malloc(4 * max(DL_CACHED_BLOCK_MIN, TransferLoop.receiveBuffer + 1)))
+        let largest = max(DL_CACHED_BLOCK_MIN, TransferLoop.receiveBuffer + 1)
+        let larger = try #require(dl_cache_malloc(4 * largest))
         let smaller = try #require(dl_cache_malloc(100))
         #expect(dl_cache_reused() == before)
         dl_cache_free(larger)
