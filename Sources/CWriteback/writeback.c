@@ -1,5 +1,5 @@
-// sync_file_range and SCHED_BATCH for the Swift targets, which Swift's Glibc module does not declare (GNU
-// extensions).
+// sync_file_range, SCHED_BATCH and pthread_setname_np for the Swift targets, which Swift's Glibc module does not
+// declare (GNU extensions).
 #define _GNU_SOURCE
 #include "cwriteback.h"
 

@@ -34,7 +34,7 @@ final class TransferLoop: @unchecked Sendable {
     /// curl's receive buffer per transfer. curl's default 16 KiB means a recv and a loop turn per 16 KiB (65 000
     /// per GiB, six times curl's own tool); 256 KiB gives about 4 000. Larger ones (curl allows 512 KiB) spread
     /// each recv's copy over memory the caches no longer hold by the time the bytes are copied on: with 8 transfers
-    /// 512 KiB buffers are 4 MiB, and the 200-file run took 2–8 % more wall time and 20 ms more CPU with them
+    /// 512 KiB buffers are 4 MiB, and the 200-file run took 3–12 % more wall time and 20–33 ms more CPU with them
     /// (docs/bench-transfer.md).
     static let receiveBuffer = 256 << 10
 
