@@ -21,11 +21,18 @@ int cwriteback_background_thread(void) {
     return sched_setscheduler(0, SCHED_BATCH, &param);
 }
 
+int cwriteback_foreground_thread(void) {
+    struct sched_param param = {0};
+    return sched_setscheduler(0, SCHED_OTHER, &param);
+}
+
 int cwriteback_start(int fd, long long offset, long long length) {
     return sync_file_range(fd, (off_t)offset, (off_t)length, SYNC_FILE_RANGE_WRITE);
 }
 #else
 int cwriteback_background_thread(void) { return 0; }
+
+int cwriteback_foreground_thread(void) { return 0; }
 
 int cwriteback_name_thread(const char *name) {
     (void)name;

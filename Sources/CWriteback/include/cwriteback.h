@@ -15,6 +15,11 @@ int cwriteback_start(int fd, long long offset, long long length);
 /// then runs as before); elsewhere than Linux it does nothing.
 int cwriteback_background_thread(void);
 
+/// Puts the calling thread back in the normal policy (SCHED_OTHER). A thread inherits its policy from the thread
+/// that starts it, so a completion thread leaves SCHED_BATCH while it delivers an event, which can start a thread
+/// (a dispatch thread for the consumer's task, when none is idle). 0, or -1 with errno.
+int cwriteback_foreground_thread(void);
+
 /// Names the calling thread as `top -H` and /proc/PID/task/TID/comm show it (at most 15 bytes, longer names are
 /// cut). Foundation's `Thread.name` names the OS thread only when it is set on the thread after its start, and
 /// its own check races with the start. 0, or an error number (ignored by callers).

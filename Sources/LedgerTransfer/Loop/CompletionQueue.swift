@@ -53,6 +53,17 @@ final class CompletionQueue: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` on a completion thread in the normal policy, then puts the thread back in SCHED_BATCH. A thread
+    /// inherits its policy from the one that starts it, and delivering an event can start one (the consumer's task
+    /// resumed on a dispatch pool with no idle thread): that thread must not stay in SCHED_BATCH.
+    static func outsideBatch(_ body: () -> Void) {
+        // Not a completion thread in SCHED_BATCH (the call failed): nothing to leave, nothing to restore.
+        guard sched_getscheduler(0) != SCHED_OTHER else { return body() }
+        _ = cwriteback_foreground_thread()
+        body()
+        _ = cwriteback_background_thread()
+    }
+
     /// Runs what is queued, then ends the threads and waits for them.
     func close() {
         condition.lock()

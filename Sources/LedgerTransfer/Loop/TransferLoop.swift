@@ -156,7 +156,10 @@ final class TransferLoop: @unchecked Sendable {
             request: job.request, file: job.file, follower: job.follower, hashes: hashes, name: name,
             keepPartial: config.keepPlacedPartials, ledgerPath: config.ledgerPath, kept: job.keptBytes)
         let mailbox = self.mailbox
-        completions.submit { mailbox.emit(end(finishing)) }
+        completions.submit {
+            let event = end(finishing)
+            CompletionQueue.outsideBatch { mailbox.emit(event) }
+        }
     }
 
     /// Sends the next request of `job`, resuming from its partial file.
