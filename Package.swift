@@ -40,11 +40,13 @@ let package = Package(
             dependencies: ["CCurl", "CCrypto", "CSHA256", "CBufferCache", "CWriteback"]),
         .target(
             name: "DownloadLedger",
-            dependencies: ["LedgerCore", "LedgerStore", "LedgerTransfer", "CCrypto", "CSpawn"]),
+            dependencies: ["LedgerCore", "LedgerStore", "LedgerTransfer", "CCrypto", "CSpawn", "CWriteback"]),
         .target(name: "LoopbackHTTP"),
         .target(name: "LedgerUI", dependencies: ["LedgerCore", "LedgerTransfer"]),
         .target(name: "LedgerRPC", dependencies: ["DownloadLedger", "LedgerFrontEnd"]),
-        .target(name: "LedgerRPCServer", dependencies: ["LedgerRPC", "CWebSockets", "CWebSocketGuard"]),
+        .target(
+            name: "LedgerRPCServer",
+            dependencies: ["LedgerRPC", "CWebSockets", "CWebSocketGuard", "CWriteback"]),
         .target(name: "LedgerFrontEnd", dependencies: ["DownloadLedger", "LedgerCore"]),
         .executableTarget(
             name: "dledger",

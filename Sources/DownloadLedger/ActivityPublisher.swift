@@ -1,3 +1,4 @@
+import CWriteback
 import Foundation
 import LedgerTransfer
 import Synchronization
@@ -22,8 +23,10 @@ final class ActivityPublisher: Sendable {
     /// Publishes an empty snapshot at once (a dead writer's file is replaced), then follows `source`.
     init(board: any ActivityBoard, source: @escaping @Sendable () -> [TransferActivity]) {
         self.board = board
-        let thread = Thread { [self] in run(source) }
-        thread.name = "LedgerActivity"
+        let thread = Thread { [self] in
+            _ = cwriteback_name_thread("dledger-board")
+            run(source)
+        }
         thread.start()
     }
 

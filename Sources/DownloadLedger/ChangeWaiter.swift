@@ -1,3 +1,4 @@
+import CWriteback
 import Foundation
 import LedgerStore
 import Synchronization
@@ -49,8 +50,10 @@ final class ChangeWaiter: Sendable {
     /// Starts the thread.
     init(interval: Duration, hooks: Hooks) {
         let signal = self.signal
-        let thread = Thread { Self.wait(interval: interval, hooks: hooks, signal: signal) }
-        thread.name = "dledger changes"
+        let thread = Thread {
+            _ = cwriteback_name_thread("dledger-changes")
+            Self.wait(interval: interval, hooks: hooks, signal: signal)
+        }
         thread.start()
     }
 

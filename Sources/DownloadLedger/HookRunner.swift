@@ -1,4 +1,5 @@
 import CSpawn
+import CWriteback
 import Foundation
 import Synchronization
 
@@ -60,6 +61,7 @@ final class HookRunner: Sendable {
         }
         guard launch else { return }
         let thread = Thread { [self] in
+            _ = cwriteback_name_thread("dledger-hook")
             var job = job
             while true {
                 let (result, output) = Self.execute(
@@ -82,7 +84,6 @@ final class HookRunner: Sendable {
                 job = next
             }
         }
-        thread.name = "dledger hook"
         thread.start()
     }
 

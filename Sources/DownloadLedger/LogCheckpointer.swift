@@ -1,3 +1,4 @@
+import CWriteback
 import Foundation
 import Synchronization
 
@@ -27,10 +28,10 @@ final class LogCheckpointer: Sendable {
         // At least a millisecond, at most a day.
         let milliseconds = Int(max(1, min(interval / .milliseconds(1), 86_400_000)))
         let thread = Thread { [self] in
+            _ = cwriteback_name_thread("dledger-checkpt")
             loop(path: path, every: milliseconds)
             done.signal()
         }
-        thread.name = "dledger-checkpoint"
         thread.start()
     }
 

@@ -1,4 +1,5 @@
 import CWebSockets
+import CWriteback
 import Foundation
 import LedgerRPC
 import Synchronization
@@ -116,12 +117,12 @@ public final class RPCServer: @unchecked Sendable {
     /// Whether a drain has begun, as the server thread last saw it.
     var drainingSeen = false
     /// Where requests are read (parsed) and reads answered, side by side (``dispatch(_:reads:callback:_:)``).
-    let readers = RPCWorkers(count: RPCServer.readerCount, name: "dledger-rpc-read")
+    let readers = RPCWorkers(count: RPCServer.readerCount, name: "dledger-read")
     /// Where large requests are read and answered, one at a time: a client sending them back to back holds
     /// this thread, never the readers other clients' small calls need.
-    let bulk = RPCWorkers(count: 1, name: "dledger-rpc-bulk")
+    let bulk = RPCWorkers(count: 1, name: "dledger-bulk")
     /// Where the calls that change the list run, one at a time.
-    let writer = RPCWorkers(count: 1, name: "dledger-rpc-write")
+    let writer = RPCWorkers(count: 1, name: "dledger-write")
     /// Reader threads: enough that a slow read leaves others free, few enough that each costs little.
     static let readerCount = max(2, min(4, ProcessInfo.processInfo.activeProcessorCount))
     /// A body or message larger than this is read on ``bulk``.
@@ -215,6 +216,7 @@ public final class RPCServer: @unchecked Sendable {
         // Only this thread uses the context from now on (stop() waits for it to end).
         nonisolated(unsafe) let context = live
         let thread = Thread { [self] in
+            _ = cwriteback_name_thread("dledger-rpc")
             cws_schedule(context, timer, rpcTimer, Self.sweepInterval)
             var deadline = Double.infinity
             while true {
@@ -233,7 +235,6 @@ public final class RPCServer: @unchecked Sendable {
             lws_context_destroy(context)
             finished.signal()
         }
-        thread.name = "dledger-rpc"
         thread.start()
     }
 

@@ -1,3 +1,4 @@
+import CWriteback
 import Foundation
 import Synchronization
 
@@ -21,12 +22,13 @@ final class RPCWorkers: Sendable {
     init(count: Int, name: String) {
         self.count = count
         for i in 0..<count {
+            let threadName = count > 1 ? "\(name)-\(i)" : name
             let thread = Thread { [self] in
+                _ = cwriteback_name_thread(threadName)
                 Thread.current.threadDictionary[Self.key] = ObjectIdentifier(self).hashValue
                 while let job = next() { job() }
                 ended.signal()
             }
-            thread.name = count > 1 ? "\(name)-\(i)" : name
             // Calls recurse little (parsing is bounded in depth); the default 8 MiB is reserved per thread.
             thread.stackSize = 1 << 20
             thread.start()
