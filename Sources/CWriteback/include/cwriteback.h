@@ -11,8 +11,8 @@ int cwriteback_start(int fd, long long offset, long long length);
 /// Puts the calling thread in Linux's SCHED_BATCH policy: it keeps its fair share of the CPU, but its wake-ups no
 /// longer preempt the thread that is running. The hash worker and the completion threads take it, so a chunk
 /// handed over or a file to sync does not interrupt the transfer loop's receive and write on a busy core (on two
-/// cores they preempted the loop 264–424 times in a 200-file run, 28–82 times with it). 0, or -1 with errno (ignored by callers: the thread
-/// then runs as before); elsewhere than Linux it does nothing.
+/// cores they preempted the loop 264–424 times in a 200-file run, 28–82 times with it). 0, or -1 with errno
+/// (ignored by callers: the thread then runs as before); elsewhere than Linux it does nothing.
 int cwriteback_background_thread(void);
 
 /// Puts the calling thread back in the normal policy (SCHED_OTHER). A thread inherits its policy from the thread
