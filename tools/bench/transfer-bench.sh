@@ -20,9 +20,8 @@ if [ -n "$missing" ]; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y $missing
 fi
 
-# Built the way README.md installs dledger: the Swift runtime linked in (--static-swift-stdlib), so the child
-# starts without loading and relocating the Swift and Foundation libraries, as curl and aria2c start. Its own
-# scratch path keeps the plain release build in .build untouched.
-swift build -c release --static-swift-stdlib --scratch-path .build/static --product ledger-bench
-exec "$(swift build -c release --static-swift-stdlib --scratch-path .build/static --show-bin-path)/ledger-bench" \
+# Built the way README.md installs dledger (tools/static-build): the Swift runtime linked in, so the child starts
+# without loading and relocating the Swift and Foundation libraries, as curl and aria2c start.
+tools/static-build --product ledger-bench
+exec "$(tools/static-build --show-bin-path)/ledger-bench" \
     transfer "$@"
