@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "LedgerCore"),
         .target(
             name: "LedgerStore",
-            dependencies: ["LedgerCore", "CSQLite", "CCrypto", "CPostgres", "CWriteback"]),
+            dependencies: ["LedgerCore", "CSQLite", "CCrypto", "CPostgres", "CSHA256", "CWriteback"]),
         .target(
             name: "LedgerTransfer",
             dependencies: ["CCurl", "CCrypto", "CSHA256", "CBufferCache", "CWriteback"]),
@@ -75,7 +75,8 @@ let package = Package(
                 "LedgerStore", "LedgerCore", "CSQLite", "ledger-bench", "PostgresSupport", "TestSupport",
             ]),
         .testTarget(
-            name: "LedgerTransferTests", dependencies: ["LedgerTransfer", "LoopbackHTTP", "CBufferCache"]),
+            name: "LedgerTransferTests",
+            dependencies: ["LedgerTransfer", "LoopbackHTTP", "CBufferCache", "CSHA256"]),
         .testTarget(
             name: "DownloadLedgerTests",
             dependencies: ["DownloadLedger", "LoopbackHTTP", "TestSupport", "PostgresSupport"]),

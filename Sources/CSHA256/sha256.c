@@ -4,13 +4,7 @@
 // words at a time with sha256msg1 (w[t-16] + sigma0(w[t-15])), the add of w[t-7], and sha256msg2 (+ sigma1(w[t-2])).
 #include "CSHA256.h"
 
-#if defined(__x86_64__)
-#include <cpuid.h>
-#include <immintrin.h>
-
-#define DL_SHA_TARGET __attribute__((target("sha,sse4.1,ssse3")))
-
-static const uint32_t round_constants[64] = {
+const uint32_t dl_sha256_round_constants[64] = {
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
     0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
     0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
@@ -20,6 +14,12 @@ static const uint32_t round_constants[64] = {
     0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
     0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
 };
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <immintrin.h>
+
+#define DL_SHA_TARGET __attribute__((target("sha,sse4.1,ssse3")))
 
 int dl_sha256_native_available(void) {
     unsigned int eax, ebx, ecx, edx;
@@ -33,7 +33,8 @@ int dl_sha256_native_available(void) {
 /// Four rounds: (s0, s1) = (abef, cdgh) advanced by the message words `w` of group `group` (rounds 4*group...).
 #define DL_FOUR_ROUNDS(s0, s1, w, group)                                                                    \
     do {                                                                                                    \
-        __m128i k_ = _mm_add_epi32((w), _mm_loadu_si128((const __m128i *)&round_constants[4 * (group)])); \
+        const uint32_t *k4_ = &dl_sha256_round_constants[4 * (group)];                                     \
+        __m128i k_ = _mm_add_epi32((w), _mm_loadu_si128((const __m128i *)k4_));                            \
         (s1) = _mm_sha256rnds2_epu32((s1), (s0), k_);                                                      \
         k_ = _mm_shuffle_epi32(k_, 0x0E);                                                                   \
         (s0) = _mm_sha256rnds2_epu32((s0), (s1), k_);                                                      \

@@ -1,17 +1,17 @@
-import CCrypto
+import CSHA256
 
 /// The rolling state of the hash chain: the last hash, and the canonical bytes of the events chained since
 /// `clear()`, kept side by side so a batch of rows can be bound to SQLite without copies.
 ///
 /// `hash[n] = SHA-256(hash[n-1] ‖ seq (8 bytes BE) ‖ time (8 BE) ‖ kind ‖ 0x00 ‖ version (4 BE) ‖ tasks ‖ 0x00 ‖
 /// payload)`, with `hash[0]` 32 zero bytes and tasks the comma-separated decimal ids ("7,8").
-/// Owns one OpenSSL digest context and one growing buffer, reused for every event so chaining allocates nothing.
+/// Owns one SHA-256 context (CSHA256) and one growing buffer, reused for every event so chaining allocates nothing.
 final class ChainHasher {
     static let digestLength = 32
     static let zeroHash = [UInt8](repeating: 0, count: digestLength)
 
-    private let context: OpaquePointer
-    private let sha256: OpaquePointer
+    /// The SHA-256 state (CSHA256: no OpenSSL, whose first digest fetch costs every command about 1 ms).
+    private let context: UnsafeMutablePointer<dl_sha256_ctx>
     /// For each event chained since `clear()`: `hash[n-1] ‖ canonical(n) ‖ hash[n]`.
     private var buffer: UnsafeMutableRawPointer
     private var capacity: Int
@@ -29,11 +29,8 @@ final class ChainHasher {
     }
 
     init() {
-        guard let context = EVP_MD_CTX_new(), let sha256 = EVP_MD_fetch(nil, "SHA256", nil) else {
-            preconditionFailure("OpenSSL cannot provide SHA-256")
-        }
-        self.context = context
-        self.sha256 = sha256
+        context = UnsafeMutablePointer<dl_sha256_ctx>.allocate(capacity: 1)
+        context.initialize(to: dl_sha256_ctx())
         capacity = 1024
         buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
         hashStorage = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.digestLength, alignment: 16)
@@ -42,8 +39,7 @@ final class ChainHasher {
     }
 
     deinit {
-        EVP_MD_CTX_free(context)
-        EVP_MD_free(sha256)
+        context.deallocate()
         buffer.deallocate()
         hashStorage.deallocate()
     }
@@ -119,18 +115,20 @@ final class ChainHasher {
         var versionBytes = UInt32(truncatingIfNeeded: version).bigEndian
         var zero: UInt8 = 0
         let context = context
-        func update(_ bytes: UnsafeRawBufferPointer) -> Bool {
-            EVP_DigestUpdate(context, bytes.baseAddress, bytes.count) == 1
+        func update(_ bytes: UnsafeRawBufferPointer) {
+            guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+            dl_sha256_update(context, base, bytes.count)
         }
-        let ok =
-            EVP_DigestInit_ex2(context, sha256, nil) == 1 && update(UnsafeRawBufferPointer(hashStorage))
-            && withUnsafeBytes(of: &numbers, update) && update(kind)
-            && EVP_DigestUpdate(context, &zero, 1) == 1
-            && withUnsafeBytes(of: &versionBytes, update) && update(tasksText)
-            && EVP_DigestUpdate(context, &zero, 1) == 1 && update(payload)
-            && EVP_DigestFinal_ex(context, hashStorage.baseAddress?.assumingMemoryBound(to: UInt8.self), nil)
-                == 1
-        precondition(ok, "OpenSSL SHA-256 failed")
+        dl_sha256_init(context)
+        update(UnsafeRawBufferPointer(hashStorage))
+        withUnsafeBytes(of: &numbers, update)
+        update(kind)
+        dl_sha256_update(context, &zero, 1)
+        withUnsafeBytes(of: &versionBytes, update)
+        update(tasksText)
+        dl_sha256_update(context, &zero, 1)
+        update(payload)
+        dl_sha256_final(context, hashStorage.baseAddress!.assumingMemoryBound(to: UInt8.self))
     }
 
     /// Lays out `hash ‖ seq ‖ time ‖ kind ‖ 0 ‖ version` and reserves room for the rest of the event.
@@ -161,12 +159,9 @@ final class ChainHasher {
         let payloadStart = count
         put(payload)
         let payloadRange = payloadStart..<count
-        let ok =
-            EVP_DigestInit_ex2(context, sha256, nil) == 1
-            && EVP_DigestUpdate(context, buffer + layoutStart, count - layoutStart) == 1
-            && EVP_DigestFinal_ex(context, hashStorage.baseAddress?.assumingMemoryBound(to: UInt8.self), nil)
-                == 1
-        precondition(ok, "OpenSSL SHA-256 failed")
+        dl_sha256_init(context)
+        dl_sha256_update(context, buffer + layoutStart, count - layoutStart)
+        dl_sha256_final(context, hashStorage.baseAddress!.assumingMemoryBound(to: UInt8.self))
         let hashStart = count
         put(UnsafeRawBufferPointer(hashStorage))
         entries.append(Entry(kind: kind, tasks: tasksRange, payload: payloadRange, hash: hashStart..<count))

@@ -1,4 +1,4 @@
-import CCrypto
+import CSHA256
 
 /// What ties a snapshot to the hash chain: the hash of the event it was taken at, and a digest of the snapshot
 /// itself over that hash, its seq and its reducer version.
@@ -92,9 +92,7 @@ struct SnapshotSeal: Equatable {
     /// A digest taken over bytes handed over one piece after another, in order (an encoding hashed as it is
     /// written, a snapshot hashed as its pieces arrive): ``finish()`` is `digest(…bytes:)` of their concatenation.
     final class Digester {
-        private let context: OpaquePointer
-        private let sha256: OpaquePointer
-        private var ok: Bool
+        private let context: UnsafeMutablePointer<dl_sha256_ctx>
 
         init(reducerVersion: Int, seq: Int64, eventHash: UnsafeRawBufferPointer, tag: [UInt8]) {
             var header = [UInt8]()
@@ -104,37 +102,28 @@ struct SnapshotSeal: Equatable {
                     header.append(UInt8(truncatingIfNeeded: value >> shift))
                 }
             }
-            guard let context = EVP_MD_CTX_new(), let sha256 = EVP_MD_fetch(nil, "SHA256", nil) else {
-                preconditionFailure("OpenSSL cannot provide SHA-256")
-            }
-            self.context = context
-            self.sha256 = sha256
-            ok =
-                EVP_DigestInit_ex2(context, sha256, nil) == 1
-                && EVP_DigestUpdate(context, header, header.count) == 1
-                && EVP_DigestUpdate(context, eventHash.baseAddress, eventHash.count) == 1
-                && EVP_DigestUpdate(context, tag, tag.count) == 1
+            context = UnsafeMutablePointer<dl_sha256_ctx>.allocate(capacity: 1)
+            context.initialize(to: dl_sha256_ctx())
+            dl_sha256_init(context)
+            dl_sha256_update(context, header, header.count)
+            add(eventHash)
+            dl_sha256_update(context, tag, tag.count)
         }
 
         deinit {
-            EVP_MD_CTX_free(context)
-            EVP_MD_free(sha256)
+            context.deallocate()
         }
 
         /// Hashes the next piece.
         func add(_ piece: UnsafeRawBufferPointer) {
-            ok = ok && EVP_DigestUpdate(context, piece.baseAddress, piece.count) == 1
+            guard let base = piece.baseAddress, !piece.isEmpty else { return }
+            dl_sha256_update(context, base, piece.count)
         }
 
         /// The digest of everything added; call once.
         func finish() -> [UInt8] {
             var out = [UInt8](repeating: 0, count: ChainHasher.digestLength)
-            ok =
-                ok
-                && out.withUnsafeMutableBufferPointer {
-                    EVP_DigestFinal_ex(context, $0.baseAddress, nil) == 1
-                }
-            precondition(ok, "OpenSSL SHA-256 failed")
+            dl_sha256_final(context, &out)
             return out
         }
     }

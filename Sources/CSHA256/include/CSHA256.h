@@ -19,4 +19,23 @@ void dl_sha256_native_blocks2(uint32_t state_a[8], const uint8_t *data_a, uint32
                               const uint8_t *data_b, size_t blocks);
 #endif
 
+/// The portable compression function, for every CPU (what the stream below uses where the native one is missing).
+void dl_sha256_portable_blocks(uint32_t state[8], const uint8_t *data, size_t blocks);
+
+/// An incremental SHA-256: dl_sha256_init, any number of dl_sha256_update, then dl_sha256_final. Needs no
+/// allocation and no library; the native compression where the CPU has it.
+typedef struct {
+    uint32_t state[8];
+    uint64_t length;
+    uint8_t tail[64];
+    int native;
+} dl_sha256_ctx;
+
+void dl_sha256_init(dl_sha256_ctx *ctx);
+/// As dl_sha256_init, with the native compression only if `native` is non-zero (and the CPU has it): for tests.
+void dl_sha256_init_engine(dl_sha256_ctx *ctx, int native);
+void dl_sha256_update(dl_sha256_ctx *ctx, const void *data, size_t length);
+/// Writes the 32-byte digest; the context must be initialised again before another use.
+void dl_sha256_final(dl_sha256_ctx *ctx, uint8_t digest[32]);
+
 #endif
