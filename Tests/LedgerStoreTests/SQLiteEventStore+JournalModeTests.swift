@@ -126,4 +126,50 @@ struct SQLiteJournalModeTests {
         #expect(try copied.head() == 50)
         #expect(try copied.verifyChain().isValid)
     }
+
+    /// The downloader's facts (commits synced at checkpoints) tell the growth handler each time the log has grown
+    /// by a mebibyte; a checkpointer that folds it then (on its own connection, after the commit, as
+    /// `LogCheckpointer` does) keeps the `-wal` near that size, since a log folded in full starts over at its
+    /// beginning. Without the handler the same commits grow it past 12 MiB.
+    @Test(arguments: [false, true])
+    func aLogFoldedWhenItGrowsStaysSmall(folding: Bool) throws {
+        let writer = try SQLiteEventStore(path: path)
+        try writer.setDurability(.facts)
+        let checkpointer = try SQLiteEventStore(path: path, existing: true)
+        let calls = Counter()
+        if folding { writer.setLogGrowthHandler { calls.add() } }
+        // 400 commits of one event with a 16 KiB payload: about 13 MB of log frames in all.
+        let payload = [UInt8](repeating: UInt8(ascii: "x"), count: 16_384)
+        var head: Int64 = 0
+        var folded = 0
+        for n in 1...400 {
+            head = try writer.append(
+                [NewEvent(kind: "fact", version: 1, tasks: [Int64(n)], payload: payload)],
+                expectingHead: head,
+                time: Int64(n))
+            if calls.value > folded {
+                folded = calls.value
+                let result = try #require(checkpointer.checkpointPassive())
+                #expect(result.folded == result.logFrames)
+            }
+        }
+        let size = try #require(
+            try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int)
+        if folding {
+            #expect(calls.value >= 2)
+            #expect(size < 4 << 20, "the log grew to \(size) bytes")  // 2.7 MB when written
+        } else {
+            #expect(calls.value == 0)
+            #expect(size > 12 << 20, "the log stayed at \(size) bytes")  // 16.4 MB
+        }
+        #expect(try checkpointer.head() == 400)
+    }
+}
+
+/// Counts calls from any thread.
+private final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func add() { lock.withLock { count += 1 } }
+    var value: Int { lock.withLock { count } }
 }
