@@ -155,13 +155,6 @@ extension Ledger {
         core.withLock { $0.store.checkpoint() }
     }
 
-    /// Calls `handler` after a commit of this ledger's that grew its write-ahead log by about a mebibyte (facts of
-    /// the downloader, synced at checkpoints), nil stops: the scheduler's ``LogCheckpointer`` folds the log then,
-    /// so that it starts over instead of growing (``EventStoreUpkeep/setLogGrowthHandler(_:)``).
-    func setLogGrowthHandler(_ handler: (@Sendable () -> Void)?) {
-        core.withLock { $0.store.setLogGrowthHandler(handler) }
-    }
-
     /// The process is done writing to this ledger: the write-ahead log is folded into the main file and, when no
     /// other process has the file open, the file is left in rollback-journal mode, without a `-wal` or `-shm`, so
     /// that any copy of it opens in the plain `sqlite3` shell, even read-only in a folder the reader cannot write.

@@ -10,8 +10,6 @@ import Synchronization
 /// `cp ledger.sqlite` copies — is never more than about `interval` (plus one round's write) behind the head,
 /// instead of waiting for SQLite's own checkpoint at 1,000 pages (16 MB with our 16 KiB pages).
 ///
-/// A round also runs when ``nudge()`` is called: the scheduler calls it when a commit grew the log by a mebibyte.
-///
 /// ```swift
 /// let checkpointer = LogCheckpointer(path: ledger.path, interval: .seconds(1))
 /// defer { checkpointer.stop() }   // joins the thread and closes its connection
@@ -35,12 +33,6 @@ final class LogCheckpointer: Sendable {
             done.signal()
         }
         thread.start()
-    }
-
-    /// Folds the log now instead of at the end of the interval (the log grew by a mebibyte: folded in full, it
-    /// starts over at its beginning, and the file the last writer truncates stays small). Never waits.
-    func nudge() {
-        wake.signal()
     }
 
     /// Ends the thread and closes its connection (it holds the file open, which would keep the last writer from

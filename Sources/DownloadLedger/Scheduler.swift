@@ -167,10 +167,6 @@ public final class Scheduler: Sendable {
             PostgresLocation.isPostgres(ledger.path) ? nil : LogCheckpointer(path: ledger.path, interval: $0)
         }
         defer { checkpointer?.stop() }
-        // A log that grew by a mebibyte is folded at once (then it starts over): the file truncated when the ledger
-        // is left quiet stays small.
-        if let checkpointer { ledger.setLogGrowthHandler { checkpointer.nudge() } }
-        defer { ledger.setLogGrowthHandler(nil) }
         removeRecordedPartials()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { [self] in

@@ -49,18 +49,9 @@ public protocol EventStoreUpkeep: EventStore {
     /// Why the store's server is out of reach and when it is tried again; nil while it is reachable, and for a
     /// store that has no server (the default).
     var outage: StoreOutage? { get }
-
-    /// Calls `handler` (on the committing thread, after the commit) whenever the write-ahead log's file has grown by
-    /// about a mebibyte since it last did, so that a checkpointer folds it before it grows further (a log folded in
-    /// full starts over at its beginning instead of growing). nil stops. A store without such a log never calls it
-    /// (the default).
-    func setLogGrowthHandler(_ handler: (@Sendable () -> Void)?)
 }
 
 extension EventStoreUpkeep {
     /// No server to lose: nil.
     public var outage: StoreOutage? { nil }
-
-    /// No write-ahead log of ours: never called.
-    public func setLogGrowthHandler(_ handler: (@Sendable () -> Void)?) {}
 }

@@ -104,13 +104,6 @@ extension SQLiteEventStore {
         let size = Int64(info.st_size)
         // Emptied by a TRUNCATE checkpoint meanwhile.
         if size < logHandedOver.size { logHandedOver.size = 0 }
-        if size < logFoldAskedAt { logFoldAskedAt = 0 }
-        if let handler = logGrowthHandler,
-            size >= max(logFoldAskedAt + Self.logFoldSlack, Self.logWritebackStep)
-        {
-            logFoldAskedAt = size
-            handler()
-        }
         guard
             size - logHandedOver.size >= Self.logWritebackStep
                 || logHandedOver.commitsSince >= Self.logWritebackCommits
@@ -119,24 +112,10 @@ extension SQLiteEventStore {
         logHandedOver = (size: size, commitsSince: 0)
     }
 
-    /// ``EventStoreUpkeep/setLogGrowthHandler(_:)``: told by a commit synced at checkpoints (`synchronous=NORMAL`,
-    /// the downloader's facts; ``startLogWriteback()``) that finds the log's file at ``logWritebackStep`` or more
-    /// and ``logFoldSlack`` past its size at the last call. A log folded in full starts over at its beginning and
-    /// grows the file again only once it has refilled it, so the file stays near the size it had when it was first
-    /// folded: the file the last writer truncates when it leaves the ledger quiet, at a cost that grows with it
-    /// (2–14 ms for a 3.6 MB log on an ext4 mounted with `discard`, which trims each freed extent before
-    /// `ftruncate` returns).
-    public func setLogGrowthHandler(_ handler: (@Sendable () -> Void)?) {
-        logGrowthHandler = handler
-    }
-
     /// Log growth after which a commit hands the log to the kernel's writeback (``startLogWriteback()``).
     static let logWritebackStep: Int64 = 1 << 20
     /// Commits after which one hands the log over even if it did not grow by ``logWritebackStep``.
     static let logWritebackCommits = 64
-    /// Growth of the log's file past its size at the last ``setLogGrowthHandler(_:)`` call that calls it again (a
-    /// log that could not start over, a reader holding it, asks again only after this much).
-    static let logFoldSlack: Int64 = 128 << 10
 
     /// Closes the descriptor of the `-wal` (the log is gone, or the store is).
     func closeLogDescriptor() {

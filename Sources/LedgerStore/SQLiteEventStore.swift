@@ -54,9 +54,6 @@ public final class SQLiteEventStore: EventStoreUpkeep {
     var logDescriptor: Int32 = -1
     /// The log's size when it was last handed to the kernel's writeback, and the commits since.
     var logHandedOver: (size: Int64, commitsSince: Int) = (0, 0)
-    /// Told when a commit finds the log's file grown (``setLogGrowthHandler(_:)``), and the file's size then.
-    var logGrowthHandler: (@Sendable () -> Void)?
-    var logFoldAskedAt: Int64 = 0
 
     /// The DownloadLedger `PRAGMA application_id` ("DLGR").
     public static let applicationID: Int64 = 0x444C_4752
