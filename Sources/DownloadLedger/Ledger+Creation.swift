@@ -42,11 +42,10 @@ extension Ledger {
             for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) }
         }
         do {
-            // No one sees the temporary file before it is linked: it is written without a sync, its log folded
-            // into it, and then the file is synced once (then the folder, once linked). Two fsyncs for a new
+            // No one sees the temporary file before it is linked: it is written in place without a sync (no log
+            // beside it), and then the file is synced once (then the folder, once linked). Two fsyncs for a new
             // ledger, not nine; nothing is acknowledged before both.
-            try StoreFactory.createUnsynced(
-                at: temporary, for: path, events: events, vault: vault, time: time)
+            try StoreFactory.createUnsynced(at: temporary, events: events, vault: vault, time: time)
         }
         try syncFile(temporary, for: path)
         guard link(temporary, path) == 0 else {

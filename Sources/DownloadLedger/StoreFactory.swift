@@ -55,18 +55,13 @@ enum StoreFactory {
     }
 
     /// Creates a new ledger at `temporary`, a name no one else reads until the caller links it into place, holding
-    /// `events` (and the keys `vault` adds), written without syncs and then folded into its main file.
-    /// - Throws: `StoreError`; `.cannotOpen(path, …)` (naming the ledger's final `path`) when the log could not be
-    ///   folded into the file.
-    static func createUnsynced(
-        at temporary: String, for path: String, events: [NewEvent], vault: VaultChange, time: Int64
-    )
+    /// `events` (and the keys `vault` adds), written in place without syncs (``SQLiteEventStore/Synchronous/off``:
+    /// no log beside it) and closed, in rollback-journal mode, for the caller to sync.
+    /// - Throws: `StoreError`.
+    static func createUnsynced(at temporary: String, events: [NewEvent], vault: VaultChange, time: Int64)
         throws
     {
         let store = try SQLiteEventStore(path: temporary, synchronous: .off)
         _ = try store.append(events, expectingHead: 0, time: time, vault: vault)
-        guard store.checkpoint() else {
-            throw StoreError.cannotOpen(path, "the new ledger's log could not be folded into it")
-        }
     }
 }

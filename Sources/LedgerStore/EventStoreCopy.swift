@@ -88,11 +88,10 @@ public enum EventStoreCopy {
         }
         let head: Int64
         do {
-            let file = try SQLiteEventStore(path: temporary, synchronous: .off)
-            head = try copy(from: source, to: file, destinationName: destination)
-            guard file.checkpoint() else {
-                throw StoreError.cannotBackUp(destination, "the copy's log could not be folded into it")
-            }
+            // Written in place without syncs and closed (in rollback-journal mode) before the sync below.
+            head = try copy(
+                from: source, to: try SQLiteEventStore(path: temporary, synchronous: .off),
+                destinationName: destination)
         } catch StoreError.cannotOpen(_, let reason) {
             throw StoreError.cannotBackUp(destination, reason)
         } catch StoreError.io(temporary, let reason) {

@@ -23,8 +23,10 @@ public final class SQLiteEventStore: EventStoreUpkeep {
         case full = "FULL"
         /// fsync at checkpoints only: an append survives a process crash but maybe not power loss.
         case normal = "NORMAL"
-        /// Nothing synced, not even the switch to WAL: only for a file that no one sees until its writer has
-        /// folded the log (`checkpoint()`) and synced it (a new ledger written under a temporary name).
+        /// Nothing synced, and no log: the pages are written in place, their rollback journal kept in memory and
+        /// the file's lock held until the store goes. Only for a file that no one sees until its writer has closed
+        /// and synced it (a new ledger, or a backup, written under a temporary name), which is then left in
+        /// rollback-journal mode (quiet).
         case off = "OFF"
     }
 
@@ -97,9 +99,16 @@ public final class SQLiteEventStore: EventStoreUpkeep {
             } else {
                 // Only takes effect on a new file: 16 KiB pages halve the WAL frames a bulk append writes.
                 try db.execute("PRAGMA page_size = 16384")
-                // A quiet ledger is in rollback-journal mode (`leaveQuiet`): a writer works in WAL, so that
-                // readers and the downloader never wait for each other.
-                try Self.enterWAL(db, path: path, syncing: synchronous != .off)
+                if synchronous == .off {
+                    // A file no one else opens: no `-wal` and `-shm` to create, fill, fold, truncate and delete (the
+                    // truncation trims the freed blocks on a file system mounted with `discard`), no lock taken
+                    // and given back around each statement.
+                    try db.execute("PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = MEMORY")
+                } else {
+                    // A quiet ledger is in rollback-journal mode (`leaveQuiet`): a writer works in WAL, so that
+                    // readers and the downloader never wait for each other.
+                    try Self.enterWAL(db, path: path, syncing: true)
+                }
                 // The migrations commit without waiting for the disk: each step is atomic (a crash leaves an older
                 // schema, which the next open migrates), and the first append with `synchronous` FULL syncs the log
                 // they were written to. A new ledger then costs one fsync for its schema instead of ten (none with
