@@ -1,4 +1,5 @@
 import CSHA256
+import Foundation
 import Testing
 
 /// CSHA256's incremental SHA-256 (`dl_sha256_*`), which the ledger's hash chain and snapshot seals use instead of
