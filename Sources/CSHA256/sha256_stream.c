@@ -66,25 +66,28 @@ static void compress(dl_sha256_ctx *ctx, const uint8_t *data, size_t blocks) {
     dl_sha256_portable_blocks(ctx->state, data, blocks);
 }
 
-void dl_sha256_init_engine(dl_sha256_ctx *ctx, int native) {
-    memcpy(ctx->state, initial_state, sizeof initial_state);
-    ctx->length = 0;
-    ctx->native = native && dl_sha256_native_available();
-}
-
-void dl_sha256_init(dl_sha256_ctx *ctx) {
+/// dl_sha256_native_available(), asked once: `cpuid` is a trap to the hypervisor in a virtual machine, and the
+/// chain starts a hash per event.
+static int native_available(void) {
     static int available = -1;
     int native = __atomic_load_n(&available, __ATOMIC_RELAXED);
     if (native < 0) {
         native = dl_sha256_native_available();
         __atomic_store_n(&available, native, __ATOMIC_RELAXED);
     }
-    memcpy(ctx->state, initial_state, sizeof initial_state);
-    ctx->length = 0;
-    ctx->native = native;
+    return native;
 }
 
+void dl_sha256_init_engine(dl_sha256_ctx *ctx, int native) {
+    memcpy(ctx->state, initial_state, sizeof initial_state);
+    ctx->length = 0;
+    ctx->native = native && native_available();
+}
+
+void dl_sha256_init(dl_sha256_ctx *ctx) { dl_sha256_init_engine(ctx, 1); }
+
 void dl_sha256_update(dl_sha256_ctx *ctx, const void *data, size_t length) {
+    if (length == 0) return;
     const uint8_t *bytes = data;
     size_t pending = (size_t)(ctx->length % 64);
     ctx->length += length;
@@ -102,6 +105,25 @@ void dl_sha256_update(dl_sha256_ctx *ctx, const void *data, size_t length) {
         length %= 64;
     }
     if (length > 0) memcpy(ctx->tail, bytes, length);
+}
+
+void dl_sha256_update2(dl_sha256_ctx *a, const void *data_a, size_t length_a, dl_sha256_ctx *b, const void *data_b,
+                       size_t length_b) {
+    const uint8_t *bytes_a = data_a, *bytes_b = data_b;
+#if defined(__x86_64__)
+    size_t blocks = (length_a < length_b ? length_a : length_b) / 64;
+    if (a->native && b->native && a->length % 64 == 0 && b->length % 64 == 0 && blocks > 0) {
+        dl_sha256_native_blocks2(a->state, bytes_a, b->state, bytes_b, blocks);
+        a->length += blocks * 64;
+        b->length += blocks * 64;
+        bytes_a += blocks * 64;
+        bytes_b += blocks * 64;
+        length_a -= blocks * 64;
+        length_b -= blocks * 64;
+    }
+#endif
+    dl_sha256_update(a, bytes_a, length_a);
+    dl_sha256_update(b, bytes_b, length_b);
 }
 
 void dl_sha256_final(dl_sha256_ctx *ctx, uint8_t digest[32]) {

@@ -35,6 +35,10 @@ void dl_sha256_init(dl_sha256_ctx *ctx);
 /// As dl_sha256_init, with the native compression only if `native` is non-zero (and the CPU has it): for tests.
 void dl_sha256_init_engine(dl_sha256_ctx *ctx, int native);
 void dl_sha256_update(dl_sha256_ctx *ctx, const void *data, size_t length);
+/// dl_sha256_update of two different contexts, each with its own bytes: when both run the native compression and
+/// neither holds a partial block, the whole blocks both have are hashed side by side (dl_sha256_native_blocks2).
+void dl_sha256_update2(dl_sha256_ctx *a, const void *data_a, size_t length_a, dl_sha256_ctx *b, const void *data_b,
+                       size_t length_b);
 /// Writes the 32-byte digest; the context must be initialised again before another use.
 void dl_sha256_final(dl_sha256_ctx *ctx, uint8_t digest[32]);
 
