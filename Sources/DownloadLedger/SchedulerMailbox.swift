@@ -26,8 +26,12 @@ final class SchedulerMailbox: Sendable {
         var pending: [TransferEvent] = []
         /// Facts handed over ready-made (a hook's `hookFinished`), not yet recorded.
         var facts: [Event] = []
-        /// When the oldest `.started` / `.resolved` in `pending` arrived, if any is waiting for its commit.
+        /// When the oldest fact that may wait in `pending` arrived, if any is waiting for its commit.
         var deferredSince: ContinuousClock.Instant?
+        /// Whether `pending` holds a fact to commit at once (a failure, a stop, the run's last completion).
+        var urgent = false
+        /// The transfers whose `.completed` waits in `pending`: ended, though the book runs them until recorded.
+        var completing: Set<TaskID> = []
         /// Whether the next pass must match transfers to the list: a slot was freed, a transfer ended, or a wait
         /// for descriptors is retried. Facts alone (`.started`, `.resolved`, `.retrying`) change nothing the
         /// matching looks at.
@@ -176,10 +180,13 @@ final class SchedulerMailbox: Sendable {
 
     /// Files `event` for the loop.
     ///
-    /// `.received` frees a slot and a terminal event ends a transfer: the loop runs at once, so the successor
+    /// `.received` frees a slot and a failure or a stop ends a transfer: the loop runs at once, so the successor
     /// starts at once. `.started`, `.resolved` and `.retrying` only add facts: they wait up to `factDelay` to share
     /// a commit with the facts that follow (one SQLite transaction per event cost more than the transfer of a
-    /// small file).
+    /// small file). So does the `.completed` of a transfer whose slot its `.received` freed while others still
+    /// run: its successor has started already, and a list of small files commits a batch of completions every
+    /// `factDelay` instead of one transaction per file. The run's last completion commits at once, with all
+    /// that waits before it.
     private static func take(_ event: TransferEvent, into state: inout State) -> Urgency {
         switch event {
         case .received(let id):
@@ -187,33 +194,47 @@ final class SchedulerMailbox: Sendable {
             state.slotsChanged = true
             return .now
         case .started, .resolved, .retrying, .held, .continued, .connections:
-            state.pending.append(event)
-            guard state.deferredSince == nil else { return .later }
-            state.deferredSince = .now
-            return .armTimer
+            return wait(event, in: &state)
         case .completed(let id, _, _, _):
+            if state.book.finishing.contains(id),
+                state.book.running.keys.contains(where: { $0 != id && !state.completing.contains($0) })
+            {
+                state.completing.insert(id)
+                return wait(event, in: &state)
+            }
             state.pending.append(event)
+            state.urgent = true
             // The slot of a transfer that reported `.received` is free already; the end of the last one is
             // noticed by `end` (idle).
             if !state.book.finishing.contains(id) { state.slotsChanged = true }
             return .now
         case .failed, .stopped:
             state.pending.append(event)
+            state.urgent = true
             state.slotsChanged = true
             return .now
         }
     }
 
-    /// The engine events to turn into facts now: all of them when `force`, a terminal one is among them or the
-    /// oldest deferred one waited `factDelay`; else none.
+    /// Files a fact that may wait up to `factDelay` for its commit; the first of a batch starts the timer.
+    private static func wait(_ event: TransferEvent, in state: inout State) -> Urgency {
+        state.pending.append(event)
+        guard state.deferredSince == nil else { return .later }
+        state.deferredSince = .now
+        return .armTimer
+    }
+
+    /// The engine events to turn into facts now: all of them when `force`, one among them must be committed at
+    /// once or the oldest deferred one waited `factDelay`; else none.
     func takeDueEvents(force: Bool) -> [TransferEvent] {
         state.withLock { state in
             let delay = state.settings.factDelay
             let due =
-                force || state.deferredSince.map { $0.duration(to: .now) >= delay } ?? true
-                || state.pending.contains(where: \.isTerminal)
+                force || state.urgent || state.deferredSince.map { $0.duration(to: .now) >= delay } ?? true
             guard due else { return [] }
             state.deferredSince = nil
+            state.urgent = false
+            state.completing.removeAll()
             defer { state.pending.removeAll() }
             return state.pending
         }
