@@ -54,6 +54,13 @@ public final class TransferEngine: Sendable {
         shutdown()
     }
 
+    /// Starts libcurl's one-time initialisation (OpenSSL's configuration: about a millisecond) on another thread
+    /// and returns at once, so that an engine made a little later, after the ledger's first command, finds it
+    /// done. Optional: an engine initialises libcurl itself, waiting for a warm-up still under way.
+    public static func warmUp() {
+        DispatchQueue.global(qos: .userInitiated).async { _ = CurlMulti.isReady }
+    }
+
     /// Every event of every transfer, in order per id, each exactly once. Single consumer; ends after
     /// ``shutdown()``.
     public var events: AsyncStream<TransferEvent> { mailbox.events }

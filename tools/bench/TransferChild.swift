@@ -86,7 +86,9 @@ enum TransferChild {
         _ urls: [String], into directory: String, ledger path: String, parallel: Int, tick: Duration?,
         connections: Int?, checkpoint: Duration??
     ) async throws -> Int32 {
-        // As dledger creates one: the file appears with the creation and the first command in one go.
+        // As `dledger get`: libcurl starts on another thread while the ledger is created with the first command
+        // in one go.
+        TransferEngine.warmUp()
         let ledger = try Ledger(path: path, creatingWithDirectory: directory, deferringCreation: true)
         try ledger.execute(.add(urls: urls, placement: .end, name: nil, sha256: nil, directory: nil))
         var config = TransferConfig()

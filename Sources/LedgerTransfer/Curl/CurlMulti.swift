@@ -10,7 +10,7 @@ final class CurlMulti: @unchecked Sendable {
 
     /// Initialises libcurl once per process, then creates the multi handle.
     init() throws(TransferEngineError) {
-        guard Self.globalInit == CURLE_OK else {
+        guard Self.isReady else {
             throw TransferEngineError(message: "curl_global_init failed")
         }
         guard let handle = curl_multi_init() else {
@@ -22,6 +22,9 @@ final class CurlMulti: @unchecked Sendable {
         // paid a new connection each (14 connections for 200 files, 8 at a time). A fixed size keeps them.
         _ = ccurlm_setopt_long(handle, CURLMOPT_MAXCONNECTS, Self.idleConnections)
     }
+
+    /// Whether libcurl is initialised: initialises it once per process (``TransferEngine/warmUp()`` asks early).
+    static var isReady: Bool { globalInit == CURLE_OK }
 
     /// Connections kept open between transfers (curl's `CURLMOPT_MAXCONNECTS`).
     static let idleConnections = 32

@@ -68,6 +68,8 @@ enum RunCommands {
         let jobs = try inv.int("-j", in: Numbers.jobs)
         let connections = try connections(inv)
         let maxSize = try maxSize(inv)
+        // libcurl starts on another thread while the ledger takes the command.
+        TransferEngine.warmUp()
         let ledger = try inv.context.openForWriting()
         var ids: [TaskID] = []
         var skipped: [(url: String, reason: String)] = []
@@ -158,6 +160,7 @@ enum RunCommands {
         let host = try HostOptions.hostName(inv)
         try AddCommand.checkDirectory(inv.context.dir)
         try inv.require([])
+        TransferEngine.warmUp()
         let ledger = try inv.context.openForWriting()
         let untilIdle = inv.args.has("--until-idle")
         let json = inv.context.json
