@@ -13,17 +13,18 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
-        // libcurl's headers, and libcurl opened at its first use (curl_loader.c): no link to libcurl, whose
-        // dependencies cost every command a few milliseconds to load (docs/layout.md).
-        .target(name: "CCurl"),
+        .systemLibrary(
+            name: "CCurl", pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(
             name: "CCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),
         .systemLibrary(
             name: "CWebSockets", pkgConfig: "libwebsockets",
             providers: [.apt(["libwebsockets-dev"])]),
-        // libpq's headers, and libpq opened at its first use (pq_loader.c): only a ledger in PostgreSQL needs it.
-        .target(name: "CPostgres"),
+        .systemLibrary(
+            name: "CPostgres", pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]),
         .target(name: "CSHA256"),
         .target(name: "CBufferCache"),
         .target(name: "CSpawn"),

@@ -34,9 +34,7 @@ final class PostgresConnection {
     init(_ location: PostgresLocation) throws {
         self.location = location
         guard let connection = Self.connect(location.conninfo) else {
-            // Without libpq (it could not be opened), why; else libpq's only reason for no connection at all.
-            let unloaded = cpq_load_error().map { String(cString: $0) }
-            throw StoreError.cannotConnect(location.masked, unloaded ?? "libpq could not allocate a connection")
+            throw StoreError.cannotConnect(location.masked, "libpq could not allocate a connection")
         }
         guard PQstatus(connection) == CONNECTION_OK else {
             let reason = PostgresLocation.oneLine(

@@ -54,10 +54,9 @@ public final class TransferEngine: Sendable {
         shutdown()
     }
 
-    /// Opens libcurl (it is not loaded with the process: about 4 ms of loading and relocating its dependencies)
-    /// and runs its one-time initialisation (OpenSSL's configuration: about a millisecond) on another thread, and
-    /// returns at once, so that an engine made a little later, after the ledger's first command, finds both done.
-    /// Optional: an engine does both itself, waiting for a warm-up still under way.
+    /// Starts libcurl's one-time initialisation (OpenSSL's configuration: about a millisecond) on another thread
+    /// and returns at once, so that an engine made a little later, after the ledger's first command, finds it
+    /// done. Optional: an engine initialises libcurl itself, waiting for a warm-up still under way.
     public static func warmUp() {
         DispatchQueue.global(qos: .userInitiated).async { _ = CurlMulti.isReady }
     }

@@ -63,9 +63,6 @@ enum TransferChild {
             print(usage + " (DIR absolute)")
             return 64
         }
-        // As `dledger get`: libcurl is opened and started on another thread while the list is read and the ledger
-        // created with the first command in one go.
-        TransferEngine.warmUp()
         do {
             // Lines split on their bytes: splitting 200 URLs by Character cost about 1.4 ms, charged to this row.
             let bytes = try Data(contentsOf: URL(fileURLWithPath: list))
@@ -89,6 +86,9 @@ enum TransferChild {
         _ urls: [String], into directory: String, ledger path: String, parallel: Int, tick: Duration?,
         connections: Int?, checkpoint: Duration??
     ) async throws -> Int32 {
+        // As `dledger get`: libcurl starts on another thread while the ledger is created with the first command
+        // in one go.
+        TransferEngine.warmUp()
         let ledger = try Ledger(path: path, creatingWithDirectory: directory, deferringCreation: true)
         try ledger.execute(.add(urls: urls, placement: .end, name: nil, sha256: nil, directory: nil))
         var config = TransferConfig()

@@ -11,8 +11,7 @@ final class CurlMulti: @unchecked Sendable {
     /// Initialises libcurl once per process, then creates the multi handle.
     init() throws(TransferEngineError) {
         guard Self.isReady else {
-            let reason = ccurl_load_error().map { String(cString: $0) }
-            throw TransferEngineError(message: reason ?? "curl_global_init failed")
+            throw TransferEngineError(message: "curl_global_init failed")
         }
         guard let handle = curl_multi_init() else {
             throw TransferEngineError(message: "curl_multi_init failed")

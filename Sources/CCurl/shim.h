@@ -6,28 +6,21 @@
 #endif
 #include <curl/curl.h>
 
-/* libcurl is opened at its first use (curl_loader.c), not when the process starts: its dependencies (GnuTLS,
-   Kerberos, LDAP, SSH, ...) cost a few milliseconds to load and relocate, which every command paid, and a download
-   pays them on a thread of its own (TransferEngine.warmUp) while the ledger takes its first command. The curl_*
-   functions Swift calls are defined there, each going to libcurl's own; until libcurl could be opened they fail
-   (curl_global_init_mem returns CURLE_FAILED_INIT, and ccurl_load_error() says why). */
-const char *ccurl_load_error(void);
-
-/* curl_easy_setopt, curl_easy_getinfo and curl_multi_setopt are variadic; Swift calls these typed wrappers. */
-CURLcode ccurl_setopt_long(CURL *h, CURLoption o, long v);
-CURLcode ccurl_setopt_off(CURL *h, CURLoption o, curl_off_t v);
-CURLcode ccurl_setopt_string(CURL *h, CURLoption o, const char *v);
-CURLcode ccurl_setopt_pointer(CURL *h, CURLoption o, void *v);
-CURLcode ccurl_setopt_slist(CURL *h, CURLoption o, struct curl_slist *v);
+/* curl_easy_setopt and curl_multi_setopt are variadic; Swift calls these typed wrappers. */
+static inline CURLcode ccurl_setopt_long(CURL *h, CURLoption o, long v) { return curl_easy_setopt(h, o, v); }
+static inline CURLcode ccurl_setopt_off(CURL *h, CURLoption o, curl_off_t v) { return curl_easy_setopt(h, o, v); }
+static inline CURLcode ccurl_setopt_string(CURL *h, CURLoption o, const char *v) { return curl_easy_setopt(h, o, v); }
+static inline CURLcode ccurl_setopt_pointer(CURL *h, CURLoption o, void *v) { return curl_easy_setopt(h, o, v); }
+static inline CURLcode ccurl_setopt_slist(CURL *h, CURLoption o, struct curl_slist *v) { return curl_easy_setopt(h, o, v); }
 typedef size_t (*ccurl_data_callback)(char *, size_t, size_t, void *);
-CURLcode ccurl_setopt_data_callback(CURL *h, CURLoption o, ccurl_data_callback v);
+static inline CURLcode ccurl_setopt_data_callback(CURL *h, CURLoption o, ccurl_data_callback v) { return curl_easy_setopt(h, o, v); }
 typedef int (*ccurl_xferinfo_callback)(void *, curl_off_t, curl_off_t, curl_off_t, curl_off_t);
-CURLcode ccurl_setopt_xferinfo_callback(CURL *h, CURLoption o, ccurl_xferinfo_callback v);
-CURLcode ccurl_getinfo_long(CURL *h, CURLINFO i, long *v);
-CURLcode ccurl_getinfo_off(CURL *h, CURLINFO i, curl_off_t *v);
-CURLcode ccurl_getinfo_string(CURL *h, CURLINFO i, char **v);
-CURLcode ccurl_getinfo_pointer(CURL *h, CURLINFO i, void **v);
-CURLMcode ccurlm_setopt_long(CURLM *m, CURLMoption o, long v);
+static inline CURLcode ccurl_setopt_xferinfo_callback(CURL *h, CURLoption o, ccurl_xferinfo_callback v) { return curl_easy_setopt(h, o, v); }
+static inline CURLcode ccurl_getinfo_long(CURL *h, CURLINFO i, long *v) { return curl_easy_getinfo(h, i, v); }
+static inline CURLcode ccurl_getinfo_off(CURL *h, CURLINFO i, curl_off_t *v) { return curl_easy_getinfo(h, i, v); }
+static inline CURLcode ccurl_getinfo_string(CURL *h, CURLINFO i, char **v) { return curl_easy_getinfo(h, i, v); }
+static inline CURLcode ccurl_getinfo_pointer(CURL *h, CURLINFO i, void **v) { return curl_easy_getinfo(h, i, v); }
+static inline CURLMcode ccurlm_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
 
 /* LedgerTransfer: curl's sockets, opened here so that a socket(2) that fails leaves its errno where the transfer
    can read it (curl 7.88 reports an EMFILE there only as "Couldn't connect to server"), and close-on-exec. */
@@ -39,11 +32,9 @@ static inline curl_socket_t ccurl_open_socket(void *clientp, curlsocktype purpos
     if (clientp) *(int *)clientp = s == CURL_SOCKET_BAD ? errno : 0;
     return s;
 }
-typedef curl_socket_t (*ccurl_open_socket_callback)(void *, curlsocktype, struct curl_sockaddr *);
-CURLcode ccurl_setopt_open_socket_callback(CURL *h, CURLoption o, ccurl_open_socket_callback v);
 static inline CURLcode ccurl_setopt_open_socket(CURL *h, int *failedErrno) {
-    CURLcode c = ccurl_setopt_open_socket_callback(h, CURLOPT_OPENSOCKETFUNCTION, ccurl_open_socket);
-    return c != CURLE_OK ? c : ccurl_setopt_pointer(h, CURLOPT_OPENSOCKETDATA, (void *)failedErrno);
+    CURLcode c = curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, ccurl_open_socket);
+    return c != CURLE_OK ? c : curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, (void *)failedErrno);
 }
 
 /* LedgerTransfer: rename without replacing (renameat2 RENAME_NOREPLACE), for file systems without link(2).
