@@ -369,18 +369,9 @@ final class HashWorker: @unchecked Sendable {
         return UnsafeRawBufferPointer(rebasing: buffer[..<got])
     }
 
-    /// Gives a hashed piece's chunk back to the pool. A chunk of a file's first ``PartialFile/writebackStep``
-    /// bytes is first handed to the kernel's writeback (the loop wrote it to the file before handing it over), so
-    /// that a small file's final fsync finds its bytes on their way to the disk instead of sending them all then,
-    /// as a run of small files' last ones did; past that step the loop starts the writeback itself, a step at a
-    /// time (a chunk at a time cost a 1 GiB download ~15 % more CPU).
+    /// Gives a hashed piece's chunk back to the pool.
     private func release(_ piece: Piece) {
-        guard case .chunk(let work) = piece else { return }
-        if work.chunk.offset < PartialFile.writebackStep {
-            // Best effort: an error shows up again at the fsync.
-            _ = cwriteback_start(work.follower.fd, work.chunk.offset, Int64(work.chunk.count))
-        }
-        locked { recycle(work.chunk) }
+        if case .chunk(let work) = piece { locked { recycle(work.chunk) } }
     }
 
     /// Adds `bytes` (the next of the piece's file) to its hash, unless the file was rewritten meanwhile.
