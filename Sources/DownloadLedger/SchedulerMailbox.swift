@@ -30,8 +30,6 @@ final class SchedulerMailbox: Sendable {
         var deferredSince: ContinuousClock.Instant?
         /// Whether `pending` holds a fact to commit at once (a failure, a stop, the run's last completion).
         var urgent = false
-        /// The transfers whose `.completed` waits in `pending`: ended, though the book runs them until recorded.
-        var completing: Set<TaskID> = []
         /// Whether the next pass must match transfers to the list: a slot was freed, a transfer ended, or a wait
         /// for descriptors is retried. Facts alone (`.started`, `.resolved`, `.retrying`) change nothing the
         /// matching looks at.
@@ -196,10 +194,16 @@ final class SchedulerMailbox: Sendable {
         case .started, .resolved, .retrying, .held, .continued, .connections:
             return wait(event, in: &state)
         case .completed(let id, _, _, _):
+            // The transfers whose `.completed` waits in `pending` have ended, though the book runs them until
+            // their facts are recorded: a completion waits only while some other transfer has yet to end.
+            let ended = Set(
+                state.pending.compactMap { pending -> TaskID? in
+                    if case .completed(let other, _, _, _) = pending { return other }
+                    return nil
+                })
             if state.book.finishing.contains(id),
-                state.book.running.keys.contains(where: { $0 != id && !state.completing.contains($0) })
+                state.book.running.keys.contains(where: { $0 != id && !ended.contains($0) })
             {
-                state.completing.insert(id)
                 return wait(event, in: &state)
             }
             state.pending.append(event)
@@ -234,7 +238,6 @@ final class SchedulerMailbox: Sendable {
             guard due else { return [] }
             state.deferredSince = nil
             state.urgent = false
-            state.completing.removeAll()
             defer { state.pending.removeAll() }
             return state.pending
         }
