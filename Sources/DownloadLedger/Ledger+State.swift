@@ -71,13 +71,14 @@ extension Ledger {
             _ store: any EventStoreUpkeep, path: String, readOnly: Bool, keepingUndo: Bool = true,
             reader: LoggedEventReader, clock: @escaping @Sendable () -> Int64
         ) throws -> State {
-            let list = try LedgerLog.startingPoint(store, atOrBefore: nil, reader: reader)
+            let (list, tail) = try LedgerLog.startingPointReadingAhead(
+                store, atOrBefore: nil, through: nil, reader: reader)
             var state = State(
                 path: path, isReadOnly: readOnly, clock: clock, store: store, reader: reader, list: list)
             state.keepsUndo = keepingUndo || !readOnly
             state.lastSnapshotSeq = list.head
             state.lastToken = try store.changeToken()
-            try state.fold()
+            try state.fold(tail: tail)
             return state
         }
 
@@ -100,10 +101,12 @@ extension Ledger {
         }
 
         /// Folds events appended after the projection's head (by us or another process).
+        /// `tail`: the events after the snapshot the list was read from, read ahead with it.
         @discardableResult
-        mutating func fold() throws -> Bool {
+        mutating func fold(tail: TailDecoding? = nil) throws -> Bool {
             let before = list.head
-            workSinceSnapshot += try LedgerLog.fold(store, into: &list, through: nil, keepingUndo: keepsUndo)
+            workSinceSnapshot += try LedgerLog.fold(
+                store, into: &list, through: nil, keepingUndo: keepsUndo, tail: tail)
             return list.head != before
         }
 

@@ -29,11 +29,11 @@ extension LedgerLog {
             // (none at all when the snapshot is at the head).
             let head = try store.head()
             // The tasks named after the snapshot, asked once it is found: it is read (and its seal checked) once.
-            var list = try Self.startingPoint(
-                store, atOrBefore: head, reader: nil, keepingOnly: id,
+            var (list, tail) = try Self.startingPointReadingAhead(
+                store, atOrBefore: head, through: head, reader: nil, keepingOnly: id,
                 namesAfter: { try store.tasksNamed(after: $0, through: head) })
             // Looked at, never undone on: no undo history is worked out.
-            try Self.fold(store, into: &list, through: head, keepingUndo: false)
+            try Self.fold(store, into: &list, through: head, keepingUndo: false, tail: tail)
             let trail = try Self.auditTrail(
                 id, in: store, head: list.head, counted: list.eventCounts[id], outliningAdds: outliningAdds)
             return TaskAudit(

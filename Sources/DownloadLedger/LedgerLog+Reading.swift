@@ -25,8 +25,8 @@ extension LedgerLog {
     static func list(in store: any EventStore, through seq: Int64, reader: LoggedEventReader?) throws
         -> DownloadList
     {
-        var list = try startingPoint(store, atOrBefore: seq, reader: reader)
-        try fold(store, into: &list, through: seq)
+        var (list, tail) = try startingPointReadingAhead(store, atOrBefore: seq, through: seq, reader: reader)
+        try fold(store, into: &list, through: seq, tail: tail)
         return list
     }
 
@@ -38,10 +38,10 @@ extension LedgerLog {
         keepingUndo: Bool = true,
         reader: LoggedEventReader?
     ) throws -> DownloadList {
-        var list = try startingPoint(
-            store, atOrBefore: seq, reader: reader, keepingOnly: DownloadList.noTask, keepingWhole: whole,
-            namesAfter: { try store.tasksNamed(after: $0, through: seq) })
-        try fold(store, into: &list, through: seq, keepingUndo: keepingUndo)
+        var (list, tail) = try startingPointReadingAhead(
+            store, atOrBefore: seq, through: seq, reader: reader, keepingOnly: DownloadList.noTask,
+            keepingWhole: whole, namesAfter: { try store.tasksNamed(after: $0, through: seq) })
+        try fold(store, into: &list, through: seq, keepingUndo: keepingUndo, tail: tail)
         return list
     }
 
@@ -68,26 +68,18 @@ extension LedgerLog {
     /// the actions by reference to the log (``DownloadList/apply(_:actionsLoggedIn:keepingUndo:)``); without
     /// `keepingUndo`, it is not kept up (a list only looked at).
     /// - Returns: the replay work done (``Ledger/work(of:payload:liveCount:)`` of each event).
+    /// With `tail` (read ahead by ``startingPointReadingAhead(_:atOrBefore:through:reader:keepingOnly:keepingWhole:tail:namesAfter:)``),
+    /// its events are folded without reading them again when it starts at the list's head.
     @discardableResult
     static func fold(
         _ store: any EventStore, into list: inout DownloadList, through: Int64?,
-        actionsLoggedIn actions: LoggedEventReader? = nil, keepingUndo: Bool = true
+        actionsLoggedIn actions: LoggedEventReader? = nil, keepingUndo: Bool = true, tail: TailDecoding? = nil
     ) throws -> Int {
-        var failure: LedgerOpenError?
         var work = 0
-        try store.scan(after: list.head, through: through) { view in
-            guard failure == nil else { return }
-            do {
-                let entry = try Entry.decode(kind: view.kind, payload: view.payload)
-                list.apply(
-                    LoggedEntry(seq: view.seq, time: view.time, entry: entry), actionsLoggedIn: actions,
-                    keepingUndo: keepingUndo)
-                work += Ledger.work(of: entry.event, payload: view.payload.count, liveCount: list.liveCount)
-            } catch {
-                failure = .unreadableEvent(seq: view.seq, detail: "\(error)")
-            }
+        try eachEntry(store, after: list.head, through: through, tail: tail) { logged, payloadLength in
+            list.apply(logged, actionsLoggedIn: actions, keepingUndo: keepingUndo)
+            work += Ledger.work(of: logged.entry.event, payload: payloadLength, liveCount: list.liveCount)
         }
-        if let failure { throw failure }
         return work
     }
 
@@ -105,10 +97,42 @@ extension LedgerLog {
         keepingOnly: TaskID? = nil, keepingWhole: Set<TaskID>? = nil,
         tail: (after: Int64, names: Set<TaskID>)? = nil, namesAfter: ((Int64) throws -> Set<TaskID>?)? = nil
     ) throws -> DownloadList {
+        var ahead: TailDecoding?
+        return try startingPoint(
+            store, atOrBefore: seq, reader: reader, keepingOnly: keepingOnly, keepingWhole: keepingWhole,
+            tail: tail, namesAfter: namesAfter, readingAhead: nil, into: &ahead)
+    }
+
+    /// ``startingPoint(_:atOrBefore:reader:keepingOnly:keepingWhole:tail:namesAfter:)``, with the events after the
+    /// snapshot it reads (through `through`, nil: the head) read ahead and decoded on another thread while the
+    /// snapshot is decoded (``TailDecoding``), for the ``fold(_:into:through:actionsLoggedIn:keepingUndo:tail:)``
+    /// that follows.
+    static func startingPointReadingAhead(
+        _ store: any EventStore, atOrBefore seq: Int64?, through: Int64?, reader: LoggedEventReader?,
+        keepingOnly: TaskID? = nil, keepingWhole: Set<TaskID>? = nil,
+        tail: (after: Int64, names: Set<TaskID>)? = nil, namesAfter: ((Int64) throws -> Set<TaskID>?)? = nil
+    ) throws -> (list: DownloadList, tail: TailDecoding?) {
+        var ahead: TailDecoding?
+        let list = try startingPoint(
+            store, atOrBefore: seq, reader: reader, keepingOnly: keepingOnly, keepingWhole: keepingWhole,
+            tail: tail, namesAfter: namesAfter, readingAhead: .some(through), into: &ahead)
+        return (list, ahead)
+    }
+
+    private static func startingPoint(
+        _ store: any EventStore, atOrBefore seq: Int64?, reader: LoggedEventReader?,
+        keepingOnly: TaskID?, keepingWhole: Set<TaskID>?,
+        tail: (after: Int64, names: Set<TaskID>)?, namesAfter: ((Int64) throws -> Set<TaskID>?)?,
+        readingAhead: Int64??, into ahead: inout TailDecoding?
+    ) throws -> DownloadList {
         let cached = try store.withLatestSnapshot(
             reducerVersion: DownloadList.reducerVersion, atOrBefore: seq
         ) {
             seq, bytes -> DownloadList? in
+            // Read before the snapshot is decoded, so that both decode at once.
+            if case .some(let through) = readingAhead {
+                ahead = try TailDecoding.start(store, after: seq, through: through)
+            }
             let names = try tail.map { $0.after == seq ? $0.names : nil } ?? namesAfter?(seq)
             guard
                 let list = try? DownloadList(

@@ -85,10 +85,12 @@ extension LedgerLog {
         let head = try store.head()
         guard let names = try store.tasksNamed(after: found.head, through: head), names.count <= recountReach
         else { return nil }
-        var list = try startingPoint(
-            store, atOrBefore: head, reader: nil, keepingOnly: DownloadList.noTask, tail: (found.head, names))
+        var (list, tail) = try startingPointReadingAhead(
+            store, atOrBefore: head, through: head, reader: nil, keepingOnly: DownloadList.noTask,
+            tail: (found.head, names))
         guard list.head == found.head, found.head > 0,
-            let summary = try countTail(store, into: &list, from: found, through: head, keepingUndo: false)
+            let summary = try countTail(
+                store, into: &list, from: found, through: head, keepingUndo: false, readAhead: tail)
         else { return nil }
         return Stats(summary: summary, snapshotSeq: found.head)
     }
@@ -110,31 +112,23 @@ extension LedgerLog {
     /// - Throws: for an event that does not decode, as a fold does.
     static func countTail(
         _ store: any EventStore, into list: inout DownloadList, from summary: ListSummary,
-        through: Int64? = nil, keepingUndo: Bool = true
+        through: Int64? = nil, keepingUndo: Bool = true, readAhead: TailDecoding? = nil
     ) throws -> ListSummary? {
         var before: [TaskID: (times: Int, figures: TaskFigures)?] = [:]
-        var failure: LedgerOpenError?
-        var countable = true
-        try store.scan(after: list.head, through: through) { view in
-            guard failure == nil, countable else { return }
-            do {
-                let entry = try Entry.decode(kind: view.kind, payload: view.payload)
-                let named = entry.event.taskIDs
-                guard before.count + named.count <= recountReach else {
-                    countable = false
-                    return
-                }
+        /// Stops the fold at the event that names too many tasks.
+        struct TooMany: Error {}
+        do {
+            try eachEntry(store, after: list.head, through: through, tail: readAhead) { logged, _ in
+                let named = logged.entry.event.taskIDs
+                guard before.count + named.count <= recountReach else { throw TooMany() }
                 for id in named where before[id] == nil {
                     before[id] = .some(ListSummary.place(of: id, in: list))
                 }
-                list.apply(
-                    LoggedEntry(seq: view.seq, time: view.time, entry: entry), keepingUndo: keepingUndo)
-            } catch {
-                failure = .unreadableEvent(seq: view.seq, detail: "\(error)")
+                list.apply(logged, keepingUndo: keepingUndo)
             }
+        } catch is TooMany {
+            return nil
         }
-        if let failure { throw failure }
-        guard countable else { return nil }
         var counted = summary
         for (id, was) in before {
             if let was { counted.count(was.figures, times: -was.times) }

@@ -107,6 +107,10 @@ public protocol EventStore: AnyObject {
     /// Reads the snapshot with the largest seq (at or before `atOrBefore` when given) for `reducerVersion` in
     /// place: `body` sees its seq and bytes, valid only while it runs (no copy of a blob that may be tens of MB).
     /// Returns nil when there is none.
+    ///
+    /// A store may run `body` while the snapshot's seal is still being checked beside it, and drop what `body`
+    /// returned (or threw) when the seal fails, then go on to an older snapshot: `body` must act on nothing but its
+    /// result.
     func withLatestSnapshot<T>(
         reducerVersion: Int, atOrBefore seq: Int64?,
         _ body: (_ seq: Int64, _ bytes: UnsafeRawBufferPointer) throws -> T

@@ -1,4 +1,5 @@
 import CSHA256
+import Dispatch
 
 /// What ties a snapshot to the hash chain: the hash of the event it was taken at, and a digest of the snapshot
 /// itself over that hash, its seq and its reducer version.
@@ -55,20 +56,40 @@ struct SnapshotSeal: Equatable {
         digest: UnsafeRawBufferPointer?, chainHash: UnsafeRawBufferPointer?, summary: Bool = false,
         digested: [UInt8]? = nil
     ) -> Problem? {
+        switch checkChain(seq: seq, eventHash: eventHash, digest: digest, chainHash: chainHash) {
+        case .problem(let problem): return problem
+        case .onChain(let sealedHash, let sealedDigest):
+            let expected =
+                digested
+                ?? Self.digest(
+                    reducerVersion: reducerVersion, seq: seq, eventHash: sealedHash,
+                    tag: summary ? summaryTag : [],
+                    bytes: bytes)
+            return sealedDigest.elementsEqual(expected) ? nil : .digestMismatch
+        }
+    }
+
+    /// The part of ``check(reducerVersion:seq:bytes:eventHash:digest:chainHash:summary:digested:)`` that reads
+    /// no bytes: the seal is whole (an event hash and a digest of 32 bytes each), and its event hash is the
+    /// chain's at `seq`. Gives the seal's two values when it is.
+    static func checkChain(
+        seq: Int64, eventHash: UnsafeRawBufferPointer?, digest: UnsafeRawBufferPointer?,
+        chainHash: UnsafeRawBufferPointer?
+    ) -> ChainCheck {
         guard let eventHash, let digest, eventHash.count == ChainHasher.digestLength,
             digest.count == ChainHasher.digestLength
-        else { return .unsealed }
+        else { return .problem(.unsealed) }
         let onChain =
             seq == 0
             ? eventHash.elementsEqual(ChainHasher.zeroHash) : chainHash.map(eventHash.elementsEqual) ?? false
-        guard onChain else { return .notOnChain }
-        let expected =
-            digested
-            ?? Self.digest(
-                reducerVersion: reducerVersion, seq: seq, eventHash: eventHash,
-                tag: summary ? summaryTag : [],
-                bytes: bytes)
-        return digest.elementsEqual(expected) ? nil : .digestMismatch
+        return onChain ? .onChain(eventHash: eventHash, digest: digest) : .problem(.notOnChain)
+    }
+
+    /// What ``checkChain(seq:eventHash:digest:chainHash:)`` found.
+    enum ChainCheck {
+        /// The seal is whole and on the chain: its event hash and digest (the digest not yet compared).
+        case onChain(eventHash: UnsafeRawBufferPointer, digest: UnsafeRawBufferPointer)
+        case problem(Problem)
     }
 
     static func digest(
@@ -125,6 +146,59 @@ struct SnapshotSeal: Equatable {
             var out = [UInt8](repeating: 0, count: ChainHasher.digestLength)
             dl_sha256_final(context, &out)
             return out
+        }
+    }
+
+    /// A snapshot's digest taken on another thread while the caller reads the same bytes (a 5 MB snapshot's
+    /// SHA-256 is 2.7 ms, about what decoding it takes): ``holds()`` waits for it and says whether it is the sealed
+    /// one. The caller keeps the bytes valid until ``holds()`` has returned.
+    ///
+    /// The thread only reads the bytes and writes `matched` before it signals; `matched` is read after the wait.
+    /// That discipline is what makes the `@unchecked Sendable` sound.
+    final class DigestBeside: @unchecked Sendable {
+        /// Snapshots smaller than this are hashed in line: handing the work over would cost more than it saves.
+        static let threshold = 1 << 20
+
+        private let done = DispatchSemaphore(value: 0)
+        private var matched = false
+        private var verdict: Bool?
+
+        /// Starts the digest of `bytes` under `eventHash` (32 bytes), to be compared with `digest` (32 bytes).
+        init(
+            reducerVersion: Int, seq: Int64, eventHash: UnsafeRawBufferPointer,
+            digest: UnsafeRawBufferPointer,
+            bytes: UnsafeRawBufferPointer
+        ) {
+            let work = Work(
+                reducerVersion: reducerVersion, seq: seq, eventHash: Array(eventHash),
+                expected: Array(digest),
+                bytes: bytes)
+            DispatchQueue.global().async { [self] in
+                let taken = work.eventHash.withUnsafeBytes {
+                    SnapshotSeal.digest(
+                        reducerVersion: work.reducerVersion, seq: work.seq, eventHash: $0, tag: [],
+                        bytes: work.bytes)
+                }
+                matched = taken == work.expected
+                done.signal()
+            }
+        }
+
+        /// Whether the bytes are the sealed ones; waits for the digest the first time.
+        func holds() -> Bool {
+            if let verdict { return verdict }
+            done.wait()
+            verdict = matched
+            return matched
+        }
+
+        /// What the other thread needs; the bytes stay the caller's, valid until ``holds()`` returns.
+        private struct Work: @unchecked Sendable {
+            let reducerVersion: Int
+            let seq: Int64
+            let eventHash: [UInt8]
+            let expected: [UInt8]
+            let bytes: UnsafeRawBufferPointer
         }
     }
 }

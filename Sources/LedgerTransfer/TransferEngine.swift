@@ -57,9 +57,24 @@ public final class TransferEngine: Sendable {
     /// Starts libcurl's one-time initialisation (OpenSSL's configuration: about a millisecond) on another thread
     /// and returns at once, so that an engine made a little later, after the ledger's first command, finds it
     /// done. Optional: an engine initialises libcurl itself, waiting for a warm-up still under way.
+    ///
+    /// A process that called it must call ``waitForWarmUp()`` before it exits: `exit` runs OpenSSL's clean-up,
+    /// which frees the locks an initialisation still under way on the other thread is using (`dledger get` on a file
+    /// that is not a ledger failed at once and died of SIGSEGV about one time in a few hundred).
     public static func warmUp() {
-        DispatchQueue.global(qos: .userInitiated).async { _ = CurlMulti.isReady }
+        warmUps.enter()
+        DispatchQueue.global(qos: .userInitiated).async {
+            _ = CurlMulti.isReady
+            warmUps.leave()
+        }
     }
+
+    /// Waits for the warm-ups started by ``warmUp()`` to end (at once when none was started or all are done).
+    public static func waitForWarmUp() {
+        warmUps.wait()
+    }
+
+    private static let warmUps = DispatchGroup()
 
     /// Every event of every transfer, in order per id, each exactly once. Single consumer; ends after
     /// ``shutdown()``.

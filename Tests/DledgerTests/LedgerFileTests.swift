@@ -32,6 +32,19 @@ import Testing
         #expect(litter == ["notes.txt"])
     }
 
+    /// `get` starts libcurl on another thread before it opens the ledger: refused at once, it must still exit
+    /// with its error, not die of the clean-up at exit racing that start (it did, about once in a few hundred).
+    @Test func getRefusedAtOnceExitsWithItsErrorEveryTime() async throws {
+        let box = try DledgerSandbox()
+        let path = box.root + "/notes.txt"
+        _ = FileManager.default.createFile(atPath: path, contents: Data(repeating: 0, count: 4096))
+        for _ in 0..<300 {
+            let r = try await box.run(["--ledger", path, "get", "http://127.0.0.1:9/a"])
+            #expect(r.status == 65, "\(r.status) \(r.err)")
+            if r.status != 65 { break }
+        }
+    }
+
     @Test func aFIFOIsRefusedWithoutBlocking() async throws {
         let box = try DledgerSandbox()
         let path = box.root + "/pipe"

@@ -75,9 +75,11 @@ enum TransferChild {
             // Exits here, as an application does once its work is done, instead of returning to the top level:
             // on Linux that hop to the main actor waits for a dispatch thread (up to ~1 ms at the end of a run).
             // The ledger is closed by now (quiet on disk): `download` released it.
+            TransferEngine.waitForWarmUp()
             exit(code)
         } catch {
             print("error: \(error)")
+            TransferEngine.waitForWarmUp()
             return 1
         }
     }
