@@ -19,7 +19,8 @@ import Testing
         ledger.snapshotWork = Int.max
         try ledger.execute(
             .add(
-                urls: ["https://mirror.example.org/later.iso"], placement: .newSection(title: "Later", at: nil),
+                urls: ["https://mirror.example.org/later.iso"],
+                placement: .newSection(title: "Later", at: nil),
                 name: nil, sha256: nil, directory: nil))
         // Moves of any task; pauses and resumes of tasks 1–100, renames of 101–200, transfer facts of 201–300.
         for n in 0..<count {
