@@ -43,7 +43,9 @@ final class TailDecoding: @unchecked Sendable {
         let tail = TailDecoding(after: after)
         try tail.read(store, through: through)
         guard !tail.rows.isEmpty else { return nil }
-        DispatchQueue.global().async { [tail] in
+        // A serial queue of its own runs on a thread of its own even while every thread of the global queues waits
+        // (as the caller may, in `forEach`, on a thread of the global queue).
+        DispatchQueue(label: "DownloadLedger.tail-decoding").async { [tail] in
             tail.decode()
             tail.done.signal()
         }
@@ -92,12 +94,14 @@ final class TailDecoding: @unchecked Sendable {
 
     /// Each event read ahead, in seq order, with its payload's length; waits for the decoding. A row that did not
     /// decode throws, as a fold that read it would have.
-    func forEach(_ body: (LoggedEntry, _ payloadLength: Int) throws -> Void) throws {
+    /// `through`: none after this seq (nil: all).
+    func forEach(through: Int64?, _ body: (LoggedEntry, _ payloadLength: Int) throws -> Void) throws {
         if !waited {
             done.wait()
             waited = true
         }
         for (row, entry) in zip(rows, decoded) {
+            if let through, row.seq > through { return }
             try body(LoggedEntry(seq: row.seq, time: row.time, entry: try entry.get()), row.payload.count)
         }
     }
@@ -113,8 +117,8 @@ extension LedgerLog {
     ) throws {
         var from = after
         if let tail, tail.after == after {
-            try tail.forEach(body)
-            from = tail.last
+            try tail.forEach(through: through, body)
+            from = min(tail.last, through ?? tail.last)
         }
         try store.scan(after: from, through: through) { view in
             let entry: Entry

@@ -173,7 +173,9 @@ struct SnapshotSeal: Equatable {
                 reducerVersion: reducerVersion, seq: seq, eventHash: Array(eventHash),
                 expected: Array(digest),
                 bytes: bytes)
-            DispatchQueue.global().async { [self] in
+            // A queue of its own, serial: it runs on a thread of its own even while every thread of the global
+            // queues waits (a blocked cooperative thread waiting in `holds()` for work queued behind itself).
+            DispatchQueue(label: "DownloadLedger.snapshot-digest").async { [self] in
                 let taken = work.eventHash.withUnsafeBytes {
                     SnapshotSeal.digest(
                         reducerVersion: work.reducerVersion, seq: work.seq, eventHash: $0, tag: [],

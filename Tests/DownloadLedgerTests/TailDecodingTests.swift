@@ -109,6 +109,13 @@ import Testing
         try LedgerLog.fold(store, into: &list, through: nil, tail: tail)
         #expect(list.head == replay.head)
         #expect(list.tasks == replay.tasks && list.sections == replay.sections)
+        // A fold that stops before the end of what was read ahead stops there.
+        var partial = try LedgerLog.startingPoint(store, atOrBefore: snapshot, reader: nil)
+        let whole = try #require(try TailDecoding.start(store, after: snapshot, through: nil))
+        try LedgerLog.fold(store, into: &partial, through: snapshot + 1100, tail: whole)
+        #expect(partial.head == snapshot + 1100)
+        let then = try replayed(box, through: snapshot + 1100)
+        #expect(partial.tasks == then.tasks && partial.sections == then.sections)
         // Shorter than the minimum: nothing is read ahead.
         #expect(try TailDecoding.start(store, after: replay.head - 10, through: nil) == nil)
     }
