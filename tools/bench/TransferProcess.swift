@@ -73,6 +73,10 @@ enum TransferProcess {
     /// - Throws: when it cannot start or exits non-zero (the message quotes the end of its log).
     static func measure(_ argv: [String], log: String) throws -> TransferMeasurement {
         let report = log + ".time"
+        // The last command's output goes before the clock starts: truncating it in the child (`O_TRUNC`) freed
+        // its blocks inside the measure (after an `export` of 100,000 tasks, 12 MB: `stats` of a 1-task ledger
+        // took 80 ms of wall for 19 of CPU).
+        unlink(log)
         let start = now()
         let pid = try spawn(["/usr/bin/time", "-o", report, "-f", "%M"] + argv, log: log)
         let (code, usage) = reap(pid)
