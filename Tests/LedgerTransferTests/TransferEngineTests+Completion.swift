@@ -67,7 +67,11 @@ extension TransferEngineTests {
     }
 
     @Test func cancelsRacingCompletionsEndEachTransferOnceAndStoppedOnesResume() async throws {
-        let h = try Harness()
+        // One connection each, as above: under load a file could ramp before its cancel (a `connections` event
+        // between its start and its end, which this test is not about; seen once in CI with builds beside it).
+        var config = Harness.fastConfig
+        config.connectionsPerTask = 1
+        let h = try Harness(config: config)
         defer { h.close() }
         let requests = try await serveFiles(h, count: 28)
 
