@@ -1,6 +1,7 @@
 import Foundation
 import LedgerCore
 import LedgerStore
+import PostgresSupport
 import Testing
 
 @testable import DownloadLedger
@@ -12,7 +13,11 @@ import Testing
     /// 300 tasks snapshotted at their add, then `count` small events not snapshotted (moves, pauses and resumes,
     /// renames, transfer facts). Returns the snapshot's seq.
     func ledgerWithALongTail(_ box: Sandbox, count: Int = 1500) throws -> Int64 {
-        let ledger = try box.ledger()
+        try fillWithALongTail(try box.ledger(), count: count)
+    }
+
+    /// ``ledgerWithALongTail(_:count:)`` on any ledger.
+    func fillWithALongTail(_ ledger: Ledger, count: Int = 1500) throws -> Int64 {
         ledger.snapshotWork = 1
         try ledger.add((1...300).map { "https://mirror.example.org/t/file-\($0).iso" })
         let snapshot = try #require(try ledger.latestSnapshotSeq())
@@ -118,5 +123,20 @@ import Testing
         #expect(partial.tasks == then.tasks && partial.sections == then.sections)
         // Shorter than the minimum: nothing is read ahead.
         #expect(try TailDecoding.start(store, after: replay.head - 10, through: nil) == nil)
+    }
+
+    /// The same on PostgreSQL: the rows are read ahead on the store's one connection, after the snapshot's own query.
+    @Test func aLongTailReadAheadOnPostgreSQLReadsAsTheWritersList() throws {
+        let uri = try PostgresTestCluster.freshLedger("tail")
+        let folder = NSTemporaryDirectory() + "dl-tail-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let writer = try Ledger(path: uri, creatingWithDirectory: folder)
+        let snapshot = try fillWithALongTail(writer)
+        #expect(writer.list.head - snapshot >= TailDecoding.minimumEvents)
+        let read = try Ledger(path: uri, readOnly: true, keepingUndo: false)
+        #expect(read.snapshotSeq == snapshot)
+        #expect(read.list.tasks == writer.list.tasks && read.list.sections == writer.list.sections)
+        #expect(read.list.head == writer.list.head)
+        #expect(try Ledger.stats(path: uri).summary == ListSummary(writer.list))
+        #expect(try LedgerLog(path: uri).audit(250).task == writer.list.tasks[250])
     }
 }
