@@ -38,8 +38,9 @@ final class TailDecoding: @unchecked Sendable {
     /// Reads the events after `after` through `through` (nil: the head; at most ``maximumEvents``) and starts
     /// decoding them; nil when they are fewer than ``minimumEvents``.
     static func start(_ store: any EventStore, after: Int64, through: Int64?) throws -> TailDecoding? {
-        // Seqs have no gaps: the head says how many there are.
-        guard try min(through ?? Int64.max, store.head()) - after >= minimumEvents else { return nil }
+        // Seqs have no gaps: the bound says how many there are (the callers' `through` is a head they read; the
+        // head is asked only when they give none). A bound past the head only reads fewer rows.
+        guard try (through ?? store.head()) - after >= minimumEvents else { return nil }
         let tail = TailDecoding(after: after)
         try tail.read(store, through: through)
         guard !tail.rows.isEmpty else { return nil }
