@@ -86,6 +86,22 @@ func sqlite3(_ path: String, _ sql: String) throws {
 }
 
 extension Ledger {
+    /// Adds 300 tasks (`…/t/file-N.iso`) and snapshots at that add, then stops snapshotting and adds one task in a
+    /// new section "Later": the start of a tail after a snapshot. Returns the snapshot's seq.
+    func addSnapshottedListThenLater() throws -> Int64 {
+        snapshotWork = 1
+        try add((1...300).map { "https://mirror.example.org/t/file-\($0).iso" })
+        let snapshot = try #require(try latestSnapshotSeq())
+        #expect(snapshot == list.head)
+        snapshotWork = Int.max
+        try execute(
+            .add(
+                urls: ["https://mirror.example.org/later.iso"],
+                placement: .newSection(title: "Later", at: nil),
+                name: nil, sha256: nil, directory: nil))
+        return snapshot
+    }
+
     /// The connection counts the log's `transferConnections` facts give for a task, in order.
     func loggedConnections(_ id: TaskID) throws -> [Int] {
         try log().compactMap { e -> Int? in

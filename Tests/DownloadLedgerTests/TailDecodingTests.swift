@@ -18,15 +18,7 @@ import Testing
 
     /// ``ledgerWithALongTail(_:count:)`` on any ledger.
     func fillWithALongTail(_ ledger: Ledger, count: Int = 1500) throws -> Int64 {
-        ledger.snapshotWork = 1
-        try ledger.add((1...300).map { "https://mirror.example.org/t/file-\($0).iso" })
-        let snapshot = try #require(try ledger.latestSnapshotSeq())
-        ledger.snapshotWork = Int.max
-        try ledger.execute(
-            .add(
-                urls: ["https://mirror.example.org/later.iso"],
-                placement: .newSection(title: "Later", at: nil),
-                name: nil, sha256: nil, directory: nil))
+        let snapshot = try ledger.addSnapshottedListThenLater()
         // Moves of any task; pauses and resumes of tasks 1–100, renames of 101–200, transfer facts of 201–300.
         for n in 0..<count {
             let round = n / 5
