@@ -142,15 +142,37 @@ public struct SectionTasks: Sendable {
     public func firstIndex(of id: TaskID, from: Int) -> Int? {
         guard from < count else { return nil }
         let first = from <= 0 ? 0 : chunk(containing: from)
-        for k in first..<chunks.count where lows[k] <= id && id <= highs[k] {
-            let skip = Swift.max(0, from - start(of: k))
-            let found = chunks[k].withUnsafeBufferPointer { buffer -> Int? in
-                for j in skip..<buffer.count where buffer[j] == id { return j }
+        return lows.withUnsafeBufferPointer { lows in
+            highs.withUnsafeBufferPointer { highs -> Int? in
+                for k in first..<lows.count where lows[k] <= id && id <= highs[k] {
+                    let start = start(of: k)
+                    if let found = Self.position(of: id, in: chunks[k], from: Swift.max(0, from - start)) {
+                        return start + found
+                    }
+                }
                 return nil
             }
-            if let found { return start(of: k) + found }
         }
-        return nil
+    }
+
+    /// The first position of `id` in `chunk` at or after `skip`, eight ids compared at a time: a fold of moves
+    /// after a snapshot searches the chunks moves have widened for every id it moves (issue 24 §1).
+    @inline(__always)
+    private static func position(of id: TaskID, in chunk: [TaskID], from skip: Int) -> Int? {
+        chunk.withUnsafeBufferPointer { buffer -> Int? in
+            guard let base = buffer.baseAddress else { return nil }
+            var j = skip
+            let wanted = SIMD8<TaskID>(repeating: id)
+            while j + 8 <= buffer.count {
+                if any(UnsafeRawPointer(base + j).loadUnaligned(as: SIMD8<TaskID>.self) .== wanted) { break }
+                j += 8
+            }
+            while j < buffer.count {
+                if base[j] == id { return j }
+                j += 1
+            }
+            return nil
+        }
     }
 
     /// How many times `id` is here: only the chunks whose bounds hold it are read.

@@ -188,8 +188,15 @@ public struct TaskTable: Sendable, Sequence {
 
     /// Changes a task in place; does nothing for an unknown id.
     mutating func update(_ id: TaskID, _ body: (inout DownloadTask) -> Void) {
-        if kept != nil {
-            guard var task = self[id] else { return }
+        if let kept {
+            if let changedAt = changed.index(forKey: id) {
+                // Changed before: in place (a tail's facts touch the same few tasks again and again).
+                guard changed.values[changedAt] != nil else { return }
+                body(&changed.values[changedAt]!)
+                return
+            }
+            guard let p = kept.position(of: id) else { return }
+            var task = kept.task(at: p)
             body(&task)
             if change(id, to: task) { return }
         }
