@@ -127,8 +127,10 @@ public struct SectionTasks: Sendable {
             // Only this chunk's count changed: every end from here moves by as much (no chunk read).
             let delta = n - (ends[k] - start(of: k))
             guard delta != 0 else { return }
+            // Wrapping adds, which the compiler vectorises (an end is at most the section's count, far from
+            // overflowing): checked ones cost a branch each, on every move, for each chunk after this one.
             ends.withUnsafeMutableBufferPointer { ends in
-                for j in k..<ends.count { ends[j] += delta }
+                for j in k..<ends.count { ends[j] &+= delta }
             }
         }
     }
