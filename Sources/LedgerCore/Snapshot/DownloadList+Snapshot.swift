@@ -254,7 +254,8 @@ extension DownloadList {
                 } else {
                     tasks.reserveCapacity(r.capacity(taskCount, bytesEach: 10))
                 }
-                var url: [UInt8] = []
+                var url = URLBuffer()
+                defer { url.free() }
                 var urlLength = 0
                 // Looked up record by record in id order: a step along each sorted list, not a hash per record.
                 var others = kept.map { IDWalk($0) }
@@ -342,7 +343,7 @@ extension DownloadList {
 
     @inline(__always)
     private static func readTask(
-        _ r: inout BinaryReader, directories: [String], url: inout [UInt8], urlLength: inout Int,
+        _ r: inout BinaryReader, directories: [String], url: inout URLBuffer, urlLength: inout Int,
         into tasks: inout TaskTable, only: TaskID?, others: inout IDWalk?, whole: inout IDWalk?
     ) throws {
         let id = try r.int()
@@ -351,7 +352,7 @@ extension DownloadList {
             // No task is built: the URLs' lengths are all that their checks need.
             try SnapshotTasks.skipURL(&r, length: &urlLength)
         } else {
-            try SnapshotTasks.readURL(&r, into: &url)
+            try url.read(&r)
         }
         if let only, id != only, !(whole?.holds(id) ?? false) {
             // Kept: the task's id and state (and bytes and size), every other field read past and checked.
@@ -368,7 +369,7 @@ extension DownloadList {
         }
         try tasks.insert(
             SnapshotTasks.buildRest(
-                &r, id: id, flags: flags, url: String(decoding: url, as: UTF8.self), directories: directories)
+                &r, id: id, flags: flags, url: url.string, directories: directories)
         )
     }
 }

@@ -216,16 +216,7 @@ final class SnapshotTasks: @unchecked Sendable {
         return slots
     }
 
-    /// The URL of a record into `url`, which holds the record before's: the part they share is kept.
-    @inline(__always)
-    static func readURL(_ r: inout BinaryReader, into url: inout [UInt8]) throws {
-        let shared = try r.count()
-        guard shared <= url.count else { throw SnapshotError() }
-        url.removeSubrange(shared...)
-        url.append(contentsOf: try r.raw())
-    }
-
-    /// Reads past a URL as ``readURL(_:into:)`` reads it, refusing where it refuses, keeping only the whole URL's
+    /// Reads past a URL as ``URLBuffer/read(_:)`` reads it, refusing where it refuses, keeping only the whole URL's
     /// length (`length`: the record before's).
     @inline(__always)
     static func skipURL(_ r: inout BinaryReader, length: inout Int) throws {
@@ -300,7 +291,7 @@ final class SnapshotTasks: @unchecked Sendable {
 
 /// A URL made whole from records that hold only what it does not share with the one before, in memory of its own
 /// (no array operation per record): while a snapshot's records are read, and for the last URL a task was built with.
-private struct URLBuffer {
+struct URLBuffer {
     private var base = UnsafeMutableRawBufferPointer.allocate(byteCount: 256, alignment: 1)
     private var length = 0
 
@@ -308,7 +299,8 @@ private struct URLBuffer {
 
     var string: String { String(decoding: bytes, as: UTF8.self) }
 
-    /// Reads a record's URL as ``SnapshotTasks/readURL(_:into:)`` does, refusing where it refuses.
+    /// Reads a record's URL: the first `shared` bytes of the one before (refused when that one is shorter), then
+    /// the rest.
     @inline(__always)
     mutating func read(_ r: inout BinaryReader) throws {
         let shared = try r.count()
