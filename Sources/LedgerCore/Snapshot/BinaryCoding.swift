@@ -80,6 +80,7 @@ struct BinaryReader {
         return Int64(bitPattern: z >> 1) ^ -Int64(bitPattern: z & 1)
     }
 
+    @inline(__always)
     mutating func count() throws -> Int {
         let n = try int()
         guard n >= 0, n <= Int64(bytes.count - offset) * 8 + 64 else { throw Truncated() }
@@ -100,6 +101,7 @@ struct BinaryReader {
         String(decoding: try raw(), as: UTF8.self)
     }
 
+    @inline(__always)
     mutating func raw() throws -> UnsafeRawBufferPointer {
         let n = try count()
         guard n <= bytes.count - offset else { throw Truncated() }
@@ -108,6 +110,7 @@ struct BinaryReader {
     }
 
     /// The next `n` bytes.
+    @inline(__always)
     mutating func fixed(_ n: Int) throws -> UnsafeRawBufferPointer {
         guard n <= bytes.count - offset else { throw Truncated() }
         defer { offset += n }
