@@ -7,11 +7,15 @@ import Testing
 /// and a move in a long section shifts one chunk.
 @Suite struct SectionTasksTests {
     /// Random inserts, removals, searches, filters and replacements, each done to an array and to the chunked ids:
-    /// after every one they hold the same ids in the same order, and no chunk is empty or past its limit.
+    /// after every one they hold the same ids in the same order, no chunk is empty or past its limit, and every chunk's
+    /// bounds are within its group's (which searches skip by).
     @Test func everyChangeLeavesTheSameIdsAsAnArray() {
         var rng = SplitMix64(seed: 24)
         for round in 0..<6 {
-            let start = round.isMultiple(of: 2) ? 0 : Int.random(in: 1...3000, using: &rng)
+            // Empty, a few chunks, or 20 to 47 of them (two or three groups).
+            let start =
+                round.isMultiple(of: 2)
+                ? 0 : Int.random(in: round == 1 ? 1...3000 : 5000...12_000, using: &rng)
             var array = (0..<start).map { TaskID($0 + 1) }
             var chunked = SectionTasks(array)
             for _ in 0..<800 {
@@ -57,6 +61,7 @@ import Testing
                     chunked.append(id)
                 }
                 #expect(chunked.count == array.count)
+                #expect(chunked.groupsHoldTheirChunks)
             }
             #expect(Array(chunked) == array)
             #expect(chunked == SectionTasks(array))

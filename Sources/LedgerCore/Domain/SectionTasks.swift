@@ -19,11 +19,19 @@ public struct SectionTasks: Sendable {
     /// by a removal: only the chunks a search must read depend on them).
     private var lows: [TaskID] = []
     private var highs: [TaskID] = []
+    /// Bounds of each group of ``groupSize`` chunks (group `g`: chunks `g * groupSize` up to the next group's): every
+    /// id of those chunks is in `groupLows[g]...groupHighs[g]`. A search reads a group's chunk bounds only when the
+    /// group's hold its id: a section of 100,000 ids has 400 chunks and 25 groups, and a move searches it two or
+    /// three times (its id, then a second of it, which a damaged log may hold).
+    private var groupLows: [TaskID] = []
+    private var groupHighs: [TaskID] = []
 
     /// The ids a chunk is filled with when a section is built or a chunk split.
     static let chunkSize = 256
     /// A chunk that grows past this is split.
     static let chunkLimit = 4 * chunkSize
+    /// Chunks whose bounds a group's bounds hold.
+    static let groupSize = 16
 
     public init() {}
 
@@ -62,6 +70,7 @@ public struct SectionTasks: Sendable {
             highs.append(high)
             start = end
         }
+        regroup(from: 0)
     }
 
     /// The chunks (tests: that searches and moves keep them within their limits).
@@ -110,6 +119,61 @@ public struct SectionTasks: Sendable {
         ends.replaceSubrange(k...k, with: repeatElement(0, count: pieces.count))
         recount(from: Swift.min(k, Swift.max(0, chunks.count - 1)))
         if chunks.isEmpty { ends = [] }
+        regroup(from: k)
+    }
+
+    /// Widens chunk `k`'s bounds, and its group's, to hold `low...high`.
+    @inline(__always)
+    private mutating func widen(_ k: Int, _ low: TaskID, _ high: TaskID) {
+        lows[k] = Swift.min(lows[k], low)
+        highs[k] = Swift.max(highs[k], high)
+        let g = k / Self.groupSize
+        groupLows[g] = Swift.min(groupLows[g], low)
+        groupHighs[g] = Swift.max(groupHighs[g], high)
+    }
+
+    /// Works the groups' bounds out again from the group of chunk `k` on: chunks were put in or taken out there,
+    /// so every later chunk moved (a chunk's split or removal, a few times per thousand moves).
+    private mutating func regroup(from k: Int) {
+        let first = Swift.min(k / Self.groupSize, groupLows.count)
+        groupLows.removeSubrange(first...)
+        groupHighs.removeSubrange(first...)
+        var g = first
+        while g * Self.groupSize < chunks.count {
+            var (low, high) = (TaskID.max, TaskID.min)
+            for j in (g * Self.groupSize)..<Swift.min(chunks.count, (g + 1) * Self.groupSize) {
+                low = Swift.min(low, lows[j])
+                high = Swift.max(high, highs[j])
+            }
+            groupLows.append(low)
+            groupHighs.append(high)
+            g += 1
+        }
+    }
+
+    /// Whether every chunk's bounds are within its group's, and every chunk in a group (tests).
+    var groupsHoldTheirChunks: Bool {
+        guard groupLows.count == (chunks.count + Self.groupSize - 1) / Self.groupSize,
+            groupHighs.count == groupLows.count
+        else { return false }
+        return chunks.indices.allSatisfy { k in
+            groupLows[k / Self.groupSize] <= lows[k] && highs[k] <= groupHighs[k / Self.groupSize]
+        }
+    }
+
+    /// The chunks from `first` on whose bounds (and their group's) hold `id`, in order, until `visit` says stop.
+    @inline(__always)
+    private func eachChunk(holding id: TaskID, from first: Int, _ visit: (Int) -> Bool) {
+        var g = first / Self.groupSize
+        while g < groupLows.count {
+            if groupLows[g] <= id && id <= groupHighs[g] {
+                let end = Swift.min(chunks.count, (g + 1) * Self.groupSize)
+                for k in Swift.max(first, g * Self.groupSize)..<end where lows[k] <= id && id <= highs[k] {
+                    if !visit(k) { return }
+                }
+            }
+            g += 1
+        }
     }
 
     /// Splits chunk `k` when it outgrew ``chunkLimit``; removes it when it is empty.
@@ -143,18 +207,16 @@ public struct SectionTasks: Sendable {
     /// the next of an id just removed at `from` reads no chunk before it again).
     public func firstIndex(of id: TaskID, from: Int) -> Int? {
         guard from < count else { return nil }
-        let first = from <= 0 ? 0 : chunk(containing: from)
-        return lows.withUnsafeBufferPointer { lows in
-            highs.withUnsafeBufferPointer { highs -> Int? in
-                for k in first..<lows.count where lows[k] <= id && id <= highs[k] {
-                    let start = start(of: k)
-                    if let found = Self.position(of: id, in: chunks[k], from: Swift.max(0, from - start)) {
-                        return start + found
-                    }
-                }
-                return nil
+        var found: Int?
+        eachChunk(holding: id, from: from <= 0 ? 0 : chunk(containing: from)) { k in
+            let start = start(of: k)
+            guard let j = Self.position(of: id, in: chunks[k], from: Swift.max(0, from - start)) else {
+                return true
             }
+            found = start + j
+            return false
         }
+        return found
     }
 
     /// The first position of `id` in `chunk` at or after `skip`, eight ids compared at a time: a fold of moves
@@ -180,8 +242,9 @@ public struct SectionTasks: Sendable {
     /// How many times `id` is here: only the chunks whose bounds hold it are read.
     public func occurrences(of id: TaskID) -> Int {
         var n = 0
-        for k in chunks.indices where lows[k] <= id && id <= highs[k] {
+        eachChunk(holding: id, from: 0) { k in
             n += chunks[k].withUnsafeBufferPointer { buffer in buffer.reduce(0) { $0 + ($1 == id ? 1 : 0) } }
+            return true
         }
         return n
     }
@@ -210,8 +273,7 @@ public struct SectionTasks: Sendable {
         let k = chunk(containing: i)
         chunks[k].insert(contentsOf: ids, at: i - start(of: k))
         let (low, high) = Self.bounds(ids)
-        lows[k] = Swift.min(lows[k], low)
-        highs[k] = Swift.max(highs[k], high)
+        widen(k, low, high)
         settle(k)
     }
 
@@ -226,8 +288,7 @@ public struct SectionTasks: Sendable {
         if let k = chunks.indices.last, chunks[k].count < Self.chunkSize {
             chunks[k].append(id)
             ends[k] += 1
-            lows[k] = Swift.min(lows[k], id)
-            highs[k] = Swift.max(highs[k], id)
+            widen(k, id, id)
         } else {
             var chunk: [TaskID] = []
             chunk.reserveCapacity(Self.chunkSize)
@@ -236,6 +297,12 @@ public struct SectionTasks: Sendable {
             ends.append(count + 1)
             lows.append(id)
             highs.append(id)
+            if (chunks.count - 1) / Self.groupSize == groupLows.count {
+                groupLows.append(id)
+                groupHighs.append(id)
+            } else {
+                widen(chunks.count - 1, id, id)
+            }
         }
     }
 
@@ -274,8 +341,7 @@ extension SectionTasks: RandomAccessCollection, MutableCollection {
             precondition(i >= 0 && i < count, "index out of range")
             let k = chunk(containing: i)
             chunks[k][i - start(of: k)] = newValue
-            lows[k] = Swift.min(lows[k], newValue)
-            highs[k] = Swift.max(highs[k], newValue)
+            widen(k, newValue, newValue)
         }
     }
 
@@ -317,8 +383,7 @@ extension SectionTasks: RangeReplaceableCollection {
         if range.upperBound <= ends[k] {
             chunks[k].replaceSubrange((range.lowerBound - s)..<(range.upperBound - s), with: ids)
             let (low, high) = Self.bounds(ids)
-            lows[k] = Swift.min(lows[k], low)
-            highs[k] = Swift.max(highs[k], high)
+            widen(k, low, high)
             settle(k)
             return
         }
