@@ -9,21 +9,34 @@ import Testing
 /// (each decode reads memory of exactly the bytes' size: see docs/decoders.md for the AddressSanitizer run), or a
 /// hang.
 @Suite struct SnapshotFuzzTests {
-    /// Decodes `bytes` every way a caller can and checks the readers agree.
-    static func check(_ bytes: [UInt8], only: TaskID) {
+    /// Decodes `bytes` (`original` damaged) every way a caller can and checks the readers agree.
+    static func check(_ bytes: [UInt8], only: TaskID, original: [UInt8]) {
         let list: DownloadList
         do {
             list = try Mutator.exact(bytes) { try DownloadList(snapshot: $0) }
         } catch {
             #expect(error is SnapshotError, "\(error)")
-            // Whatever reads it for one task's sake refuses it too.
+            // Whatever reads it for one task's sake through every record refuses it too.
             #expect(throws: SnapshotError.self) {
                 try Mutator.exact(bytes) { try DownloadList(snapshot: $0, keepingOnly: only) }
             }
-            #expect(throws: SnapshotError.self) {
-                try Mutator.exact(bytes) {
+            // A read of a few tasks by the index reads no other record, and does not check the index against
+            // them: damage confined to the records and the index (as the original's trailer places them) is left to
+            // the seal. Damage anywhere else (the sections, the history, the trailer) refuses it.
+            let (indexStart, recordsEnd) = (trailer(of: original, 0), trailer(of: original, 1))
+            let inRecords =
+                bytes.count == original.count
+                && bytes.indices.allSatisfy {
+                    bytes[$0] == original[$0] || $0 < recordsEnd
+                        || (indexStart..<(original.count - 24)).contains($0)
+                }
+            do {
+                _ = try Mutator.exact(bytes) {
                     try DownloadList(snapshot: $0, keepingOnly: only, statesOf: [])
                 }
+                #expect(inRecords, "damage outside the records is not refused by a read of a few tasks")
+            } catch {
+                #expect(error is SnapshotError, "\(error)")
             }
             return
         }
@@ -54,9 +67,38 @@ import Testing
                 try DownloadList(snapshot: $0, keepingOnly: only, statesOf: [])
             }
             #expect(alone.tasks[only] == list.tasks[only], "#\(only)")
+            // By the index: some tasks as their figures, some whole, any other not there.
+            let ids = list.tasks.keys
+            let kept = Set(ids.enumerated().filter { $0.offset % 3 == 0 }.map(\.element) + [list.nextID + 1])
+            let whole = Set(ids.enumerated().filter { $0.offset % 5 == 1 }.map(\.element))
+            let few = try Mutator.exact(bytes) {
+                try DownloadList(
+                    snapshot: $0, keepingOnly: DownloadList.noTask, statesOf: kept, keepingWhole: whole)
+            }
+            #expect(
+                few.sections == list.sections && few.trash == list.trash
+                    && few.eventCounts == list.eventCounts)
+            #expect(Set(few.tasks.keys) == kept.union(whole).intersection(ids))
+            for id in few.tasks.keys {
+                guard let read = few.tasks[id], let task = list.tasks[id] else { continue }
+                if whole.contains(id) {
+                    #expect(read == task, "#\(id)")
+                } else {
+                    #expect(
+                        read.state == task.state && read.bytes == task.bytes && read.size == task.size,
+                        "#\(id)")
+                }
+            }
         } catch {
             Issue.record("a snapshot that reads whole does not read for #\(only): \(error)")
         }
+    }
+
+    /// Number `n` of a snapshot's trailer (8 bytes each, least significant first): 0 where the index begins, 1
+    /// where the task records end.
+    static func trailer(of bytes: [UInt8], _ n: Int) -> Int {
+        let at = bytes.count - 24 + 8 * n
+        return bytes[at..<(at + 8)].reversed().reduce(0) { $0 << 8 | Int($1) }
     }
 
     /// A task id of the list the snapshot came from, or one it does not have.
@@ -71,7 +113,7 @@ import Testing
         var m = Mutator(seed: 0x5EED_5A45)
         for i in 0..<Mutator.iterations(2_000) {
             let n = i % corpus.count
-            Self.check(m.mutate(corpus[n]), only: Self.someID(&m.rng, n))
+            Self.check(m.mutate(corpus[n]), only: Self.someID(&m.rng, n), original: corpus[n])
         }
     }
 

@@ -5,6 +5,11 @@
 struct BinaryWriter {
     var bytes: [UInt8] = []
     var sink: ((UnsafeRawBufferPointer) -> Void)?
+    /// Bytes handed to the sink so far.
+    private(set) var flushed = 0
+
+    /// Bytes written so far, those handed to the sink included: where the next one lies in the whole encoding.
+    var position: Int { flushed + bytes.count }
 
     static let pieceSize = 1 << 16
 
@@ -15,6 +20,7 @@ struct BinaryWriter {
     mutating func flushIfFull() {
         guard bytes.count >= Self.pieceSize, let sink else { return }
         bytes.withUnsafeBytes(sink)
+        flushed += bytes.count
         bytes.removeAll(keepingCapacity: true)
     }
 
@@ -22,7 +28,13 @@ struct BinaryWriter {
     mutating func finish() {
         guard let sink else { return }
         bytes.withUnsafeBytes(sink)
+        flushed += bytes.count
         bytes.removeAll(keepingCapacity: true)
+    }
+
+    /// `v` as 8 bytes, least significant first: a number read from a known place (the end of a snapshot).
+    mutating func fixed64(_ v: Int) {
+        withUnsafeBytes(of: UInt64(v).littleEndian) { bytes.append(contentsOf: $0) }
     }
 
     mutating func int(_ v: Int64) {
@@ -107,6 +119,15 @@ struct BinaryReader {
         guard n <= bytes.count - offset else { throw Truncated() }
         defer { offset += n }
         return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + n])
+    }
+
+    /// What `BinaryWriter.fixed64` wrote at `at` (not moving `offset`), refused past the bytes or above `Int.max`.
+    func fixed64(at: Int) throws -> Int {
+        guard at >= 0, at <= bytes.count - 8 else { throw Truncated() }
+        var v: UInt64 = 0
+        for i in (0..<8).reversed() { v = v << 8 | UInt64(bytes[at + i]) }
+        guard v <= UInt64(Int.max) else { throw Truncated() }
+        return Int(v)
     }
 
     /// The next `n` bytes.

@@ -4,7 +4,13 @@ public struct SnapshotError: Error, Sendable, CustomStringConvertible {
 }
 
 extension DownloadList {
-    private static let snapshotMagic: [UInt8] = Array("DLS17".utf8)
+    /// `DLS18`: `DLS17` with an index of the task records (``SnapshotBlocks``) and a trailer that says where the
+    /// records end and the index begins. `DLS17`, read through, is still read (the same reducer: a ledger of the
+    /// last release keeps its snapshots).
+    private static let snapshotMagic: [UInt8] = Array("DLS18".utf8)
+    private static let sequentialMagic: [UInt8] = Array("DLS17".utf8)
+    /// The trailer: where the index begins, where the records end, and the whole length, 8 bytes each.
+    private static let trailerLength = 24
 
     /// An id no task has (ids start at 1): `keepingOnly` it keeps every task of a snapshot as its figures alone.
     public static let noTask: TaskID = 0
@@ -78,11 +84,23 @@ extension DownloadList {
             w.flushIfFull()
         }
         w.int(tasks.count)
+        let recordsStart = w.position
+        var blocks = SnapshotBlocks()
+        var increasing = true
+        var previousID: TaskID = 0
         var previousURL: [UInt8] = []
-        for (_, t) in tasks {
+        for (n, (id, t)) in tasks.enumerated() {
+            if n % SnapshotBlocks.spacing == 0 {
+                // A block's first record shares no prefix with the one before: a block reads on its own.
+                previousURL.removeAll(keepingCapacity: true)
+                blocks.add(id: id, offset: w.position - recordsStart)
+            }
+            increasing = increasing && id > previousID
+            previousID = id
             write(t, directory: directories[t.directory]!, previousURL: &previousURL, &w)
             w.flushIfFull()
         }
+        let recordsEnd = w.position
         w.int(sections.count)
         for s in sections {
             w.string(s.title)
@@ -124,6 +142,11 @@ extension DownloadList {
             }
         }
         eventCounts.write(to: &w)
+        let indexStart = w.position
+        blocks.write(to: &w, increasing: increasing)
+        w.fixed64(indexStart)
+        w.fixed64(recordsEnd)
+        w.fixed64(w.position + 8)
     }
 
     /// One task: its URL shares a prefix with the previous task's (written as the shared length and the rest),
@@ -205,103 +228,227 @@ extension DownloadList {
         keepingOnly only: TaskID? = nil, statesOf kept: Set<TaskID>? = nil,
         keepingWhole whole: Set<TaskID>? = nil
     ) throws {
-        guard bytes.starts(with: Self.snapshotMagic) else { throw SnapshotError() }
+        let indexed = bytes.starts(with: Self.snapshotMagic)
+        guard indexed || bytes.starts(with: Self.sequentialMagic) else { throw SnapshotError() }
         var r = BinaryReader(bytes: bytes, offset: Self.snapshotMagic.count)
+        // A list only counted or looked at for one task never reads its undo history (an add's step names every
+        // task it added): read past, refused where reading it refuses, not kept.
+        let history: LoggedEventReader?? = only == nil || whole != nil ? .some(reader) : .none
         do {
             self.init()
-            head = try r.int()
-            headTime = try r.int()
-            nextID = try r.int()
-            directory = try r.string()
-            for _ in 0..<(try r.count()) {
-                guard let setting = Setting(rawValue: try r.string()) else { throw SnapshotError() }
-                let value: SettingValue = setting.spec.isText ? .text(try r.string()) : .number(try r.int())
-                guard setting.spec.isValid(value) else { throw SnapshotError() }
-                self[setting] = value
-            }
-            guard let mode = SortMode(rawValue: try r.string()) else { throw SnapshotError() }
-            sortMode = mode
-            sortDescending = try r.bool()
-            autoRemoveEmptySections = try r.bool()
-            trashEnabled = try r.bool()
-            for _ in 0..<(try r.count()) {
-                guard let hook = Hook(rawValue: try r.string()) else { throw SnapshotError() }
-                hooks[hook] = try r.string()
-            }
-            for _ in 0..<(try r.count()) {
-                let host = try r.string()
-                guard Validation.isHostName(host) else { throw SnapshotError() }
-                for _ in 0..<(try r.count()) {
-                    guard let setting = Setting(rawValue: try r.string()), Self.hostSettable.contains(setting)
-                    else { throw SnapshotError() }
-                    let value = try r.int()
-                    guard setting.spec.isValid(.number(value)) else { throw SnapshotError() }
-                    hostSettings[host, default: [:]][setting] = value
-                }
-            }
+            try readHeader(&r)
             var directories: [String] = []
             for _ in 0..<(try r.count()) { directories.append(try r.string()) }
             let taskCount = try r.count()
-            if only == nil, let kept = try SnapshotTasks.read(&r, count: taskCount, directories: directories)
-            {
-                // Each task is built when it is read, all of them when the list first changes one.
-                tasks = TaskTable(kept)
+            guard indexed else {
+                try readTasks(
+                    &r, count: taskCount, blocks: nil, directories: directories, only: only, kept: kept,
+                    whole: whole)
+                try readSectionsAndHistory(&r, history: history)
+                guard r.offset == bytes.count else { throw SnapshotError() }
+                return
+            }
+            // The parts after the records first, then the records: through all of them, or by the index to the
+            // few a read for some tasks' sake keeps.
+            let trailer = bytes.count - Self.trailerLength
+            let indexStart = try r.fixed64(at: trailer)
+            let recordsEnd = try r.fixed64(at: trailer + 8)
+            guard try r.fixed64(at: trailer + 16) == bytes.count, r.offset <= recordsEnd,
+                recordsEnd <= indexStart, indexStart <= trailer
+            else { throw SnapshotError() }
+            var rest = BinaryReader(bytes: bytes, offset: recordsEnd)
+            try readSectionsAndHistory(&rest, history: history)
+            guard rest.offset == indexStart else { throw SnapshotError() }
+            let blocks = try SnapshotBlocks.read(
+                &rest, taskCount: taskCount, recordBytes: recordsEnd - r.offset)
+            guard rest.offset == trailer else { throw SnapshotError() }
+            var records = BinaryReader(
+                bytes: UnsafeRawBufferPointer(rebasing: bytes[..<recordsEnd]), offset: r.offset)
+            if let blocks, let only, let kept {
+                try readTasks(
+                    &records, count: taskCount, blocks: blocks, directories: directories, only: only,
+                    kept: kept, whole: whole)
             } else {
-                if let kept {
-                    // A few tasks spread over the list: kept by id, with no slot for each id between them.
-                    tasks.reserveFar(
-                        Swift.min(kept.count + (whole?.count ?? 0) + 1, r.capacity(taskCount, bytesEach: 10)))
-                } else {
-                    tasks.reserveCapacity(r.capacity(taskCount, bytesEach: 10))
-                }
-                var url = URLBuffer()
-                defer { url.free() }
-                var urlLength = 0
-                // Looked up record by record in id order: a step along each sorted list, not a hash per record.
-                var others = kept.map { IDWalk($0) }
-                var wholes = whole.map { IDWalk($0) }
-                for _ in 0..<taskCount {
-                    try Self.readTask(
-                        &r, directories: directories, url: &url, urlLength: &urlLength, into: &tasks,
-                        only: only, others: &others, whole: &wholes)
-                }
+                try readTasks(
+                    &records, count: taskCount, blocks: blocks, directories: directories, only: only,
+                    kept: kept,
+                    whole: whole)
+                guard records.offset == recordsEnd else { throw SnapshotError() }
             }
-            for _ in 0..<(try r.count()) {
-                var s = Section(title: try r.string())
-                // A damaged count reserves no more than the bytes can hold; each id is read into its chunk.
-                let n = try r.count()
-                guard n == r.capacity(n, bytesEach: 1) else { throw SnapshotError() }
-                s.tasks = try SectionTasks(count: n) { try r.int() }
-                sections.append(s)
-            }
-            for _ in 0..<(try r.count()) {
-                let id = try r.int()
-                guard let mode = DeleteMode(rawValue: try r.string()) else { throw SnapshotError() }
-                var entry = TrashEntry(
-                    id: id, mode: mode, sectionTitle: try r.string(), section: Int(try r.int()),
-                    index: Int(try r.int()), deleted: try r.int())
-                let state = try r.int()
-                if state >= 0 {
-                    guard state < TaskState.allCases.count else { throw SnapshotError() }
-                    entry.state = TaskState.allCases[Int(state)]
-                }
-                trash.append(entry)
-                trashed.insert(id)
-            }
-            if only != nil, whole == nil {
-                // A list only counted or looked at for one task never reads its undo history (an add's step
-                // names every task it added): read past, refused where reading it refuses, not kept.
-                try Self.skipSteps(&r, redo: false, head: head, nextID: nextID)
-                try Self.skipSteps(&r, redo: true, head: head, nextID: nextID)
-            } else {
-                undoStack = try Self.readSteps(&r, redo: false, head: head, nextID: nextID, reader: reader)
-                redoStack = try Self.readSteps(&r, redo: true, head: head, nextID: nextID, reader: reader)
-            }
-            eventCounts = try EventCounts(reading: &r)
-            guard r.offset == bytes.count else { throw SnapshotError() }
         } catch {
             throw SnapshotError()
         }
+    }
+
+    /// The list's fields before its directories and tasks.
+    private mutating func readHeader(_ r: inout BinaryReader) throws {
+        head = try r.int()
+        headTime = try r.int()
+        nextID = try r.int()
+        directory = try r.string()
+        for _ in 0..<(try r.count()) {
+            guard let setting = Setting(rawValue: try r.string()) else { throw SnapshotError() }
+            let value: SettingValue = setting.spec.isText ? .text(try r.string()) : .number(try r.int())
+            guard setting.spec.isValid(value) else { throw SnapshotError() }
+            self[setting] = value
+        }
+        guard let mode = SortMode(rawValue: try r.string()) else { throw SnapshotError() }
+        sortMode = mode
+        sortDescending = try r.bool()
+        autoRemoveEmptySections = try r.bool()
+        trashEnabled = try r.bool()
+        for _ in 0..<(try r.count()) {
+            guard let hook = Hook(rawValue: try r.string()) else { throw SnapshotError() }
+            hooks[hook] = try r.string()
+        }
+        for _ in 0..<(try r.count()) {
+            let host = try r.string()
+            guard Validation.isHostName(host) else { throw SnapshotError() }
+            for _ in 0..<(try r.count()) {
+                guard let setting = Setting(rawValue: try r.string()), Self.hostSettable.contains(setting)
+                else { throw SnapshotError() }
+                let value = try r.int()
+                guard setting.spec.isValid(.number(value)) else { throw SnapshotError() }
+                hostSettings[host, default: [:]][setting] = value
+            }
+        }
+    }
+
+    /// Reads the task records, every one of them: checked as building its task would check it, and, with
+    /// `blocks`, against the index (ids increasing, each block where it says, its first URL whole).
+    private mutating func readTasks(
+        _ r: inout BinaryReader, count taskCount: Int, blocks: SnapshotBlocks?, directories: [String],
+        only: TaskID?, kept: Set<TaskID>?, whole: Set<TaskID>?
+    ) throws {
+        if only == nil,
+            let kept = try SnapshotTasks.read(&r, count: taskCount, directories: directories, blocks: blocks)
+        {
+            // Each task is built when it is read, all of them when the list first changes one.
+            tasks = TaskTable(kept)
+            return
+        }
+        if let kept {
+            // A few tasks spread over the list: kept by id, with no slot for each id between them.
+            tasks.reserveFar(
+                Swift.min(kept.count + (whole?.count ?? 0) + 1, r.capacity(taskCount, bytesEach: 10)))
+        } else {
+            tasks.reserveCapacity(r.capacity(taskCount, bytesEach: 10))
+        }
+        var url = URLBuffer()
+        defer { url.free() }
+        var urlLength = 0
+        // Looked up record by record in id order: a step along each sorted list, not a hash per record.
+        var others = kept.map { IDWalk($0) }
+        var wholes = whole.map { IDWalk($0) }
+        let start = r.offset
+        var last: TaskID = 0
+        for n in 0..<taskCount {
+            let at = r.offset - start
+            if blocks != nil, n % SnapshotBlocks.spacing == 0 {
+                url.reset()
+                urlLength = 0
+            }
+            let id = try Self.readTask(
+                &r, directories: directories, url: &url, urlLength: &urlLength, into: &tasks,
+                only: only, others: &others, whole: &wholes)
+            if let blocks {
+                guard id > last else { throw SnapshotError() }
+                last = id
+                try blocks.check(record: n, offset: at, id: id)
+            }
+        }
+    }
+
+    /// Reads, by the index, only the records of the tasks in `kept` (each as its figures), `only` and `whole`
+    /// (built): each block they lie in from its first record to theirs. The other records are not read: an edit
+    /// to one of them is left to the snapshot's seal, which the store checks over every byte before this.
+    private mutating func readTasks(
+        _ r: inout BinaryReader, count taskCount: Int, blocks: SnapshotBlocks, directories: [String],
+        only: TaskID, kept: Set<TaskID>, whole: Set<TaskID>?
+    ) throws {
+        var wanted = kept.union(whole ?? [])
+        if only != Self.noTask { wanted.insert(only) }
+        let ids = wanted.sorted()
+        tasks.reserveFar(Swift.min(ids.count + 1, r.capacity(taskCount, bytesEach: 10)))
+        var url = URLBuffer()
+        defer { url.free() }
+        let start = r.offset
+        var i = 0
+        var block = -1
+        var left = 0
+        var last: TaskID = 0
+        while i < ids.count {
+            if left == 0 || (block + 1 < blocks.count && ids[i] >= blocks.firstIDs[block + 1]) {
+                // The next id lies past this block: on to the block that would hold it (never back).
+                guard let next = blocks.block(holding: ids[i]), next != block else {
+                    i += 1
+                    continue
+                }
+                block = next
+                r.offset = start + blocks.offsets[block]
+                left = blocks.records(in: block, of: taskCount)
+                last = 0
+                url.reset()
+            }
+            let id = try r.int()
+            guard id > last, last != 0 || id == blocks.firstIDs[block] else { throw SnapshotError() }
+            last = id
+            left -= 1
+            let flags = TaskFlags(rawValue: UInt16(truncatingIfNeeded: try r.int()))
+            try url.read(&r)
+            while i < ids.count, ids[i] < id { i += 1 }
+            guard i < ids.count, ids[i] == id else {
+                _ = try SnapshotTasks.skipRest(&r, flags: flags, directories: directories.count)
+                continue
+            }
+            i += 1
+            if id == only || whole?.contains(id) == true {
+                try tasks.insert(
+                    SnapshotTasks.buildRest(
+                        &r, id: id, flags: flags, url: url.string, directories: directories))
+            } else {
+                let (state, bytes, size) = try SnapshotTasks.skipRest(
+                    &r, flags: flags, directories: directories.count)
+                tasks.insertFar(DownloadTask.placeholder(id: id, state: state, bytes: bytes, size: size))
+            }
+        }
+    }
+
+    /// Sections, the to-delete list, the undo and redo stacks and the event counts. `history` nil: the stacks are
+    /// read past (checked, not kept); else the reader their steps read their actions through.
+    private mutating func readSectionsAndHistory(
+        _ r: inout BinaryReader, history: LoggedEventReader??
+    ) throws {
+        for _ in 0..<(try r.count()) {
+            var s = Section(title: try r.string())
+            // A damaged count reserves no more than the bytes can hold; each id is read into its chunk.
+            let n = try r.count()
+            guard n == r.capacity(n, bytesEach: 1) else { throw SnapshotError() }
+            s.tasks = try SectionTasks(count: n) { try r.int() }
+            sections.append(s)
+        }
+        for _ in 0..<(try r.count()) {
+            let id = try r.int()
+            guard let mode = DeleteMode(rawValue: try r.string()) else { throw SnapshotError() }
+            var entry = TrashEntry(
+                id: id, mode: mode, sectionTitle: try r.string(), section: Int(try r.int()),
+                index: Int(try r.int()), deleted: try r.int())
+            let state = try r.int()
+            if state >= 0 {
+                guard state < TaskState.allCases.count else { throw SnapshotError() }
+                entry.state = TaskState.allCases[Int(state)]
+            }
+            trash.append(entry)
+            trashed.insert(id)
+        }
+        if let reader = history {
+            undoStack = try Self.readSteps(&r, redo: false, head: head, nextID: nextID, reader: reader)
+            redoStack = try Self.readSteps(&r, redo: true, head: head, nextID: nextID, reader: reader)
+        } else {
+            try Self.skipSteps(&r, redo: false, head: head, nextID: nextID)
+            try Self.skipSteps(&r, redo: true, head: head, nextID: nextID)
+        }
+        eventCounts = try EventCounts(reading: &r)
     }
 
     private static func readSteps(
@@ -345,7 +492,7 @@ extension DownloadList {
     private static func readTask(
         _ r: inout BinaryReader, directories: [String], url: inout URLBuffer, urlLength: inout Int,
         into tasks: inout TaskTable, only: TaskID?, others: inout IDWalk?, whole: inout IDWalk?
-    ) throws {
+    ) throws -> TaskID {
         let id = try r.int()
         let flags = TaskFlags(rawValue: UInt16(truncatingIfNeeded: try r.int()))
         if only == noTask, whole == nil {
@@ -365,12 +512,13 @@ extension DownloadList {
             } else {
                 tasks.insert(DownloadTask.placeholder(id: id, state: state, bytes: bytes, size: size))
             }
-            return
+            return id
         }
         try tasks.insert(
             SnapshotTasks.buildRest(
                 &r, id: id, flags: flags, url: url.string, directories: directories)
         )
+        return id
     }
 }
 

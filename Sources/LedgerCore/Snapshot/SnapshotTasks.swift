@@ -67,7 +67,11 @@ final class SnapshotTasks: @unchecked Sendable {
     /// increasing order within ``reach`` of each other, or the records are too large to index: the caller then
     /// builds every task.
     /// - Throws: for a record that building its task would refuse.
-    static func read(_ r: inout BinaryReader, count: Int, directories: [String]) throws -> SnapshotTasks? {
+    /// With `blocks` (the snapshot's index), each record is also checked against it, and a block's first URL is
+    /// read whole.
+    static func read(
+        _ r: inout BinaryReader, count: Int, directories: [String], blocks: SnapshotBlocks? = nil
+    ) throws -> SnapshotTasks? {
         let start = r.offset
         guard r.bytes.count - start < Int(UInt32.max) else { return nil }
         var records: [Record] = []
@@ -83,6 +87,7 @@ final class SnapshotTasks: @unchecked Sendable {
         var last: TaskID = 0
         var gaps = false
         for n in 0..<count {
+            let recordOffset = r.offset - start
             let id = try r.int()
             guard id > last, id - last <= reach else {
                 r.offset = start
@@ -90,6 +95,10 @@ final class SnapshotTasks: @unchecked Sendable {
             }
             gaps = gaps || id != last + 1
             last = id
+            if let blocks, n % SnapshotBlocks.spacing == 0 {
+                try blocks.check(record: n, offset: recordOffset, id: id)
+                url.reset()
+            }
             let flags = TaskFlags(rawValue: UInt16(truncatingIfNeeded: try r.int()))
             let urlOffset = UInt32(r.offset - start)
             try url.read(&r)
@@ -324,6 +333,10 @@ struct URLBuffer {
         }
         length = needed
     }
+
+    /// Forgets the URL: the next record's shares no prefix (the first of a block).
+    @inline(__always)
+    mutating func reset() { length = 0 }
 
     func free() { base.deallocate() }
 }
