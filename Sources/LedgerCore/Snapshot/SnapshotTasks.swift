@@ -25,7 +25,8 @@ final class SnapshotTasks: @unchecked Sendable {
     private let bytes: UnsafeRawBufferPointer
     /// The whole URL of every ``checkpointSpacing``-th record, one after another, and where each ends: a record
     /// holds only what its URL does not share with the one before, so a URL is made whole from the checkpoint
-    /// before it (at most `checkpointSpacing - 1` records read), not kept whole for every task.
+    /// before it (at most `checkpointSpacing - 1` records read), not kept whole for every task. Both empty for a
+    /// snapshot with an index (``SnapshotBlocks``), whose blocks' first records hold their URLs whole.
     private let checkpointURLs: [UInt8]
     private let checkpointEnds: [UInt32]
     /// In id order.
@@ -37,8 +38,8 @@ final class SnapshotTasks: @unchecked Sendable {
     /// order) makes each URL from the one before, one record each.
     private let lastURL = Mutex<(position: Int, url: URLBuffer)>((-1, URLBuffer()))
 
-    /// Records between two whole URLs kept.
-    static let checkpointSpacing = 32
+    /// Records between two whole URLs kept (or, in a snapshot with an index, written whole: a block's first).
+    static let checkpointSpacing = SnapshotBlocks.spacing
 
     /// Tasks have ids one after another from 1 with gaps of at most this: a ``TaskTable`` keeps them all in its
     /// dense range, in this order.
@@ -84,6 +85,7 @@ final class SnapshotTasks: @unchecked Sendable {
         // length is checked against.
         var url = URLBuffer()
         defer { url.free() }
+        var urlLength = 0
         var last: TaskID = 0
         var gaps = false
         for n in 0..<count {
@@ -95,14 +97,20 @@ final class SnapshotTasks: @unchecked Sendable {
             }
             gaps = gaps || id != last + 1
             last = id
-            if let blocks, n % SnapshotBlocks.spacing == 0 {
-                try blocks.check(record: n, offset: recordOffset, id: id)
-                url.reset()
-            }
             let flags = TaskFlags(rawValue: UInt16(truncatingIfNeeded: try r.int()))
             let urlOffset = UInt32(r.offset - start)
-            try url.read(&r)
-            if n % checkpointSpacing == 0 {
+            if let blocks {
+                // A block's first record holds its URL whole: it is the checkpoint, in place; the others' URLs
+                // need only their lengths checked.
+                if n % SnapshotBlocks.spacing == 0 {
+                    try blocks.check(record: n, offset: recordOffset, id: id)
+                    urlLength = 0
+                }
+                try skipURL(&r, length: &urlLength)
+            } else {
+                try url.read(&r)
+            }
+            if blocks == nil, n % checkpointSpacing == 0 {
                 checkpointURLs.append(contentsOf: url.bytes)
                 guard checkpointURLs.count < Int(UInt32.max) else {
                     r.offset = start
@@ -141,7 +149,11 @@ final class SnapshotTasks: @unchecked Sendable {
         let checkpoint = position / Self.checkpointSpacing
         return lastURL.withLock { last in
             var from = last.position
-            if from > position || from < checkpoint * Self.checkpointSpacing {
+            if from > position || from < checkpoint * Self.checkpointSpacing, checkpointEnds.isEmpty {
+                // A snapshot with an index: the checkpoint is the block's first record, its URL whole.
+                from = checkpoint * Self.checkpointSpacing - 1
+                last.url.reset()
+            } else if from > position || from < checkpoint * Self.checkpointSpacing {
                 from = checkpoint * Self.checkpointSpacing
                 let start = checkpoint == 0 ? 0 : Int(checkpointEnds[checkpoint - 1])
                 checkpointURLs.withUnsafeBytes {
