@@ -1,6 +1,7 @@
 import Dispatch
 import LedgerCore
 import LedgerStore
+import Synchronization
 
 /// The events after a snapshot, decoded on another thread while the snapshot itself is read and decoded (issue 24
 /// §1: a read command on a big list with thousands of small events after its snapshot spent a third of its time
@@ -8,8 +9,14 @@ import LedgerStore
 /// in one read; only the decoding moves. A fold then applies them in order (``LedgerLog/eachEntry(_:after:through:tail:_:)``)
 /// and reads whatever came after them from the store as before.
 ///
-/// The other thread only reads `rows` and `bytes` and writes `decoded` before it signals; the caller reads
-/// `decoded` after the wait. That discipline is what makes the `@unchecked Sendable` sound.
+/// The fold takes the events as they come: the other thread publishes how many it has decoded (`ready`, after
+/// it wrote them) every ``batch`` events, and the fold waits only when it has caught up with that, instead of for
+/// the whole tail (a fold of 5,000 moves after a snapshot of 100,000 tasks had waited 2 ms of its 30 for the last
+/// of them).
+///
+/// The other thread only reads `rows` and `bytes` and writes `decoded[i]` before it publishes a count past `i`;
+/// the caller reads `decoded[i]` only once it read such a count. That discipline is what makes the
+/// `@unchecked Sendable` sound.
 final class TailDecoding: @unchecked Sendable {
     /// Tails shorter than this are decoded in line, as they are read: handing them over costs more than it saves.
     static let minimumEvents: Int64 = 1000
@@ -31,9 +38,15 @@ final class TailDecoding: @unchecked Sendable {
 
     private var rows: [Row] = []
     private var bytes: [UInt8] = []
-    private var decoded: [Result<Entry, LedgerOpenError>] = []
-    private let done = DispatchSemaphore(value: 0)
-    private var waited = false
+    /// One slot a row, written by the other thread: those below `ready` hold their entry.
+    private var decoded: UnsafeMutablePointer<Result<Entry, LedgerOpenError>>?
+    /// How many rows are decoded, published after their slots are written.
+    private let ready = Atomic<Int>(0)
+    /// Signalled each time `ready` moves.
+    private let moved = DispatchSemaphore(value: 0)
+
+    /// Events decoded between two counts published.
+    static let batch = 128
 
     /// Reads the events after `after` through `through` (nil: the head; at most ``maximumEvents``) and starts
     /// decoding them; nil when they are fewer than ``minimumEvents``.
@@ -44,11 +57,11 @@ final class TailDecoding: @unchecked Sendable {
         let tail = TailDecoding(after: after)
         try tail.read(store, through: through)
         guard !tail.rows.isEmpty else { return nil }
+        tail.decoded = .allocate(capacity: tail.rows.count)
         // A serial queue of its own runs on a thread of its own even while every thread of the global queues waits
         // (as the caller may, in `forEach`, on a thread of the global queue).
         DispatchQueue(label: "DownloadLedger.tail-decoding").async { [tail] in
             tail.decode()
-            tail.done.signal()
         }
         return tail
     }
@@ -56,6 +69,12 @@ final class TailDecoding: @unchecked Sendable {
     private init(after: Int64) {
         self.after = after
         self.last = after
+    }
+
+    deinit {
+        // The other thread holds this object until it has decoded every row: all slots are written.
+        decoded?.deinitialize(count: rows.count)
+        decoded?.deallocate()
     }
 
     /// Copies the rows out of the store, stopping at the limits: the scan's `body` throws to stop it.
@@ -78,32 +97,41 @@ final class TailDecoding: @unchecked Sendable {
     }
 
     private func decode() {
-        decoded.reserveCapacity(rows.count)
+        guard let decoded else { return }
         bytes.withUnsafeBytes { all in
-            for row in rows {
+            for (i, row) in rows.enumerated() {
                 do {
                     let entry = try Entry.decode(
                         kind: UnsafeRawBufferPointer(rebasing: all[row.kind]),
                         payload: UnsafeRawBufferPointer(rebasing: all[row.payload]))
-                    decoded.append(.success(entry))
+                    (decoded + i).initialize(to: .success(entry))
                 } catch {
-                    decoded.append(.failure(.unreadableEvent(seq: row.seq, detail: "\(error)")))
+                    (decoded + i).initialize(to: .failure(.unreadableEvent(seq: row.seq, detail: "\(error)")))
+                }
+                if (i + 1) % Self.batch == 0 || i + 1 == rows.count {
+                    ready.store(i + 1, ordering: .releasing)
+                    moved.signal()
                 }
             }
         }
     }
 
-    /// Each event read ahead, in seq order, with its payload's length; waits for the decoding. A row that did not
-    /// decode throws, as a fold that read it would have.
+    /// Each event read ahead, in seq order, with its payload's length, as soon as it is decoded. A row that did
+    /// not decode throws, as a fold that read it would have.
     /// `through`: none after this seq (nil: all).
     func forEach(through: Int64?, _ body: (LoggedEntry, _ payloadLength: Int) throws -> Void) throws {
-        if !waited {
-            done.wait()
-            waited = true
-        }
-        for (row, entry) in zip(rows, decoded) {
+        guard let decoded else { return }
+        var available = 0
+        for (i, row) in rows.enumerated() {
             if let through, row.seq > through { return }
-            try body(LoggedEntry(seq: row.seq, time: row.time, entry: try entry.get()), row.payload.count)
+            while i >= available {
+                available = ready.load(ordering: .acquiring)
+                // Every count published is signalled after it: a wait ends once the count moved past this row,
+                // or at a signal left from an earlier count (then the count is read again).
+                if i >= available { moved.wait() }
+            }
+            try body(
+                LoggedEntry(seq: row.seq, time: row.time, entry: try decoded[i].get()), row.payload.count)
         }
     }
 }
