@@ -23,13 +23,9 @@ struct SnapshotBlocksTests {
         return log
     }
 
-    /// The trailer's numbers: where the index begins, where the records end, the whole length.
-    static func trailer(_ bytes: [UInt8]) -> (index: Int, records: Int, length: Int) {
-        func number(_ n: Int) -> Int {
-            let at = bytes.count - 24 + 8 * n
-            return bytes[at..<(at + 8)].reversed().reduce(0) { $0 << 8 | Int($1) }
-        }
-        return (number(0), number(1), number(2))
+    /// The trailer's numbers: where the index begins, where the records begin and end, the whole length.
+    static func trailer(_ bytes: [UInt8]) -> (index: Int, recordsStart: Int, recordsEnd: Int, length: Int) {
+        SnapshotFuzzTests.trailer(of: bytes)
     }
 
     @Test func aReadOfAFewTasksGivesWhatAReadOfEveryRecordGives() throws {
@@ -132,8 +128,8 @@ struct SnapshotBlocksTests {
     @Test func anIndexThatDoesNotFitIsRefused() throws {
         let list = Self.log(100).list
         let bytes = list.snapshotBytes()
-        let (index, _, _) = Self.trailer(bytes)
-        for n in index..<(bytes.count - 24) {
+        let index = Self.trailer(bytes).index
+        for n in index..<(bytes.count - DownloadList.trailerLength) {
             for value: UInt8 in [0, 1, 0x7F, 0x80, 0xFF] where bytes[n] != value {
                 var damaged = bytes
                 damaged[n] = value

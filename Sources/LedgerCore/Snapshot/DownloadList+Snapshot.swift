@@ -5,12 +5,12 @@ public struct SnapshotError: Error, Sendable, CustomStringConvertible {
 
 extension DownloadList {
     /// `DLS18`: `DLS17` with an index of the task records (``SnapshotBlocks``) and a trailer that says where the
-    /// records end and the index begins. `DLS17`, read through, is still read (the same reducer: a ledger of the
+    /// records begin and end and where the index begins. `DLS17`, read through, is still read (the same reducer: a ledger of the
     /// last release keeps its snapshots).
     private static let snapshotMagic: [UInt8] = Array("DLS18".utf8)
     private static let sequentialMagic: [UInt8] = Array("DLS17".utf8)
-    /// The trailer: where the index begins, where the records end, and the whole length, 8 bytes each.
-    private static let trailerLength = 24
+    /// The trailer: where the index begins, where the records begin and end, and the whole length, 8 bytes each.
+    static let trailerLength = 32
 
     /// An id no task has (ids start at 1): `keepingOnly` it keeps every task of a snapshot as its figures alone.
     public static let noTask: TaskID = 0
@@ -145,6 +145,7 @@ extension DownloadList {
         let indexStart = w.position
         blocks.write(to: &w, increasing: increasing)
         w.fixed64(indexStart)
+        w.fixed64(recordsStart)
         w.fixed64(recordsEnd)
         w.fixed64(w.position + 8)
     }
@@ -252,9 +253,11 @@ extension DownloadList {
             // few a read for some tasks' sake keeps.
             let trailer = bytes.count - Self.trailerLength
             let indexStart = try r.fixed64(at: trailer)
-            let recordsEnd = try r.fixed64(at: trailer + 8)
-            guard try r.fixed64(at: trailer + 16) == bytes.count, r.offset <= recordsEnd,
-                recordsEnd <= indexStart, indexStart <= trailer
+            let recordsEnd = try r.fixed64(at: trailer + 16)
+            // Where the records begin is where the fields before them end: a read of a few tasks reads no record
+            // that would show those fields read to another length.
+            guard try r.fixed64(at: trailer + 8) == r.offset, try r.fixed64(at: trailer + 24) == bytes.count,
+                r.offset <= recordsEnd, recordsEnd <= indexStart, indexStart <= trailer
             else { throw SnapshotError() }
             var rest = BinaryReader(bytes: bytes, offset: recordsEnd)
             try readSectionsAndHistory(&rest, history: history)
