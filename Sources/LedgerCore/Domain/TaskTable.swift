@@ -10,6 +10,10 @@ public struct TaskTable: Sendable, Sequence {
     private var kept: SnapshotTasks?
     /// While `kept` is set: the tasks changed, added (an id `kept` has not) or removed (nil) since.
     private var changed: [TaskID: DownloadTask?] = [:]
+    /// One bit for each id `changed` holds, at the id modulo 4,096 (empty while it holds none): a list printed or
+    /// counted whole after a tail looks up 100,000 ids, and a dictionary hashes each of them, even those it has
+    /// not (most of them: a tail touches a few hundred).
+    private var changedBits: [UInt64] = []
     public private(set) var count = 0
 
     /// Changes kept beside a snapshot's tasks before they are all built: a tail of a few thousand events touches
@@ -48,6 +52,7 @@ public struct TaskTable: Sendable, Sequence {
         slots = kept.all()
         let changes = changed
         changed = [:]
+        changedBits = []
         count = kept.count
         for (id, task) in changes.sorted(by: { $0.key < $1.key }) { self[id] = task }
     }
@@ -65,7 +70,16 @@ public struct TaskTable: Sendable, Sequence {
         }
         count += (task != nil ? 1 : 0) - (existing ? 1 : 0)
         changed[id] = .some(task)
+        if changedBits.isEmpty { changedBits = [UInt64](repeating: 0, count: 64) }
+        changedBits[Int((id >> 6) & 63)] |= 1 << UInt64(id & 63)
         return true
+    }
+
+    /// Whether `changed` may hold `id`: false only when it does not.
+    @inline(__always)
+    private func mayHaveChanged(_ id: TaskID) -> Bool {
+        guard !changedBits.isEmpty else { return false }
+        return changedBits[Int((id >> 6) & 63)] & (1 << UInt64(id & 63)) != 0
     }
 
     public var isEmpty: Bool { count == 0 }
@@ -78,7 +92,7 @@ public struct TaskTable: Sendable, Sequence {
     @inline(__always)
     public func contains(_ id: TaskID) -> Bool {
         if let kept {
-            if !changed.isEmpty, let entry = changed[id] { return entry != nil }
+            if mayHaveChanged(id), let entry = changed[id] { return entry != nil }
             return kept.position(of: id) != nil
         }
         if let i = slot(id) {
@@ -95,7 +109,7 @@ public struct TaskTable: Sendable, Sequence {
     @inline(__always)
     public func state(of id: TaskID) -> TaskState? {
         if let kept {
-            if !changed.isEmpty, let entry = changed[id] { return entry?.state }
+            if mayHaveChanged(id), let entry = changed[id] { return entry?.state }
             guard let p = kept.position(of: id) else { return nil }
             return kept.state(at: p)
         }
@@ -110,7 +124,7 @@ public struct TaskTable: Sendable, Sequence {
     /// The state, bytes and size of the task with this id, or nil when there is none: a count over a list read
     /// from a snapshot builds no task.
     public func figures(of id: TaskID) -> TaskFigures? {
-        if let kept, changed.isEmpty || changed[id] == nil {
+        if let kept, !mayHaveChanged(id) || changed[id] == nil {
             guard let p = kept.position(of: id) else { return nil }
             return kept.figures(at: p)
         }
@@ -122,7 +136,7 @@ public struct TaskTable: Sendable, Sequence {
     @inline(__always)
     public func read<R>(_ id: TaskID, _ body: (borrowing DownloadTask) -> R) -> R? {
         if let kept {
-            if !changed.isEmpty, let entry = changed[id] {
+            if mayHaveChanged(id), let entry = changed[id] {
                 guard let task = entry else { return nil }
                 return body(task)
             }
@@ -155,7 +169,7 @@ public struct TaskTable: Sendable, Sequence {
     public subscript(id: TaskID) -> DownloadTask? {
         get {
             if let kept {
-                if !changed.isEmpty, let entry = changed[id] { return entry }
+                if mayHaveChanged(id), let entry = changed[id] { return entry }
                 guard let p = kept.position(of: id) else { return nil }
                 return kept.task(at: p)
             }
@@ -189,7 +203,7 @@ public struct TaskTable: Sendable, Sequence {
     /// Changes a task in place; does nothing for an unknown id.
     mutating func update(_ id: TaskID, _ body: (inout DownloadTask) -> Void) {
         if let kept {
-            if let changedAt = changed.index(forKey: id) {
+            if mayHaveChanged(id), let changedAt = changed.index(forKey: id) {
                 // Changed before: in place (a tail's facts touch the same few tasks again and again).
                 guard changed.values[changedAt] != nil else { return }
                 body(&changed.values[changedAt]!)
