@@ -268,14 +268,13 @@ extension DownloadList {
             var records = BinaryReader(
                 bytes: UnsafeRawBufferPointer(rebasing: bytes[..<recordsEnd]), offset: r.offset)
             if let blocks, let only, let kept {
-                try readTasks(
+                try readTasksByIndex(
                     &records, count: taskCount, blocks: blocks, directories: directories, only: only,
                     kept: kept, whole: whole)
             } else {
                 try readTasks(
                     &records, count: taskCount, blocks: blocks, directories: directories, only: only,
-                    kept: kept,
-                    whole: whole)
+                    kept: kept, whole: whole)
                 guard records.offset == recordsEnd else { throw SnapshotError() }
             }
         } catch {
@@ -365,7 +364,7 @@ extension DownloadList {
     /// Reads, by the index, only the records of the tasks in `kept` (each as its figures), `only` and `whole`
     /// (built): each block they lie in from its first record to theirs. The other records are not read: an edit
     /// to one of them is left to the snapshot's seal, which the store checks over every byte before this.
-    private mutating func readTasks(
+    private mutating func readTasksByIndex(
         _ r: inout BinaryReader, count taskCount: Int, blocks: SnapshotBlocks, directories: [String],
         only: TaskID, kept: Set<TaskID>, whole: Set<TaskID>?
     ) throws {

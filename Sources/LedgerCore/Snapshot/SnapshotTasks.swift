@@ -80,7 +80,9 @@ final class SnapshotTasks: @unchecked Sendable {
         records.reserveCapacity(r.capacity(count, bytesEach: 10))
         var checkpointURLs: [UInt8] = []
         var checkpointEnds: [UInt32] = []
-        checkpointEnds.reserveCapacity(r.capacity(count, bytesEach: 10) / checkpointSpacing + 1)
+        if blocks == nil {
+            checkpointEnds.reserveCapacity(r.capacity(count, bytesEach: 10) / checkpointSpacing + 1)
+        }
         // The URL of the record read last, made whole in place: its length is what the next record's shared
         // length is checked against.
         var url = URLBuffer()
@@ -149,17 +151,20 @@ final class SnapshotTasks: @unchecked Sendable {
         let checkpoint = position / Self.checkpointSpacing
         return lastURL.withLock { last in
             var from = last.position
-            if from > position || from < checkpoint * Self.checkpointSpacing, checkpointEnds.isEmpty {
-                // A snapshot with an index: the checkpoint is the block's first record, its URL whole.
-                from = checkpoint * Self.checkpointSpacing - 1
-                last.url.reset()
-            } else if from > position || from < checkpoint * Self.checkpointSpacing {
-                from = checkpoint * Self.checkpointSpacing
-                let start = checkpoint == 0 ? 0 : Int(checkpointEnds[checkpoint - 1])
-                checkpointURLs.withUnsafeBytes {
-                    last.url.replace(
-                        from: 0,
-                        with: UnsafeRawBufferPointer(rebasing: $0[start..<Int(checkpointEnds[checkpoint])]))
+            if from > position || from < checkpoint * Self.checkpointSpacing {
+                if checkpointEnds.isEmpty {
+                    // A snapshot with an index: the checkpoint is the block's first record, its URL whole.
+                    from = checkpoint * Self.checkpointSpacing - 1
+                    last.url.reset()
+                } else {
+                    from = checkpoint * Self.checkpointSpacing
+                    let start = checkpoint == 0 ? 0 : Int(checkpointEnds[checkpoint - 1])
+                    checkpointURLs.withUnsafeBytes {
+                        last.url.replace(
+                            from: 0,
+                            with: UnsafeRawBufferPointer(
+                                rebasing: $0[start..<Int(checkpointEnds[checkpoint])]))
+                    }
                 }
             }
             var j = from + 1
