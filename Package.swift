@@ -59,6 +59,7 @@ let package = Package(
             name: "ledger-bench",
             dependencies: [
                 "DownloadLedger", "LedgerUI", "LoopbackHTTP", "LedgerStore", "CSQLite", "CPostgres",
+                "CSHA256",
             ],
             path: "tools/bench", exclude: ["transfer-bench.sh"]),
         // Seeded randomness and the mutator of the decoder fuzz tests (docs/decoders.md), shared by test targets.

@@ -114,7 +114,10 @@ enum TransferBench {
         let cases = TransferCase.all(
             bench: try executablePath(), parallel: o.parallel, bigURL: bigURL, bigList: work + "/big.list",
             smallList: work + "/small.list", curlConfig: work + "/small.curl", slowURL: throttled.url,
-            slowList: work + "/slow.list", base: o.base, checkpointCost: o.checkpointCost
+            slowList: work + "/slow.list",
+            served: (fixtures.root, fixtures.bigName, fixtures.smallNames.map { "small/" + $0 }),
+            base: o.base,
+            checkpointCost: o.checkpointCost
         ).filter { c in
             o.workloads.contains("\(c.workload)") && !o.without.contains { c.label.hasPrefix($0) }
         }
@@ -131,6 +134,7 @@ enum TransferBench {
                 sync()
                 let m = try TransferProcess.measure(c.command(directory), log: work + "/run.log")
                 try fixtures.verify(directory: directory, expected: expected[c.workload]!, scratch: scratch)
+                try fixtures.verifyDigests(printed: work + "/run.log", of: c.hashed)
                 results[c.key, default: []].append(m)
                 let label = c.label.padding(toLength: 34, withPad: " ", startingAt: 0)
                 print(
@@ -170,7 +174,7 @@ enum TransferBench {
     /// Removes the download directory and our ledger files beside it, then (by default) makes it anew.
     private static func reset(_ directory: String, recreate: Bool = true) throws {
         let files = FileManager.default
-        for suffix in ["", ".ledger", ".ledger-wal", ".ledger-shm", ".ledger.lock"] {
+        for suffix in ["", ".ledger", ".ledger-wal", ".ledger-shm", ".ledger.lock", ".curl-log"] {
             if files.fileExists(atPath: directory + suffix) {
                 try files.removeItem(atPath: directory + suffix)
             }

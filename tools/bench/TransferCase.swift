@@ -13,6 +13,9 @@ struct TransferCase {
     enum Key: String, CaseIterable {
         case oursBig, oursBigSplit, curlBig, ariaBigSingle, ariaBigDefault
         case oursSmall, ariaSmall, curlSmall
+        /// curl with the SHA-256 of the same bytes running beside it (`hash-beside`): the floor of a client that
+        /// does curl's work and hashes every byte, as ours does (issue 24 §3).
+        case curlBigHashed, curlSmallHashed
         /// Ours with the scheduler's periodic checkpoint off (`--checkpoint-cost`): what it costs.
         case oursBigNoCheckpoints, oursSmallNoCheckpoints
         case oursSlowDefault, oursSlow, ariaSlow, ariaSlowDefault, curlSlow
@@ -24,6 +27,9 @@ struct TransferCase {
     let workload: Workload
     /// The command line as the table shows it.
     let label: String
+    /// The served files (paths relative to the served root) whose digests the command prints, as `sha256sum`
+    /// does, for the benchmark to check: the floors' hashes.
+    var hashed: [String] = []
     /// The argv, given the fresh download directory.
     let command: (_ directory: String) -> [String]
 
@@ -32,11 +38,13 @@ struct TransferCase {
     ///   - bigURL: the big file's URL.
     ///   - bigList: a file holding `bigURL`; `smallList`: the small files' URLs, one a line.
     ///   - curlConfig: a curl config with a `url` and an `output` line per small file.
+    ///   - served: the served root, and the big file's and the small files' paths in it (for the floors).
     ///   - base: another build of the benchmark, whose child runs ours again as that build does (`--base`).
     ///   - checkpointCost: also ours without the periodic checkpoint, on the big file and the small ones.
     static func all(
         bench: String, parallel: Int, bigURL: String, bigList: String, smallList: String,
-        curlConfig: String, slowURL: String, slowList: String, base: String? = nil,
+        curlConfig: String, slowURL: String, slowList: String,
+        served: (root: String, big: String, small: [String]), base: String? = nil,
         checkpointCost: Bool = false
     ) -> [TransferCase] {
         let cases =
@@ -46,6 +54,7 @@ struct TransferCase {
             + fast(
                 bench: bench, parallel: parallel, bigURL: bigURL, bigList: bigList, smallList: smallList,
                 curlConfig: curlConfig)
+            + floors(bench: bench, parallel: parallel, bigURL: bigURL, curlConfig: curlConfig, served: served)
         var slow = Self.slow(bench: bench, parallel: parallel, slowURL: slowURL, slowList: slowList)
         var bases: [TransferCase] = []
         if let base {
@@ -102,6 +111,34 @@ struct TransferCase {
             },
             TransferCase(key: .curlSmall, workload: .small, label: "curl -Z --parallel-max \(parallel)") {
                 [
+                    "curl", "-sS", "-f", "-Z", "--parallel-max", "\(parallel)", "--output-dir", $0, "-K",
+                    curlConfig,
+                ]
+            },
+        ]
+    }
+
+    /// curl on the big file and on the small ones, each with `hash-beside` hashing the served copies of the same
+    /// bytes while it runs.
+    private static func floors(
+        bench: String, parallel: Int, bigURL: String, curlConfig: String,
+        served: (root: String, big: String, small: [String])
+    ) -> [TransferCase] {
+        let beside = { (files: [String], directory: String) in
+            [bench, "hash-beside", "--log", directory + ".curl-log"] + files.map { served.root + "/" + $0 }
+                + ["--"]
+        }
+        return [
+            TransferCase(
+                key: .curlBigHashed, workload: .big, label: "curl -o, SHA-256 beside it", hashed: [served.big]
+            ) {
+                beside([served.big], $0) + ["curl", "-sS", "-f", "-o", $0 + "/big.bin", bigURL]
+            },
+            TransferCase(
+                key: .curlSmallHashed, workload: .small, label: "curl -Z, SHA-256 beside it",
+                hashed: served.small
+            ) {
+                beside(served.small, $0) + [
                     "curl", "-sS", "-f", "-Z", "--parallel-max", "\(parallel)", "--output-dir", $0, "-K",
                     curlConfig,
                 ]

@@ -48,6 +48,23 @@ struct TransferFixtures {
             slowSize: slowBytes, digests: digests)
     }
 
+    /// Checks that the output at `printed` gives each of `paths` (relative to `root`) its served SHA-256, in
+    /// `sha256sum`'s form: that a floor's hash covered every byte.
+    func verifyDigests(printed: String, of paths: [String]) throws {
+        guard !paths.isEmpty else { return }
+        let text = try String(contentsOfFile: printed, encoding: .utf8)
+        var found: [String: String] = [:]
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: " ", maxSplits: 1)
+            guard parts.count == 2 else { continue }
+            found[String(parts[1].drop { $0 == " " })] = String(parts[0])
+        }
+        for path in paths where found[root + "/" + path] != digests[path] {
+            throw TransferBenchError(
+                "\(path): the digest printed beside the peer differs from the served file's")
+        }
+    }
+
     /// Checks that `directory` holds exactly `expected` (names → source path relative to `root`), each with the
     /// source's size and SHA-256. Hidden entries (a client's bookkeeping, like `.dledger`) are ignored.
     func verify(directory: String, expected: [String: String], scratch: String) throws {

@@ -89,6 +89,8 @@ do {
         exit(RPCBench.run(arguments: Array(arguments.dropFirst())))
     case "rpc-abuse":
         exit(RPCAbuseBench.run(arguments: Array(arguments.dropFirst())))
+    case "hash-beside":
+        exit(TransferHashBeside.run(arguments: Array(arguments.dropFirst())))
     case "transfer-child":
         exit(await TransferChild.run(arguments: Array(arguments.dropFirst())))
     case "-h", "--help", "help":
