@@ -25,6 +25,25 @@ import Testing
             $0.hasPrefix("dledger-demo")
         }
         #expect(left.isEmpty)
+        // The tour downloads into its temporary folder, never into the user's download folder or home.
+        #expect(r.out.contains("downloads will go to \(box.root)/dledger-demo-"), "\(r.out.prefix(2000))")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: box.downloads) == [])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: box.home) == [])
+    }
+
+    /// With `--keep`, the files are where the demo says it kept them, and nowhere else.
+    @Test func keptDemoHoldsItsFilesInItsOwnFolder() async throws {
+        let box = try DledgerSandbox()
+        let r = try await box.run("demo", "--keep")
+        #expect(r.status == 0, "\(r.err)")
+        let line = r.out.split(separator: "\n").first { $0.hasPrefix("kept: ledger ") }
+        let kept = try #require(
+            line.flatMap { $0.range(of: "downloads in ") }.map { String(line![$0.upperBound...]) })
+        #expect(kept.hasPrefix(box.root + "/dledger-demo-"))
+        let names = try FileManager.default.contentsOfDirectory(atPath: kept).filter { !$0.hasPrefix(".") }
+        #expect(names.sorted() == ["debian-mini.iso", "manual.pdf", "notes.txt", "song.flac", "talk.mp4"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: box.downloads) == [])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: box.home) == [])
     }
 
     /// The README's command table says what a new ledger does: at most 3 downloads at a time.

@@ -93,6 +93,8 @@ struct Tour {
         console.out(console.style("$ dledger " + args.map(Self.quoted).joined(separator: " "), .cyan))
         var env = environment
         env["DLEDGER_LEDGER"] = ledgerPath
+        // The ledger the first add creates takes the demo's own folder, never the user's download folder.
+        env["XDG_DOWNLOAD_DIR"] = downloads
         let parsed = try Arguments(args)
         let status = await CLI.run(parsed, console: console, environment: env, cwd: downloads)
         guard status == expect else {
