@@ -64,10 +64,12 @@ enum RunCommands {
 
     static func runGet(_ inv: Invocation) async throws -> Int32 {
         // As curl -O, wget and aria2c: into the current directory unless --dir says otherwise.
-        let command = try AddCommand.command(inv, directory: inv.context.dir ?? inv.context.cwd)
+        let folder = inv.context.dir ?? inv.context.cwd
+        let command = try AddCommand.command(inv, directory: folder)
         let jobs = try inv.int("-j", in: Numbers.jobs)
         let connections = try connections(inv)
         let maxSize = try maxSize(inv)
+        try checkSavable(folder)
         // libcurl starts on another thread while the ledger takes the command.
         TransferEngine.warmUp()
         let ledger = try inv.context.openForWriting()
@@ -128,6 +130,36 @@ enum RunCommands {
             throw CLIError.failed("\(unfinished.count) of \(tasks.count) downloads did not finish")
         }
         return CLIError.success
+    }
+
+    /// A `get` saves into `folder` at once, so a folder this user cannot write (or a file in its place) fails in
+    /// one line before anything is appended or created, as curl -O would, instead of adding tasks that then fail.
+    /// A folder not there yet is judged by its nearest existing parent: the downloader makes it.
+    static func checkSavable(_ folder: String) throws {
+        // Where the check stopped, when that is a parent of the folder asked for.
+        let at = { (probe: String) in probe == folder ? "" : "\(probe): " }
+        var probe = folder
+        while true {
+            var info = stat()
+            if stat(probe, &info) == 0 {
+                guard info.st_mode & S_IFMT == S_IFDIR else {
+                    throw CLIError.failed("cannot save into \(folder): \(probe) is not a folder")
+                }
+                guard access(probe, W_OK | X_OK) == 0 else {
+                    let code = errno
+                    throw CLIError.failed(
+                        "cannot save into \(folder): \(at(probe))\(String(cString: strerror(code)))")
+                }
+                return
+            }
+            let code = errno
+            let parent = (probe as NSString).deletingLastPathComponent
+            guard code == ENOENT, !parent.isEmpty, parent != probe else {
+                throw CLIError.failed(
+                    "cannot save into \(folder): \(at(probe))\(String(cString: strerror(code)))")
+            }
+            probe = parent
+        }
     }
 
     /// Tasks a `get` names that were already in the list: downloaded as they are (resumed if paused).
