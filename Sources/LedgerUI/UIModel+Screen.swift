@@ -50,7 +50,7 @@ extension UIModel {
         case .elsewhere(let pid): runnerWords = "watching: pid \(pid.map(String.init) ?? "?") downloads"
         case .nobody: runnerWords = "not downloading"
         }
-        let right = "seq \(list.head) · \(runnerWords) "
+        let right = (ledgerIsNew ? "new ledger" : "seq \(list.head)") + " · \(runnerWords) "
         let room = line.room
         if TextWidth.width(right) + 2 <= room {
             line.add(String(repeating: " ", count: room - TextWidth.width(right)))

@@ -63,6 +63,8 @@ public struct UIModel: Sendable {
     public internal(set) var size: (columns: Int, rows: Int) = (80, 24)
     public var color: Bool
     public var runner: Runner = .starting
+    /// The ledger is not on disk yet (the first add creates it): the header says so instead of a seq no event has.
+    public var ledgerIsNew = false
     /// What a downloader shows while the ledger's database is out of reach (`OutageStatus.line`: "database
     /// unreachable, retrying in 2 s (14 facts waiting)"), given by the host every tick; nil while it answers. The
     /// header shows it in place of the seq and whose downloader runs.

@@ -60,6 +60,7 @@ final class UISession {
         let now = ledger.now()
         model.now = now
         model.utcOffsetSeconds = Format.utcOffset(at: now)
+        model.ledgerIsNew = !ledger.isOnDisk
         if runDownloader {
             session = try DownloaderSession(
                 ledger: ledger, options: .init(handlesSignals: false, host: host, folder: folder))
@@ -182,6 +183,10 @@ final class UISession {
         }
         model.now = ledger.now()
         showOutage()
+        if model.ledgerIsNew == ledger.isOnDisk {
+            model.ledgerIsNew = !ledger.isOnDisk
+            dirty = true
+        }
         if session != nil, downloader == nil, ledger.isOnDisk {
             startDownloader()
             dirty = true
