@@ -194,7 +194,7 @@ import Testing
             let ledger = folder + "/ledger.sqlite"
             let before = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
             for args in [["log", "--json"], ["verify", "--skip-files"], ["ls"], ["audit", "1"], ["stats"]] {
-                let r = try await runAsNobody(bin, ["--ledger", ledger] + args)
+                let r = try await Self.asNobody(bin, ["--ledger", ledger] + args)
                 #expect(r.status == 0, "\(folder) \(args): \(r.err)")
                 if args == ["log", "--json"] {
                     #expect(r.jsonLines.last?["seq"] as? Int == expected, "\(folder)")
@@ -202,7 +202,7 @@ import Testing
             }
             // A command that writes says why it cannot, in one line, and changes nothing.
             let bytes = FileManager.default.contents(atPath: ledger)
-            let paused = try await runAsNobody(bin, ["--ledger", ledger, "pause", "1"])
+            let paused = try await Self.asNobody(bin, ["--ledger", ledger, "pause", "1"])
             #expect(paused.status == 1)
             #expect(
                 paused.err == "error: cannot open ledger \(ledger): this user cannot write it or its folder"
@@ -309,7 +309,7 @@ import Testing
             try FileManager.default.copyItem(atPath: box.ledger, toPath: folder + "/ledger.sqlite")
             chmod(folder, 0o755)
             let count = try await box.eventCount()
-            let shell = try await runAsNobody(
+            let shell = try await Self.asNobody(
                 "/usr/bin/sqlite3", [folder + "/ledger.sqlite", "select count(*) from events"])
             #expect(shell.status == 0, "\(command): \(shell.err)")
             #expect(shell.out == "\(count)\n", "\(command): \(shell.out)")
@@ -349,5 +349,10 @@ import Testing
 
     private func walSize(_ ledger: String) -> Int {
         ((try? FileManager.default.attributesOfItem(atPath: ledger + "-wal"))?[.size] as? Int) ?? 0
+    }
+
+    /// Runs `bin args` as the user nobody (root ignores file permissions), with no environment but `NO_COLOR`.
+    private static func asNobody(_ bin: String, _ args: [String]) async throws -> Finished {
+        try await ScriptRun.run(bin, args, env: ["NO_COLOR": "1"], user: "nobody", cwd: "/")
     }
 }

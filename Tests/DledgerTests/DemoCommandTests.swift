@@ -36,9 +36,8 @@ import Testing
         let box = try DledgerSandbox()
         let r = try await box.run("demo", "--keep")
         #expect(r.status == 0, "\(r.err)")
-        let line = r.out.split(separator: "\n").first { $0.hasPrefix("kept: ledger ") }
-        let kept = try #require(
-            line.flatMap { $0.range(of: "downloads in ") }.map { String(line![$0.upperBound...]) })
+        let line = try #require(r.out.split(separator: "\n").first { $0.hasPrefix("kept: ledger ") })
+        let kept = try #require(line.range(of: "downloads in ").map { String(line[$0.upperBound...]) })
         #expect(kept.hasPrefix(box.root + "/dledger-demo-"))
         let names = try FileManager.default.contentsOfDirectory(atPath: kept).filter { !$0.hasPrefix(".") }
         #expect(names.sorted() == ["debian-mini.iso", "manual.pdf", "notes.txt", "song.flac", "talk.mp4"])

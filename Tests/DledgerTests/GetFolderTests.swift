@@ -17,16 +17,17 @@ import Testing
         try FileManager.default.copyItem(atPath: DledgerSandbox.binary, toPath: bin)
         for folder in [box.root, shared] { chmod(folder, 0o755) }
         chmod(readOnly, 0o555)
-        try giveToNobody(home)
+        try Self.giveToNobody(home)
         let ledger = home + "/ledger.sqlite"
-        let environment = ["HOME": home, "DLEDGER_LEDGER": ledger, "XDG_DOWNLOAD_DIR": home]
+        let environment = ["HOME": home, "DLEDGER_LEDGER": ledger, "XDG_DOWNLOAD_DIR": home, "NO_COLOR": "1"]
         let url = "http://127.0.0.1:9/never-asked.bin"
 
-        let here = try await runAsNobody(bin, ["get", url], cwd: readOnly, environment: environment)
+        let here = try await ScriptRun.run(
+            bin, ["get", url], env: environment, user: "nobody", cwd: readOnly)
         #expect(here.status == 1)
         #expect(here.err == "error: cannot save into \(readOnly): Permission denied\n", "\(here.err)")
-        let below = try await runAsNobody(
-            bin, ["get", "--dir", readOnly + "/sub", url], cwd: home, environment: environment)
+        let below = try await ScriptRun.run(
+            bin, ["get", "--dir", readOnly + "/sub", url], env: environment, user: "nobody", cwd: home)
         #expect(below.status == 1)
         #expect(
             below.err == "error: cannot save into \(readOnly)/sub: \(readOnly): Permission denied\n",
@@ -37,13 +38,21 @@ import Testing
         // A folder it may write, not there yet, is made as before.
         let server = try LoopbackServer()
         server.serve("/f.bin", Resource(size: 50_000, seed: 3))
-        let made = try await runAsNobody(
-            bin, ["get", "--dir", home + "/new/sub", server.url("/f.bin")], cwd: home,
-            environment: environment)
+        let made = try await ScriptRun.run(
+            bin, ["get", "--dir", home + "/new/sub", server.url("/f.bin")], env: environment, user: "nobody",
+            cwd: home)
         #expect(made.status == 0, "\(made.err)")
         #expect(
             FileManager.default.contents(atPath: home + "/new/sub/f.bin").map { [UInt8]($0) }
                 == Body.generatedBytes(seed: 3, in: 0..<50_000))
         #expect(FileManager.default.fileExists(atPath: ledger))
+    }
+
+    /// Gives `path` to the user nobody (its group too).
+    private static func giveToNobody(_ path: String) throws {
+        guard let user = getpwnam("nobody") else { throw CocoaError(.fileNoSuchFile) }
+        guard chown(path, user.pointee.pw_uid, user.pointee.pw_gid) == 0 else {
+            throw CocoaError(.fileWriteNoPermission)
+        }
     }
 }

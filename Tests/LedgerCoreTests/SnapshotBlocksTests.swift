@@ -23,16 +23,13 @@ struct SnapshotBlocksTests {
         return log
     }
 
-    /// The trailer's numbers: where the index begins, where the records begin and end, the whole length.
-    static func trailer(_ bytes: [UInt8]) -> (index: Int, recordsStart: Int, recordsEnd: Int, length: Int) {
-        SnapshotFuzzTests.trailer(of: bytes)
-    }
-
     @Test func aReadOfAFewTasksGivesWhatAReadOfEveryRecordGives() throws {
         let log = Self.log(1_000)
         let list = log.list
         let bytes = list.snapshotBytes()
-        #expect(bytes.starts(with: Array("DLS18".utf8)) && Self.trailer(bytes).length == bytes.count)
+        #expect(
+            bytes.starts(with: Array("DLS18".utf8))
+                && SnapshotFuzzTests.trailer(of: bytes).length == bytes.count)
         let ids = list.tasks.keys
         var rng = SplitMix64(seed: 0xB10C)
         for round in 0..<60 {
@@ -101,7 +98,7 @@ struct SnapshotBlocksTests {
         let log = Self.log(500)
         let list = log.list
         let bytes = list.snapshotBytes()
-        var older = Array(bytes[..<Self.trailer(bytes).index])
+        var older = Array(bytes[..<SnapshotFuzzTests.trailer(of: bytes).index])
         older.replaceSubrange(0..<5, with: Array("DLS17".utf8))
         let read = try DownloadList(snapshot: older)
         expectEqual(read, list, "read from DLS17")
@@ -115,7 +112,7 @@ struct SnapshotBlocksTests {
         #expect(throws: SnapshotError.self) { try DownloadList(snapshot: older + [0]) }
         // An index of the wrong length, or one that disagrees with the records, is refused by a full read.
         var moved = bytes
-        let indexAt = Self.trailer(bytes).index
+        let indexAt = SnapshotFuzzTests.trailer(of: bytes).index
         #expect(moved[indexAt] == UInt8(2 * ((list.tasks.count + 31) / 32)))
         moved[indexAt + 4] ^= 0x02
         #expect(throws: SnapshotError.self) { try DownloadList(snapshot: moved) }
@@ -128,7 +125,7 @@ struct SnapshotBlocksTests {
     @Test func anIndexThatDoesNotFitIsRefused() throws {
         let list = Self.log(100).list
         let bytes = list.snapshotBytes()
-        let index = Self.trailer(bytes).index
+        let index = SnapshotFuzzTests.trailer(of: bytes).index
         for n in index..<(bytes.count - DownloadList.trailerLength) {
             for value: UInt8 in [0, 1, 0x7F, 0x80, 0xFF] where bytes[n] != value {
                 var damaged = bytes

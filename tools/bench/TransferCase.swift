@@ -95,7 +95,7 @@ struct TransferCase {
                 ours(bigList, $0) + ["--connections", "16"]
             },
             TransferCase(key: .curlBig, workload: .big, label: "curl -o") {
-                ["curl", "-sS", "-f", "-o", $0 + "/big.bin", bigURL]
+                curlBig(bigURL, into: $0)
             },
             TransferCase(key: .ariaBigSingle, workload: .big, label: "aria2c -x1 -s1") {
                 aria + ["-x1", "-s1", "-d", $0, bigURL]
@@ -110,12 +110,19 @@ struct TransferCase {
                 aria + ["-j", "\(parallel)", "-i", smallList, "-d", $0]
             },
             TransferCase(key: .curlSmall, workload: .small, label: "curl -Z --parallel-max \(parallel)") {
-                [
-                    "curl", "-sS", "-f", "-Z", "--parallel-max", "\(parallel)", "--output-dir", $0, "-K",
-                    curlConfig,
-                ]
+                curlSmall(curlConfig, parallel: parallel, into: $0)
             },
         ]
+    }
+
+    /// curl's argv for the big file: one `-o` into `directory`.
+    private static func curlBig(_ url: String, into directory: String) -> [String] {
+        ["curl", "-sS", "-f", "-o", directory + "/big.bin", url]
+    }
+
+    /// curl's argv for the small files: `parallel` at a time, each `url` and `output` of the config file `config`.
+    private static func curlSmall(_ config: String, parallel: Int, into directory: String) -> [String] {
+        ["curl", "-sS", "-f", "-Z", "--parallel-max", "\(parallel)", "--output-dir", directory, "-K", config]
     }
 
     /// curl on the big file and on the small ones, each with `hash-beside` hashing the served copies of the same
@@ -132,16 +139,13 @@ struct TransferCase {
             TransferCase(
                 key: .curlBigHashed, workload: .big, label: "curl -o, SHA-256 beside it", hashed: [served.big]
             ) {
-                beside([served.big], $0) + ["curl", "-sS", "-f", "-o", $0 + "/big.bin", bigURL]
+                beside([served.big], $0) + curlBig(bigURL, into: $0)
             },
             TransferCase(
                 key: .curlSmallHashed, workload: .small, label: "curl -Z, SHA-256 beside it",
                 hashed: served.small
             ) {
-                beside(served.small, $0) + [
-                    "curl", "-sS", "-f", "-Z", "--parallel-max", "\(parallel)", "--output-dir", $0, "-K",
-                    curlConfig,
-                ]
+                beside(served.small, $0) + curlSmall(curlConfig, parallel: parallel, into: $0)
             },
         ]
     }

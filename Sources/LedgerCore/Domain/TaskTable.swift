@@ -71,15 +71,23 @@ public struct TaskTable: Sendable, Sequence {
         count += (task != nil ? 1 : 0) - (existing ? 1 : 0)
         changed[id] = .some(task)
         if changedBits.isEmpty { changedBits = [UInt64](repeating: 0, count: 64) }
-        changedBits[Int((id >> 6) & 63)] |= 1 << UInt64(id & 63)
+        let (word, bit) = Self.changedBit(id)
+        changedBits[word] |= bit
         return true
+    }
+
+    /// Where `id`'s bit lies in `changedBits`: the id modulo 4,096, as a word and the bit in it.
+    @inline(__always)
+    private static func changedBit(_ id: TaskID) -> (word: Int, bit: UInt64) {
+        (Int((id >> 6) & 63), 1 << UInt64(id & 63))
     }
 
     /// Whether `changed` may hold `id`: false only when it does not.
     @inline(__always)
     private func mayHaveChanged(_ id: TaskID) -> Bool {
         guard !changedBits.isEmpty else { return false }
-        return changedBits[Int((id >> 6) & 63)] & (1 << UInt64(id & 63)) != 0
+        let (word, bit) = Self.changedBit(id)
+        return changedBits[word] & bit != 0
     }
 
     public var isEmpty: Bool { count == 0 }

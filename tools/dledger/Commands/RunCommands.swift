@@ -132,9 +132,10 @@ enum RunCommands {
         return CLIError.success
     }
 
-    /// A `get` saves into `folder` at once, so a folder this user cannot write (or a file in its place) fails in
-    /// one line before anything is appended or created, as curl -O would, instead of adding tasks that then fail.
-    /// A folder not there yet is judged by its nearest existing parent: the downloader makes it.
+    /// A `get` saves into `folder` at once, so a folder this user cannot write fails in one line before anything
+    /// is appended or created, as curl -O would, instead of adding tasks that then fail. A folder not there yet is
+    /// judged by its nearest existing parent: the downloader makes it. (A file where the folder or a parent of it
+    /// should be is refused before this, by ``AddCommand/checkDirectory(_:)``.)
     static func checkSavable(_ folder: String) throws {
         // Where the check stopped, when that is a parent of the folder asked for.
         let at = { (probe: String) in probe == folder ? "" : "\(probe): " }
@@ -142,9 +143,6 @@ enum RunCommands {
         while true {
             var info = stat()
             if stat(probe, &info) == 0 {
-                guard info.st_mode & S_IFMT == S_IFDIR else {
-                    throw CLIError.failed("cannot save into \(folder): \(probe) is not a folder")
-                }
                 guard access(probe, W_OK | X_OK) == 0 else {
                     let code = errno
                     throw CLIError.failed(

@@ -183,8 +183,9 @@ final class UISession {
         }
         model.now = ledger.now()
         showOutage()
-        if model.ledgerIsNew == ledger.isOnDisk {
-            model.ledgerIsNew = !ledger.isOnDisk
+        let isNew = !ledger.isOnDisk
+        if model.ledgerIsNew != isNew {
+            model.ledgerIsNew = isNew
             dirty = true
         }
         if session != nil, downloader == nil, ledger.isOnDisk {
